@@ -1,0 +1,54 @@
+/* gst-cudaconvolve: the CUDA engine's C API.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __CCV_CUDA_H__
+#define __CCV_CUDA_H__
+
+#include "ccv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct _CcvCuda CcvCuda;
+
+/* Number of CUDA devices the runtime can use; 0 without a driver or GPU. */
+int ccv_cuda_device_count (void);
+
+/* Opens device_id (0-based) and creates the engine's streams.  On failure
+ * returns NULL and writes a sentence for the user into err. */
+CcvCuda *ccv_cuda_new (int device_id, char *err, size_t err_len);
+
+void ccv_cuda_free (CcvCuda * cc);
+
+/* "NVIDIA H100 80GB HBM3 (device 0)", for logs. */
+const char *ccv_cuda_describe (const CcvCuda * cc);
+
+/* Filters a frame whose planes are in host memory, synchronously: when it
+ * returns 0 every dst plane holds the result.  Device and pinned staging
+ * buffers are kept across calls and reallocated only when the frame's
+ * geometry changes.  Host memory from ccv_cuda_host_alloc is uploaded
+ * straight from where it lies.  Returns -1 with a sentence in err on any
+ * CUDA error; dst is then undefined and must not be pushed. */
+int ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes,
+    int n_planes, const CcvFilter * f, char *err, size_t err_len);
+
+/* Frees the engine's frame buffers (on caps change or stop). */
+void ccv_cuda_release_buffers (CcvCuda * cc);
+
+/* Page-locked host memory for a buffer pool, or NULL. */
+void *ccv_cuda_host_alloc (CcvCuda * cc, size_t size);
+void ccv_cuda_host_free (CcvCuda * cc, void *ptr);
+
+/* Filters planes whose src and dst are device pointers, asynchronously on
+ * stream (a cudaStream_t, NULL for the legacy default stream).  The kernel
+ * alone: for the conformance suite, the benchmark and CUDA-memory frames.
+ * Returns 0 or a cudaError_t. */
+int ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
+    const CcvFilter * f, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* __CCV_CUDA_H__ */
