@@ -1,1 +1,661 @@
-int y;
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-cudaconvolve
+ * @title: cudaconvolve
+ *
+ * Blurs raw video with a separable Gaussian or box kernel, on a CUDA GPU
+ * when one is usable and on the CPU otherwise.  Every plane is filtered;
+ * chroma planes with a kernel scaled to their subsampling, so luma and
+ * chroma blur by the same amount in picture space.  The border property
+ * says what the kernel reads beyond the frame's edges.
+ *
+ * With radius 0 and sigma 0 the element is in passthrough: buffers go
+ * through untouched, without a copy.  Every filter property can change
+ * while PLAYING and is taken into account from the next frame on.
+ *
+ * The read-only #GstCudaConvolve:active-backend property tells which
+ * backend filters the frames ("cuda" or "cpu"; "none" before the element
+ * is started).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=I420,width=1280,height=720 ! cudaconvolve radius=8 ! videoconvert ! autovideosink
+ * ]| Blurs the test pattern with a Gaussian of radius 8 (sigma 2.9).
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudaconvolve kernel=box radius=4 border=mirror ! videoconvert ! autovideosink
+ * ]| Box-blurs a camera, mirroring the picture at its edges.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gstcudaconvolve.h"
+#ifdef HAVE_CUDA
+#include "ccv-cuda.h"
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
+#define GST_CAT_DEFAULT gst_cuda_convolve_debug
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL,
+  PROP_RADIUS,
+  PROP_SIGMA,
+  PROP_BORDER,
+  PROP_BACKEND,
+  PROP_ACTIVE_BACKEND,
+  N_PROPERTIES
+};
+
+#define DEFAULT_KERNEL GST_CUDA_CONVOLVE_KERNEL_GAUSSIAN
+#define DEFAULT_RADIUS 2
+#define DEFAULT_SIGMA 0.0
+#define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
+#define DEFAULT_BACKEND GST_CUDA_CONVOLVE_BACKEND_AUTO
+
+static GParamSpec *properties[N_PROPERTIES];
+
+struct _GstCudaConvolve
+{
+  GstVideoFilter parent;
+
+  /* Properties, under the object lock. */
+  CcvSettings settings;
+  GstCudaConvolveBackend backend;
+  const gchar *active_backend;
+
+  /* Streaming thread only (and start/stop, which never run alongside it). */
+  CcvSettings frame_settings;   /* this frame's copy of settings */
+  GstCudaConvolveBackend frame_backend;
+  CcvFilter filter;
+  gboolean filter_valid;
+  gboolean engine_valid;        /* the engine matches engine_backend */
+  GstCudaConvolveBackend engine_backend;
+  gboolean use_cuda;
+  gboolean warned_fallback;
+#ifdef HAVE_CUDA
+  CcvCuda *cuda;
+#endif
+};
+
+#define VIDEO_FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y42B, Y444 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+
+static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cuda_convolve_finalize (GObject * object);
+
+static gboolean gst_cuda_convolve_start (GstBaseTransform * trans);
+static gboolean gst_cuda_convolve_stop (GstBaseTransform * trans);
+static void gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static gboolean gst_cuda_convolve_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_convolve_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+static gboolean gst_cuda_convolve_set_info (GstVideoFilter * vfilter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
+static GstFlowReturn gst_cuda_convolve_transform_frame (GstVideoFilter *
+    vfilter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+
+#define gst_cuda_convolve_parent_class parent_class
+G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaconvolve, "cudaconvolve", GST_RANK_NONE,
+    GST_TYPE_CUDA_CONVOLVE);
+
+GType
+gst_cuda_convolve_kernel_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+#define GST_CUDA_CONVOLVE_KERNEL_VALUE(name, nick, desc) \
+    {GST_CUDA_CONVOLVE_KERNEL_##name, desc, nick},
+    CCV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_VALUE)
+#undef GST_CUDA_CONVOLVE_KERNEL_VALUE
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveKernel", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_convolve_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_BORDER_CLAMP,
+        "Repeat the edge sample (aaa|abcd|ddd)", "clamp"},
+    {GST_CUDA_CONVOLVE_BORDER_MIRROR,
+        "Reflect without repeating the edge sample (dcb|abcd|cba)", "mirror"},
+    {GST_CUDA_CONVOLVE_BORDER_WRAP,
+        "Wrap around to the opposite edge (bcd|abcd|abc)", "wrap"},
+    {GST_CUDA_CONVOLVE_BORDER_ZERO,
+        "Read 0 beyond the edges, darkening them (000|abcd|000)", "zero"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveBorder", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_convolve_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_BACKEND_AUTO,
+        "CUDA when a device is usable, else the CPU (with a warning)", "auto"},
+    {GST_CUDA_CONVOLVE_BACKEND_CUDA,
+        "CUDA device 0; fail to start when none is usable", "cuda"},
+    {GST_CUDA_CONVOLVE_BACKEND_CPU,
+        "The CPU reference implementation", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
+  const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  gobject_class->set_property = gst_cuda_convolve_set_property;
+  gobject_class->get_property = gst_cuda_convolve_get_property;
+  gobject_class->finalize = gst_cuda_convolve_finalize;
+
+  properties[PROP_KERNEL] = g_param_spec_enum ("kernel", "Kernel",
+      "Shape of the blur kernel: gaussian (weights from sigma) or box "
+      "(equal weights)", GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
+  properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
+      "Kernel radius in luma pixels, 0-64: the kernel spans 2 * radius + 1 "
+      "pixels in each direction (halved, rounded up, on subsampled chroma). "
+      "0 = derive it from sigma as ceil (3 * sigma); radius 0 and sigma 0 "
+      "pass buffers through untouched", 0, CCV_MAX_RADIUS, DEFAULT_RADIUS,
+      live);
+  properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
+      "Standard deviation of the gaussian kernel in luma pixels, 0-64. "
+      "0 = derive it from radius as 0.3 * (radius - 1) + 0.8. Ignored by "
+      "the box kernel except to derive the radius when radius is 0",
+      0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA, live);
+  properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
+      "What the kernel reads beyond the frame's edges",
+      GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
+  properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
+      "Where frames are filtered; a change while PLAYING applies from the "
+      "next frame (see active-backend for the one in use)",
+      GST_TYPE_CUDA_CONVOLVE_BACKEND, DEFAULT_BACKEND, live);
+  properties[PROP_ACTIVE_BACKEND] =
+      g_param_spec_string ("active-backend", "Active backend",
+      "The backend filtering frames: \"cuda\" or \"cpu\", \"none\" until the "
+      "element is started. Notified when it changes", "none",
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA convolution blur", "Filter/Effect/Video",
+      "Blurs video with a separable gaussian or box kernel of radius 0-64 "
+      "on every plane (chroma scaled to its subsampling) with a choice of "
+      "border handling. Runs on a CUDA GPU when one is usable, else on the "
+      "CPU; radius 0 and sigma 0 pass buffers through untouched",
+      "gst-cudaconvolve authors");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_convolve_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_convolve_stop);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_before_transform);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_decide_allocation);
+  /* Passthrough means no work at all, not even a look at the buffer. */
+  trans_class->transform_ip_on_passthrough = FALSE;
+
+  vfilter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_info);
+  vfilter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_transform_frame);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_convolve_debug, "cudaconvolve", 0,
+      "CUDA convolution blur");
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_KERNEL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BACKEND, 0);
+}
+
+static void
+gst_cuda_convolve_init (GstCudaConvolve * self)
+{
+  self->settings.kernel = (CcvKernel) DEFAULT_KERNEL;
+  self->settings.border = (CcvBorder) DEFAULT_BORDER;
+  self->settings.radius = DEFAULT_RADIUS;
+  self->settings.sigma = DEFAULT_SIGMA;
+  self->backend = DEFAULT_BACKEND;
+  self->active_backend = "none";
+
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
+      ccv_settings_is_identity (&self->settings));
+}
+
+static void
+gst_cuda_convolve_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      self->settings.kernel = (CcvKernel) g_value_get_enum (value);
+      break;
+    case PROP_RADIUS:
+      self->settings.radius = g_value_get_uint (value);
+      break;
+    case PROP_SIGMA:
+      self->settings.sigma = g_value_get_double (value);
+      break;
+    case PROP_BORDER:
+      self->settings.border = (CcvBorder) g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      self->backend = (GstCudaConvolveBackend) g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_convolve_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_enum (value, self->settings.kernel);
+      break;
+    case PROP_RADIUS:
+      g_value_set_uint (value, self->settings.radius);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, self->settings.sigma);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, self->settings.border);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      g_value_set_string (value, self->active_backend);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_convolve_finalize (GObject * object)
+{
+#ifdef HAVE_CUDA
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
+
+  /* stop () frees it; this covers an element finalized without stopping */
+  g_clear_pointer (&self->cuda, ccv_cuda_free);
+#endif
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_convolve_set_active_backend (GstCudaConvolve * self,
+    const gchar * name)
+{
+  gboolean changed;
+
+  GST_OBJECT_LOCK (self);
+  changed = strcmp (self->active_backend, name) != 0;
+  self->active_backend = name;
+  GST_OBJECT_UNLOCK (self);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self),
+        properties[PROP_ACTIVE_BACKEND]);
+}
+
+/* Opens the CUDA engine unless it is open.  On failure, err holds a
+ * sentence saying why. */
+static gboolean
+gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
+    gsize err_len)
+{
+#ifdef HAVE_CUDA
+  if (self->cuda)
+    return TRUE;
+
+  if (ccv_cuda_device_count () <= 0) {
+    g_snprintf (err, err_len, "No usable CUDA device was found "
+        "(no GPU, or no NVIDIA driver).");
+    return FALSE;
+  }
+  self->cuda = ccv_cuda_new (0, err, err_len);
+  if (!self->cuda)
+    return FALSE;
+
+  GST_INFO_OBJECT (self, "Opened %s", ccv_cuda_describe (self->cuda));
+  return TRUE;
+#else
+  g_snprintf (err, err_len, "This build of the plugin has no CUDA support.");
+  return FALSE;
+#endif
+}
+
+static void
+gst_cuda_convolve_close_cuda (GstCudaConvolve * self)
+{
+#ifdef HAVE_CUDA
+  g_clear_pointer (&self->cuda, ccv_cuda_free);
+#endif
+}
+
+/* Makes the engine match the backend asked for: opens or closes the CUDA
+ * engine and updates active-backend.  Returns FALSE after posting an error
+ * when backend=cuda cannot run. */
+static gboolean
+gst_cuda_convolve_ensure_backend (GstCudaConvolve * self,
+    GstCudaConvolveBackend backend)
+{
+  gchar err[256] = "";
+
+  if (self->engine_valid && self->engine_backend == backend)
+    return TRUE;
+
+  switch (backend) {
+    case GST_CUDA_CONVOLVE_BACKEND_CPU:
+      gst_cuda_convolve_close_cuda (self);
+      self->use_cuda = FALSE;
+      break;
+    case GST_CUDA_CONVOLVE_BACKEND_CUDA:
+      if (!gst_cuda_convolve_open_cuda (self, err, sizeof (err)))
+        goto no_cuda;
+      self->use_cuda = TRUE;
+      break;
+    case GST_CUDA_CONVOLVE_BACKEND_AUTO:
+    default:
+      self->use_cuda = gst_cuda_convolve_open_cuda (self, err, sizeof (err));
+      if (!self->use_cuda && !self->warned_fallback) {
+        GST_WARNING_OBJECT (self, "backend=auto: %s Filtering on the CPU, "
+            "which is much slower.", err);
+        self->warned_fallback = TRUE;
+      }
+      break;
+  }
+
+  self->engine_backend = backend;
+  self->engine_valid = TRUE;
+  GST_INFO_OBJECT (self, "Filtering on the %s", self->use_cuda ? "GPU (CUDA)"
+      : "CPU");
+  gst_cuda_convolve_set_active_backend (self, self->use_cuda ? "cuda" : "cpu");
+  return TRUE;
+
+  /* ERRORS */
+no_cuda:
+  {
+    self->engine_valid = FALSE;
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("backend=cuda, but CUDA cannot be used: %s Use backend=auto to fall "
+            "back to the CPU, or backend=cpu.", err), (NULL));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cuda_convolve_start (GstBaseTransform * trans)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+  GstCudaConvolveBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->backend;
+  GST_OBJECT_UNLOCK (self);
+
+  self->filter_valid = FALSE;
+  self->engine_valid = FALSE;
+
+  return gst_cuda_convolve_ensure_backend (self, backend);
+}
+
+static gboolean
+gst_cuda_convolve_stop (GstBaseTransform * trans)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+
+  gst_cuda_convolve_close_cuda (self);
+  self->use_cuda = FALSE;
+  self->engine_valid = FALSE;
+  self->filter_valid = FALSE;
+  gst_cuda_convolve_set_active_backend (self, "none");
+
+  return TRUE;
+}
+
+static void
+gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+  GstClockTime stream_time;
+  gboolean identity;
+
+  /* GstController values land in the properties before they are copied. */
+  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (self), stream_time);
+
+  GST_OBJECT_LOCK (self);
+  self->frame_settings = self->settings;
+  self->frame_backend = self->backend;
+  GST_OBJECT_UNLOCK (self);
+
+  identity = ccv_settings_is_identity (&self->frame_settings);
+  if (identity != gst_base_transform_is_passthrough (trans)) {
+    GST_DEBUG_OBJECT (self, "passthrough %d", identity);
+    gst_base_transform_set_passthrough (trans, identity);
+    /* Passthrough skips the buffer pool: negotiate one when leaving it. */
+    if (!identity)
+      gst_base_transform_reconfigure_src (trans);
+  }
+}
+
+static gboolean
+gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+
+  /* In passthrough (no decide_query) downstream answered for us. Otherwise
+   * frames are mapped through GstVideoMeta, so any stride and plane offset
+   * upstream likes is fine. */
+  if (decide_query &&
+      !gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_convolve_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  /* GstVideoFilter's choice (a video buffer pool, with GstVideoMeta when
+   * downstream accepts it) suits the filter: output strides are read from
+   * each frame. */
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
+
+static gboolean
+gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (vfilter);
+
+  GST_DEBUG_OBJECT (self, "%s %dx%d", GST_VIDEO_INFO_NAME (in_info),
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info));
+
+#ifdef HAVE_CUDA
+  /* The staging buffers are sized for the old geometry. */
+  if (self->cuda)
+    ccv_cuda_release_buffers (self->cuda);
+#endif
+
+  return TRUE;
+}
+
+static gboolean
+settings_equal (const CcvSettings * a, const CcvSettings * b)
+{
+  return a->kernel == b->kernel && a->border == b->border &&
+      a->radius == b->radius && a->sigma == b->sigma;
+}
+
+/* Describes each plane of the frames to the engine.  Returns the number of
+ * planes. */
+static guint
+gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
+    GstVideoFrame * out_frame, CcvPlane * planes)
+{
+  const GstVideoFormatInfo *finfo = in_frame->info.finfo;
+  guint n_planes = GST_VIDEO_FRAME_N_PLANES (in_frame);
+  guint p, c;
+
+  for (p = 0; p < n_planes; p++) {
+    CcvPlane *plane = &planes[p];
+    gint first = -1, n_comp = 0;
+
+    for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p)
+        continue;
+      if (first < 0)
+        first = c;
+      n_comp++;
+    }
+    g_assert (first >= 0);
+
+    plane->src = GST_VIDEO_FRAME_PLANE_DATA (in_frame, p);
+    plane->dst = GST_VIDEO_FRAME_PLANE_DATA (out_frame, p);
+    plane->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in_frame, p);
+    plane->dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p);
+    plane->width = GST_VIDEO_FRAME_COMP_WIDTH (in_frame, first);
+    plane->height = GST_VIDEO_FRAME_COMP_HEIGHT (in_frame, first);
+    plane->n_comp = n_comp;
+    /* The factors, not the size ratio: 5 luma columns have 3 chroma ones. */
+    plane->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, first);
+    plane->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, first);
+  }
+
+  return n_planes;
+}
+
+static GstFlowReturn
+gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (vfilter);
+  CcvPlane planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+#ifdef HAVE_CUDA
+  gchar err[256] = "";
+#endif
+
+  if (!gst_cuda_convolve_ensure_backend (self, self->frame_backend))
+    return GST_FLOW_ERROR;
+
+  if (!self->filter_valid ||
+      !settings_equal (&self->filter.settings, &self->frame_settings)) {
+    ccv_filter_init (&self->filter, &self->frame_settings);
+    self->filter_valid = TRUE;
+  }
+
+  n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame, planes);
+
+#ifdef HAVE_CUDA
+  if (self->use_cuda) {
+    if (ccv_cuda_process_host (self->cuda, planes, n_planes, &self->filter,
+            err, sizeof (err)) < 0)
+      goto cuda_failed;
+    return GST_FLOW_OK;
+  }
+#endif
+
+  if (ccv_reference_frame (planes, n_planes, &self->filter) < 0)
+    goto cpu_failed;
+
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+#ifdef HAVE_CUDA
+cuda_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Filtering on the GPU failed: %s", err), (NULL));
+    return GST_FLOW_ERROR;
+  }
+#endif
+cpu_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of memory while filtering a frame on the CPU."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}

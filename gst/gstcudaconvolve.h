@@ -1,0 +1,58 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_CONVOLVE_H__
+#define __GST_CUDA_CONVOLVE_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+#include "ccv.h"
+
+G_BEGIN_DECLS
+
+/* Values equal CcvKernel: both are generated from CCV_KERNEL_TYPES. */
+typedef enum
+{
+#define GST_CUDA_CONVOLVE_KERNEL_ENUM(name, nick, desc) \
+  GST_CUDA_CONVOLVE_KERNEL_##name = CCV_KERNEL_##name,
+  CCV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_ENUM)
+#undef GST_CUDA_CONVOLVE_KERNEL_ENUM
+} GstCudaConvolveKernel;
+
+/* Values equal CcvBorder. */
+typedef enum
+{
+  GST_CUDA_CONVOLVE_BORDER_CLAMP = CCV_BORDER_CLAMP,
+  GST_CUDA_CONVOLVE_BORDER_MIRROR = CCV_BORDER_MIRROR,
+  GST_CUDA_CONVOLVE_BORDER_WRAP = CCV_BORDER_WRAP,
+  GST_CUDA_CONVOLVE_BORDER_ZERO = CCV_BORDER_ZERO,
+} GstCudaConvolveBorder;
+
+typedef enum
+{
+  GST_CUDA_CONVOLVE_BACKEND_AUTO,
+  GST_CUDA_CONVOLVE_BACKEND_CUDA,
+  GST_CUDA_CONVOLVE_BACKEND_CPU,
+} GstCudaConvolveBackend;
+
+#define GST_TYPE_CUDA_CONVOLVE_KERNEL (gst_cuda_convolve_kernel_get_type ())
+GType gst_cuda_convolve_kernel_get_type (void);
+
+#define GST_TYPE_CUDA_CONVOLVE_BORDER (gst_cuda_convolve_border_get_type ())
+GType gst_cuda_convolve_border_get_type (void);
+
+#define GST_TYPE_CUDA_CONVOLVE_BACKEND (gst_cuda_convolve_backend_get_type ())
+GType gst_cuda_convolve_backend_get_type (void);
+
+#define GST_TYPE_CUDA_CONVOLVE (gst_cuda_convolve_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaConvolve, gst_cuda_convolve,
+    GST, CUDA_CONVOLVE, GstVideoFilter);
+
+GST_ELEMENT_REGISTER_DECLARE (cudaconvolve);
+
+G_END_DECLS
+#endif /* __GST_CUDA_CONVOLVE_H__ */
