@@ -1,3 +1,327 @@
+/* gst-cudaconvolve: the CUDA engine's host side: device buffers, pinned
+ * memory, streams, and the strip pipeline that overlaps upload, compute
+ * and download.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <string.h>
+
 #include <cuda_runtime.h>
+
 #include "ccv-cuda.h"
-extern "C" int ccv_cuda_device_count (void) { int n = 0; if (cudaGetDeviceCount (&n) != cudaSuccess) return 0; return n; }
+#include "ccv-kernels.cuh"
+
+#define CCV_MAX_PLANES 4
+/* A plane is cut into at most this many strips, each a multiple of the
+ * tile height, so strip k+1 uploads while strip k is filtered and strip
+ * k-1 downloads. */
+#define CCV_MAX_STRIPS 4
+
+struct DevPlane
+{
+  uint8_t *src, *dst;
+  size_t src_pitch, dst_pitch;
+  int wb, height;
+};
+
+struct _CcvCuda
+{
+  int device;
+  char desc[300];
+  cudaStream_t up, compute, down;
+  cudaEvent_t uploaded[CCV_MAX_STRIPS];
+  cudaEvent_t filtered[CCV_MAX_STRIPS];
+  DevPlane planes[CCV_MAX_PLANES];
+};
+
+namespace ccv {
+
+void
+sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
+    const CcvTaps & ky, CcvBorder border, int row_begin, int row_end)
+{
+  memset (&p, 0, sizeof (p));
+  p.src = pl.src;
+  p.dst = pl.dst;
+  p.src_pitch = (size_t) pl.src_stride;
+  p.dst_pitch = (size_t) pl.dst_stride;
+  p.width = pl.width;
+  p.nc = pl.n_comp;
+  p.wb = pl.width * pl.n_comp;
+  p.height = pl.height;
+  p.row_begin = row_begin;
+  p.row_end = row_end;
+  p.rx = kx.radius;
+  p.ry = ky.radius;
+  p.border = border;
+  p.src_aligned16 = ((uintptr_t) pl.src % 16 == 0) && (p.src_pitch % 16 == 0);
+  p.dst_aligned4 = ((uintptr_t) pl.dst % 4 == 0) && (p.dst_pitch % 4 == 0);
+  memcpy (p.kx, kx.w, sizeof (float) * (2 * kx.radius + 1));
+  memcpy (p.ky, ky.w, sizeof (float) * (2 * ky.radius + 1));
+}
+
+}                               /* namespace ccv */
+
+using namespace ccv;
+
+static int
+fail (char *err, size_t len, const char *what, cudaError_t e)
+{
+  if (err && len)
+    snprintf (err, len, "%s: %s (%s)", what, cudaGetErrorString (e),
+        cudaGetErrorName (e));
+  return -1;
+}
+
+#define CHECK(call, what) \
+  do { cudaError_t _e = (call); \
+    if (_e != cudaSuccess) return fail (err, err_len, what, _e); } while (0)
+
+extern "C" int
+ccv_cuda_device_count (void)
+{
+  int n = 0;
+
+  if (cudaGetDeviceCount (&n) != cudaSuccess)
+    return 0;
+  return n;
+}
+
+extern "C" CcvCuda *
+ccv_cuda_new (int device_id, char *err, size_t err_len)
+{
+  CcvCuda *cc;
+  cudaDeviceProp prop;
+  int n = 0, i, ok = 1;
+  cudaError_t e;
+
+  e = cudaGetDeviceCount (&n);
+  if (e != cudaSuccess || n == 0) {
+    if (err && err_len)
+      snprintf (err, err_len, "no usable CUDA device (%s)",
+          e != cudaSuccess ? cudaGetErrorString (e) : "none found");
+    return NULL;
+  }
+  if (device_id < 0 || device_id >= n) {
+    if (err && err_len)
+      snprintf (err, err_len, "CUDA device %d does not exist (%d found)",
+          device_id, n);
+    return NULL;
+  }
+  if ((e = cudaSetDevice (device_id)) != cudaSuccess ||
+      (e = cudaGetDeviceProperties (&prop, device_id)) != cudaSuccess) {
+    fail (err, err_len, "cannot open the CUDA device", e);
+    return NULL;
+  }
+
+  cc = (CcvCuda *) calloc (1, sizeof (CcvCuda));
+  if (!cc)
+    return NULL;
+  cc->device = device_id;
+  snprintf (cc->desc, sizeof (cc->desc), "%s (device %d, sm_%d%d)",
+      prop.name, device_id, prop.major, prop.minor);
+
+  ok &= cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking) == 0;
+  ok &= cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking) == 0;
+  ok &= cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking) == 0;
+  for (i = 0; i < CCV_MAX_STRIPS; i++) {
+    ok &= cudaEventCreateWithFlags (&cc->uploaded[i],
+        cudaEventDisableTiming) == 0;
+    ok &= cudaEventCreateWithFlags (&cc->filtered[i],
+        cudaEventDisableTiming) == 0;
+  }
+  if (!ok) {
+    if (err && err_len)
+      snprintf (err, err_len, "cannot create CUDA streams on %s", cc->desc);
+    ccv_cuda_free (cc);
+    return NULL;
+  }
+  return cc;
+}
+
+extern "C" void
+ccv_cuda_release_buffers (CcvCuda * cc)
+{
+  int i;
+
+  if (!cc)
+    return;
+  cudaSetDevice (cc->device);
+  for (i = 0; i < CCV_MAX_PLANES; i++) {
+    cudaFree (cc->planes[i].src);
+    cudaFree (cc->planes[i].dst);
+    memset (&cc->planes[i], 0, sizeof (cc->planes[i]));
+  }
+}
+
+extern "C" void
+ccv_cuda_free (CcvCuda * cc)
+{
+  int i;
+
+  if (!cc)
+    return;
+  ccv_cuda_release_buffers (cc);
+  if (cc->up)
+    cudaStreamDestroy (cc->up);
+  if (cc->compute)
+    cudaStreamDestroy (cc->compute);
+  if (cc->down)
+    cudaStreamDestroy (cc->down);
+  for (i = 0; i < CCV_MAX_STRIPS; i++) {
+    if (cc->uploaded[i])
+      cudaEventDestroy (cc->uploaded[i]);
+    if (cc->filtered[i])
+      cudaEventDestroy (cc->filtered[i]);
+  }
+  free (cc);
+}
+
+extern "C" const char *
+ccv_cuda_describe (const CcvCuda * cc)
+{
+  return cc->desc;
+}
+
+extern "C" void *
+ccv_cuda_host_alloc (CcvCuda * cc, size_t size)
+{
+  void *p = NULL;
+
+  if (cudaSetDevice (cc->device) != cudaSuccess ||
+      cudaHostAlloc (&p, size, cudaHostAllocPortable) != cudaSuccess)
+    return NULL;
+  return p;
+}
+
+extern "C" void
+ccv_cuda_host_free (CcvCuda * cc, void *ptr)
+{
+  (void) cc;
+  if (ptr)
+    cudaFreeHost (ptr);
+}
+
+/* Device buffers for plane i, kept while its geometry stays the same. */
+static int
+ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
+    size_t err_len)
+{
+  DevPlane *d = &cc->planes[i];
+  const int wb = pl->width * pl->n_comp;
+
+  if (d->src && d->wb == wb && d->height == pl->height)
+    return 0;
+  cudaFree (d->src);
+  cudaFree (d->dst);
+  memset (d, 0, sizeof (*d));
+  CHECK (cudaMallocPitch ((void **) &d->src, &d->src_pitch, wb, pl->height),
+      "cannot allocate GPU memory for a frame");
+  CHECK (cudaMallocPitch ((void **) &d->dst, &d->dst_pitch, wb, pl->height),
+      "cannot allocate GPU memory for a frame");
+  d->wb = wb;
+  d->height = pl->height;
+  return 0;
+}
+
+extern "C" int
+ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes, int n_planes,
+    const CcvFilter * f, char *err, size_t err_len)
+{
+  const CcvBorder border = f->settings.border;
+  const int tile_rows = separable_tile_rows ();
+  int i, k;
+
+  if (n_planes > CCV_MAX_PLANES) {
+    snprintf (err, err_len, "%d planes, at most %d supported", n_planes,
+        CCV_MAX_PLANES);
+    return -1;
+  }
+  CHECK (cudaSetDevice (cc->device), "cannot select the CUDA device");
+
+  for (i = 0; i < n_planes; i++) {
+    const CcvPlane *pl = &planes[i];
+    const CcvTaps *kx = ccv_filter_taps_x (f, pl), *ky = ccv_filter_taps_y (f,
+        pl);
+    DevPlane *d = &cc->planes[i];
+    int strip, n_strips;
+
+    if (ensure_plane (cc, i, pl, err, err_len) < 0)
+      return -1;
+
+    /* strips of whole tiles, each at least as tall as the vertical apron
+     * (tile_rows >= CCV_MAX_RADIUS), so strip k only needs k - 1 .. k + 1 */
+    strip = (pl->height + CCV_MAX_STRIPS - 1) / CCV_MAX_STRIPS;
+    strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
+    if (strip < tile_rows)
+      strip = tile_rows;
+    n_strips = (pl->height + strip - 1) / strip;
+
+    for (k = 0; k < n_strips; k++) {
+      const int y0 = k * strip;
+      const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
+      CHECK (cudaMemcpy2DAsync (d->src + (size_t) y0 * d->src_pitch,
+              d->src_pitch, pl->src + (size_t) y0 * pl->src_stride,
+              pl->src_stride, d->wb, y1 - y0, cudaMemcpyHostToDevice,
+              cc->up), "cannot upload a frame to the GPU");
+      CHECK (cudaEventRecord (cc->uploaded[k], cc->up),
+          "cannot record a CUDA event");
+    }
+
+    for (k = 0; k < n_strips; k++) {
+      const int y0 = k * strip;
+      const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
+      /* the apron below comes with strip k + 1; wrap's top rows read the
+       * bottom of the plane */
+      int need = k + 1 < n_strips ? k + 1 : k;
+      CcvPlane dev = *pl;
+      SepParams p;
+
+      if (border == CCV_BORDER_WRAP && k == 0)
+        need = n_strips - 1;
+      CHECK (cudaStreamWaitEvent (cc->compute, cc->uploaded[need], 0),
+          "cannot order CUDA streams");
+      dev.src = d->src;
+      dev.dst = d->dst;
+      dev.src_stride = (ptrdiff_t) d->src_pitch;
+      dev.dst_stride = (ptrdiff_t) d->dst_pitch;
+      sep_params_init (p, dev, *kx, *ky, border, y0, y1);
+      CHECK (launch_separable (p, cc->compute),
+          "cannot launch the convolution kernel");
+      CHECK (cudaEventRecord (cc->filtered[k], cc->compute),
+          "cannot record a CUDA event");
+      CHECK (cudaStreamWaitEvent (cc->down, cc->filtered[k], 0),
+          "cannot order CUDA streams");
+      CHECK (cudaMemcpy2DAsync (pl->dst + (size_t) y0 * pl->dst_stride,
+              pl->dst_stride, d->dst + (size_t) y0 * d->dst_pitch,
+              d->dst_pitch, d->wb, y1 - y0, cudaMemcpyDeviceToHost,
+              cc->down), "cannot download a frame from the GPU");
+    }
+  }
+  CHECK (cudaStreamSynchronize (cc->down), "the GPU failed to filter a frame");
+  CHECK (cudaStreamSynchronize (cc->compute),
+      "the GPU failed to filter a frame");
+  CHECK (cudaGetLastError (), "the GPU failed to filter a frame");
+  return 0;
+}
+
+extern "C" int
+ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
+    const CcvFilter * f, void *stream)
+{
+  int i;
+
+  for (i = 0; i < n_planes; i++) {
+    const CcvPlane *pl = &planes[i];
+    SepParams p;
+    cudaError_t e;
+
+    sep_params_init (p, *pl, *ccv_filter_taps_x (f, pl),
+        *ccv_filter_taps_y (f, pl), f->settings.border, 0, pl->height);
+    e = launch_separable (p, (cudaStream_t) stream);
+    if (e != cudaSuccess)
+      return (int) e;
+  }
+  return 0;
+}
