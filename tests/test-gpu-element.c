@@ -1,0 +1,417 @@
+/* gst-cudaconvolve: the element on the CUDA backend, through GstHarness.
+ *
+ * Frames of odd sizes in every format go through cudaconvolve backend=cuda
+ * and are compared with ccv_reference_frame () on the same input.
+ * Tolerance: +-1 LSB per sample (the GPU may round differently where the
+ * float sum lands on .5).  Property changes while playing must show on the
+ * very next buffer.  Exits 77 (skip) without a usable CUDA device.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "ccv.h"
+#include "ccv-cuda.h"
+
+#define EXIT_SKIP 77
+#define SEED 20240611
+
+static const gchar *formats[] = {
+  "GRAY8", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444"
+};
+
+/* Over the whole run, for the summary line. */
+static guint64 total_samples, total_off_by_one;
+
+static GstHarness *
+harness_new_cuda (GstElement ** element)
+{
+  GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
+  GstHarness *h;
+
+  fail_unless (e != NULL, "cudaconvolve not found: is GST_PLUGIN_PATH set?");
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  h = gst_harness_new_with_element (e, "sink", "src");
+  *element = e;
+  gst_object_unref (e);
+  return h;
+}
+
+static void
+info_init (GstVideoInfo * info, const gchar * format, gint w, gint h)
+{
+  fail_unless (gst_video_info_set_format (info,
+          gst_video_format_from_string (format), w, h));
+  GST_VIDEO_INFO_FPS_N (info) = 30;
+  GST_VIDEO_INFO_FPS_D (info) = 1;
+}
+
+static void
+fill_random (GstBuffer * buf, GRand * rand)
+{
+  GstMapInfo map;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+}
+
+/* A random frame in the default layout, or (padded) with every row padded
+ * past its samples, odd strides and planes at odd offsets, described by a
+ * GstVideoMeta. */
+static GstBuffer *
+buffer_new_random (const GstVideoInfo * info, GRand * rand, gboolean padded)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  gsize size = 3;
+  guint p;
+  GstBuffer *buf;
+
+  if (!padded) {
+    buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+    fill_random (buf, rand);
+    return buf;
+  }
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gint rowbytes, rows;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    rowbytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    stride[p] = rowbytes + 5 + 2 * p;
+    offset[p] = size;
+    size += (gsize) stride[p] * rows + 7;
+  }
+  buf = gst_buffer_new_allocate (NULL, size, NULL);
+  fill_random (buf, rand);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
+      stride);
+  return buf;
+}
+
+/* The reference on in, one tightly packed array per plane. */
+static void
+reference_run (const GstVideoInfo * info, GstBuffer * in,
+    const CcvSettings * s, guint8 * expected[], gsize expected_stride[])
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  CcvPlane planes[GST_VIDEO_MAX_PLANES];
+  CcvFilter filter;
+  GstVideoFrame frame;
+  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  for (p = 0; p < n_planes; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    CcvPlane *pl = &planes[p];
+
+    memset (pl, 0, sizeof (*pl));
+    gst_video_format_info_component (finfo, p, comp);
+    pl->width = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
+    pl->height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    pl->n_comp = comp[1] >= 0 ? 2 : 1;
+    pl->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
+    pl->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
+    pl->src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    pl->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    expected_stride[p] = (gsize) pl->width * pl->n_comp;
+    expected[p] = g_malloc (expected_stride[p] * pl->height);
+    pl->dst = expected[p];
+    pl->dst_stride = expected_stride[p];
+  }
+  ccv_filter_init (&filter, s);
+  fail_unless (ccv_reference_frame (planes, n_planes, &filter) == 0);
+  gst_video_frame_unmap (&frame);
+}
+
+/* Compares out, read through its own layout, with the reference's result
+ * for s on in.  Returns the number of samples off by more than 1; with
+ * must_match, fails on any such sample. */
+static guint64
+compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, gboolean must_match,
+    const gchar * what)
+{
+  guint8 *expected[GST_VIDEO_MAX_PLANES];
+  gsize expected_stride[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame frame;
+  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  guint64 bad = 0;
+
+  reference_run (info, in, s, expected, expected_stride);
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, out,
+          GST_MAP_READ));
+  for (p = 0; p < n_planes; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS], y, rows;
+    gsize x;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    for (y = 0; y < rows; y++) {
+      const guint8 *got = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+      const guint8 *want = expected[p] + y * expected_stride[p];
+
+      for (x = 0; x < expected_stride[p]; x++) {
+        gint d = ABS ((gint) got[x] - (gint) want[x]);
+
+        if (d > 1) {
+          if (must_match && bad == 0)
+            GST_ERROR ("%s %s %dx%d: plane %u row %d byte %" G_GSIZE_FORMAT
+                ": gpu %u, reference %u", what, GST_VIDEO_INFO_NAME (info),
+                GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), p,
+                y, x, got[x], want[x]);
+          bad++;
+        } else if (must_match) {
+          total_off_by_one += d;
+        }
+      }
+      if (must_match)
+        total_samples += expected_stride[p];
+    }
+    g_free (expected[p]);
+  }
+  gst_video_frame_unmap (&frame);
+  if (must_match)
+    fail_unless (bad == 0, "%s %s %dx%d: %" G_GUINT64_FORMAT " samples "
+        "differ from the reference by more than 1 (first in the log)", what,
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), bad);
+  return bad;
+}
+
+static void
+element_settings (GstElement * e, CcvSettings * s)
+{
+  gint kernel, border;
+
+  memset (s, 0, sizeof (*s));
+  g_object_get (e, "kernel", &kernel, "border", &border, "radius",
+      &s->radius, "sigma", &s->sigma, NULL);
+  s->kernel = (CcvKernel) kernel;
+  s->border = (CcvBorder) border;
+}
+
+static void
+check_active_backend (GstElement * e, const gchar * want)
+{
+  gchar *active = NULL;
+
+  g_object_get (e, "active-backend", &active, NULL);
+  fail_unless_equals_string (active, want);
+  g_free (active);
+}
+
+/* Pushes a random frame and checks the output against the reference with
+ * the element's current settings; returns the input and output for more
+ * checks (the caller unrefs them). */
+static void
+push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
+    GRand * rand, gboolean padded, const gchar * what, GstBuffer ** in_out,
+    GstBuffer ** out_out)
+{
+  GstBuffer *in, *out;
+  CcvSettings s;
+
+  in = buffer_new_random (info, rand, padded);
+  element_settings (e, &s);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output buffer", what);
+  fail_if (out == in, "%s: passed through", what);
+  compare_with_reference (info, in, out, &s, TRUE, what);
+  if (in_out)
+    *in_out = in;
+  else
+    gst_buffer_unref (in);
+  if (out_out)
+    *out_out = out;
+  else
+    gst_buffer_unref (out);
+}
+
+/* Every format, odd sizes, a few frames each with different settings, in
+ * the default layout and padded. */
+GST_START_TEST (test_formats_cuda_match_reference)
+{
+  static const gint sizes[][2] = { {1, 1}, {3, 7}, {37, 19}, {385, 289},
+  {1921, 1081}
+  };
+  static const struct
+  {
+    const gchar *kernel, *border;
+    guint radius;
+    gdouble sigma;
+  } frames[] = {
+    {"gaussian", "mirror", 3, 0.0},
+    {"box", "wrap", 7, 0.0},
+    {"gaussian", "clamp", 0, 2.5},
+    {"gaussian", "zero", 16, 0.0},
+  };
+  GRand *rand = g_rand_new_with_seed (SEED);
+  guint f, z, i;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+      GstElement *e;
+      GstHarness *h = harness_new_cuda (&e);
+      GstVideoInfo info;
+
+      info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
+      gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+      for (i = 0; i < G_N_ELEMENTS (frames); i++) {
+        gchar *what = g_strdup_printf ("%s %s r=%u sigma=%g",
+            frames[i].kernel, frames[i].border, frames[i].radius,
+            frames[i].sigma);
+
+        gst_util_set_object_arg (G_OBJECT (e), "kernel", frames[i].kernel);
+        gst_util_set_object_arg (G_OBJECT (e), "border", frames[i].border);
+        g_object_set (e, "radius", frames[i].radius, "sigma",
+            frames[i].sigma, NULL);
+        push_and_check (h, e, &info, rand, i % 2 == 1, what, NULL, NULL);
+        g_free (what);
+      }
+      check_active_backend (e, "cuda");
+      gst_harness_teardown (h);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A property changed while playing takes effect on the next buffer: its
+ * output matches the new settings and not the old ones. */
+GST_START_TEST (test_change_while_playing_cuda)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 1);
+  GstElement *e;
+  GstHarness *h = harness_new_cuda (&e);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  CcvSettings before;
+  guint i;
+  static const struct
+  {
+    const gchar *prop, *value;
+  } changes[] = {
+    {"radius", "9"},
+    {"kernel", "box"},
+    {"border", "wrap"},
+    {"radius", "0"},            /* now from sigma */
+    {"sigma", "6.0"},
+    {"kernel", "gaussian"},
+    {"border", "zero"},
+    {"radius", "3"},            /* sigma 6 truncated to 3 */
+  };
+
+  info_init (&info, "I420", 385, 289);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  g_object_set (e, "radius", 2, "sigma", 1.2, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "border", "mirror");
+  push_and_check (h, e, &info, rand, FALSE, "start", NULL, NULL);
+  check_active_backend (e, "cuda");
+
+  for (i = 0; i < G_N_ELEMENTS (changes); i++) {
+    gchar *what = g_strdup_printf ("after %s=%s", changes[i].prop,
+        changes[i].value);
+
+    element_settings (e, &before);
+    gst_util_set_object_arg (G_OBJECT (e), changes[i].prop, changes[i].value);
+    push_and_check (h, e, &info, rand, FALSE, what, &in, &out);
+    fail_unless (compare_with_reference (&info, in, out, &before, FALSE,
+            what) > 0, "%s: the output still matches the old settings", what);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    g_free (what);
+  }
+
+  /* The backend too: to the CPU and back. */
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  push_and_check (h, e, &info, rand, FALSE, "backend=cpu", NULL, NULL);
+  check_active_backend (e, "cpu");
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  push_and_check (h, e, &info, rand, FALSE, "backend=cuda", NULL, NULL);
+  check_active_backend (e, "cuda");
+
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A caps change mid-stream (new size and format) reallocates the engine's
+ * buffers. */
+GST_START_TEST (test_caps_change_cuda)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 2);
+  GstElement *e;
+  GstHarness *h = harness_new_cuda (&e);
+  GstVideoInfo info;
+
+  g_object_set (e, "radius", 5, NULL);
+  info_init (&info, "NV12", 641, 361);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  push_and_check (h, e, &info, rand, FALSE, "NV12 641x361", NULL, NULL);
+  info_init (&info, "Y444", 97, 1031);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  push_and_check (h, e, &info, rand, TRUE, "Y444 97x1031", NULL, NULL);
+  info_init (&info, "NV12", 641, 361);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  push_and_check (h, e, &info, rand, FALSE, "NV12 641x361 again", NULL, NULL);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaconvolve_gpu_suite (void)
+{
+  Suite *s = suite_create ("cudaconvolve-gpu");
+  TCase *tc = tcase_create ("cuda");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_formats_cuda_match_reference);
+  tcase_add_test (tc, test_change_while_playing_cuda);
+  tcase_add_test (tc, test_caps_change_cuda);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  int nf;
+
+  gst_check_init (&argc, &argv);
+  if (ccv_cuda_device_count () == 0) {
+    g_print ("SKIP: no usable CUDA device\n");
+    return EXIT_SKIP;
+  }
+  g_print ("test-gpu-element: backend=cuda against ccv_reference_frame (), "
+      "tolerance +-1 LSB per sample\n");
+  /* In one process, so the totals below add up over every test. */
+  g_setenv ("CK_FORK", "no", TRUE);
+  nf = gst_check_run_suite (cudaconvolve_gpu_suite (), "cudaconvolve-gpu",
+      __FILE__);
+  g_print ("compared %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT
+      " off by 1\n", total_samples, total_off_by_one);
+  return nf == 0 ? 0 : 1;
+}
