@@ -1,0 +1,507 @@
+/* gst-cudaconvolve: whole-element benchmark.
+ *
+ *   appsrc ! cudaconvolve backend=cuda kernel=gaussian radius=2 !
+ *     fakesink sync=false
+ *
+ * appsrc pushes a few pre-filled I420 buffers again and again; frames/s is
+ * counted at the sink after a warm-up.  Two kinds of upstream memory:
+ * buffers from the pool cudaconvolve proposes in the ALLOCATION query, and
+ * plain pageable g_malloc memory.  The PCIe ceiling is measured in the same
+ * run (pinned H2D and D2H concurrently on two streams, and pageable copies)
+ * and turned into frames/s for an I420 frame (w * h * 3 / 2 bytes each way).
+ *
+ *   bench-element [--frames=N]
+ *
+ * Exits 77 without a usable CUDA device.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <cuda_runtime_api.h>
+
+#include "ccv-cuda.h"
+
+#define EXIT_SKIP 77
+#define N_BUFFERS 4
+#define PCIE_BYTES ((size_t) 256 << 20)
+#define PCIE_REPS 7
+
+static gint n_frames_arg;
+
+/* ---------------------------------------------------------------------- */
+/* PCIe ceilings */
+
+typedef struct
+{
+  double pinned_up, pinned_down;        /* concurrently, GB/s */
+  double pinned_up_alone, pinned_down_alone;
+  double pageable_up, pageable_down;
+} Pcie;
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof (double), cmp_double);
+  return v[n / 2];
+}
+
+#define CHECK(call) \
+  do { \
+    cudaError_t _e = (call); \
+    if (_e != cudaSuccess) { \
+      g_printerr ("bench-element: %s: %s\n", #call, cudaGetErrorString (_e)); \
+      exit (1); \
+    } \
+  } while (0)
+
+/* GB/s of one copy, timed with events on stream */
+static double
+time_copy (void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+    cudaStream_t stream, gboolean async)
+{
+  cudaEvent_t e0, e1;
+  double t[PCIE_REPS];
+  float ms;
+  int r;
+
+  CHECK (cudaEventCreate (&e0));
+  CHECK (cudaEventCreate (&e1));
+  for (r = 0; r < PCIE_REPS + 1; r++) {
+    CHECK (cudaEventRecord (e0, stream));
+    if (async)
+      CHECK (cudaMemcpyAsync (dst, src, n, kind, stream));
+    else
+      CHECK (cudaMemcpy (dst, src, n, kind));
+    CHECK (cudaEventRecord (e1, stream));
+    CHECK (cudaEventSynchronize (e1));
+    CHECK (cudaEventElapsedTime (&ms, e0, e1));
+    if (r > 0)
+      t[r - 1] = n / (ms * 1e-3) / 1e9;
+  }
+  CHECK (cudaEventDestroy (e0));
+  CHECK (cudaEventDestroy (e1));
+  return median (t, PCIE_REPS);
+}
+
+static void
+measure_pcie (Pcie * p)
+{
+  void *h_up, *h_down, *d_up, *d_down, *pg;
+  cudaStream_t s_up, s_down;
+  cudaEvent_t start, stop_up, stop_down;
+  double up[PCIE_REPS], down[PCIE_REPS];
+  float ms;
+  int r;
+
+  CHECK (cudaMallocHost (&h_up, PCIE_BYTES));
+  CHECK (cudaMallocHost (&h_down, PCIE_BYTES));
+  CHECK (cudaMalloc (&d_up, PCIE_BYTES));
+  CHECK (cudaMalloc (&d_down, PCIE_BYTES));
+  memset (h_up, 1, PCIE_BYTES);
+  memset (h_down, 2, PCIE_BYTES);
+  CHECK (cudaMemset (d_down, 3, PCIE_BYTES));
+  CHECK (cudaStreamCreateWithFlags (&s_up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&s_down, cudaStreamNonBlocking));
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop_up));
+  CHECK (cudaEventCreate (&stop_down));
+
+  /* both directions at once: the two copies start on one event */
+  for (r = 0; r < PCIE_REPS + 1; r++) {
+    CHECK (cudaEventRecord (start, s_up));
+    CHECK (cudaStreamWaitEvent (s_down, start, 0));
+    CHECK (cudaMemcpyAsync (d_up, h_up, PCIE_BYTES, cudaMemcpyHostToDevice,
+            s_up));
+    CHECK (cudaMemcpyAsync (h_down, d_down, PCIE_BYTES,
+            cudaMemcpyDeviceToHost, s_down));
+    CHECK (cudaEventRecord (stop_up, s_up));
+    CHECK (cudaEventRecord (stop_down, s_down));
+    CHECK (cudaEventSynchronize (stop_up));
+    CHECK (cudaEventSynchronize (stop_down));
+    if (r == 0)
+      continue;
+    CHECK (cudaEventElapsedTime (&ms, start, stop_up));
+    up[r - 1] = PCIE_BYTES / (ms * 1e-3) / 1e9;
+    CHECK (cudaEventElapsedTime (&ms, start, stop_down));
+    down[r - 1] = PCIE_BYTES / (ms * 1e-3) / 1e9;
+  }
+  p->pinned_up = median (up, PCIE_REPS);
+  p->pinned_down = median (down, PCIE_REPS);
+  p->pinned_up_alone = time_copy (d_up, h_up, PCIE_BYTES,
+      cudaMemcpyHostToDevice, s_up, TRUE);
+  p->pinned_down_alone = time_copy (h_down, d_down, PCIE_BYTES,
+      cudaMemcpyDeviceToHost, s_down, TRUE);
+
+  /* pageable: cudaMemcpy from and to malloc'd memory, pages touched first */
+  pg = g_malloc (PCIE_BYTES);
+  memset (pg, 4, PCIE_BYTES);
+  p->pageable_up = time_copy (d_up, pg, PCIE_BYTES, cudaMemcpyHostToDevice,
+      NULL, FALSE);
+  p->pageable_down = time_copy (pg, d_down, PCIE_BYTES,
+      cudaMemcpyDeviceToHost, NULL, FALSE);
+  g_free (pg);
+
+  CHECK (cudaEventDestroy (start));
+  CHECK (cudaEventDestroy (stop_up));
+  CHECK (cudaEventDestroy (stop_down));
+  CHECK (cudaStreamDestroy (s_up));
+  CHECK (cudaStreamDestroy (s_down));
+  CHECK (cudaFreeHost (h_up));
+  CHECK (cudaFreeHost (h_down));
+  CHECK (cudaFree (d_up));
+  CHECK (cudaFree (d_down));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The pipeline */
+
+typedef struct
+{
+  gint count;
+  gint start_at, end_at;
+  gint64 t_start, t_end;
+} Counter;
+
+static void
+on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, Counter * c)
+{
+  gint n = g_atomic_int_add (&c->count, 1) + 1;
+
+  if (n == c->start_at)
+    c->t_start = g_get_monotonic_time ();
+  else if (n == c->end_at)
+    c->t_end = g_get_monotonic_time ();
+}
+
+static void
+fill_frame (GstBuffer * buf, const GstVideoInfo * info, guint seed)
+{
+  GstVideoFrame frame;
+  guint p, y, x;
+
+  if (!gst_video_frame_map (&frame, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE)) {
+    g_printerr ("bench-element: could not map a buffer for writing\n");
+    exit (1);
+  }
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    guint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p);
+    guint h = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        d[(gsize) y * stride + x] = (guint8) ((x * 7 + y * 13 + seed) ^
+            (x * y));
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+/* The action signal does not take buf: the caller keeps its reference. */
+static gboolean
+push (GstElement * src, GstBuffer * buf)
+{
+  GstFlowReturn ret = GST_FLOW_ERROR;
+
+  g_signal_emit_by_name (src, "push-buffer", buf, &ret);
+  return ret == GST_FLOW_OK;
+}
+
+static gboolean
+check_bus (GstElement * pipeline, GstClockTime timeout, gboolean want_eos)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  gboolean ok = TRUE;
+
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    g_printerr ("bench-element: pipeline error: %s (%s)\n", err->message,
+        dbg ? dbg : "");
+    g_clear_error (&err);
+    g_free (dbg);
+    ok = FALSE;
+  } else if (want_eos && !msg) {
+    g_printerr ("bench-element: no EOS within the time limit\n");
+    ok = FALSE;
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  return ok;
+}
+
+/* Where the memory of buf lies, as CUDA sees it. */
+static const gchar *
+memory_kind (GstBuffer * buf)
+{
+  GstMapInfo map;
+  struct cudaPointerAttributes attr;
+  const gchar *kind = "unknown";
+
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return kind;
+  if (cudaPointerGetAttributes (&attr, map.data) == cudaSuccess)
+    kind = attr.type == cudaMemoryTypeHost ? "pinned" :
+        attr.type == cudaMemoryTypeUnregistered ? "pageable" :
+        attr.type == cudaMemoryTypeManaged ? "managed" : "device";
+  (void) cudaGetLastError ();
+  gst_buffer_unmap (buf, &map);
+  return kind;
+}
+
+typedef struct
+{
+  gboolean ran;
+  gdouble fps;
+  gchar note[160];
+} Result;
+
+/* One run: use_pool picks the element's proposed pool over g_malloc. */
+static void
+run_pipeline (gint width, gint height, gboolean use_pool, gint n_frames,
+    Result * res)
+{
+  GstElement *pipeline, *src, *conv, *sink;
+  GstBufferPool *pool = NULL;
+  GstBuffer *bufs[N_BUFFERS];
+  GstVideoInfo info;
+  GstCaps *caps;
+  Counter counter;
+  gchar *desc, *active = NULL;
+  GError *err = NULL;
+  gint i, n_warm = 30;
+  gboolean pushed;
+  GstFlowReturn flow;
+
+  memset (res, 0, sizeof (*res));
+  memset (&counter, 0, sizeof (counter));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, width, height);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  caps = gst_video_info_to_caps (&info);
+
+  desc = g_strdup_printf ("appsrc name=src format=time block=true "
+      "max-bytes=%" G_GSIZE_FORMAT " ! cudaconvolve name=conv backend=cuda "
+      "kernel=gaussian radius=2 ! fakesink name=sink sync=false "
+      "signal-handoffs=true", 3 * info.size);
+  pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipeline) {
+    g_printerr ("bench-element: %s (are appsrc, fakesink and cudaconvolve "
+        "on the plugin path?)\n", err ? err->message : "no pipeline");
+    exit (1);
+  }
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  conv = gst_bin_get_by_name (GST_BIN (pipeline), "conv");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_object_set (src, "caps", caps, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &counter);
+
+  /* one pageable frame through, so the element is negotiated and can
+   * answer the ALLOCATION query */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  bufs[0] = gst_buffer_new_wrapped (g_malloc (info.size), info.size);
+  fill_frame (bufs[0], &info, 0);
+  pushed = push (src, bufs[0]);
+  gst_buffer_unref (bufs[0]);
+  if (!pushed ||
+      gst_element_get_state (pipeline, NULL, NULL,
+          30 * GST_SECOND) != GST_STATE_CHANGE_SUCCESS) {
+    check_bus (pipeline, 0, FALSE);
+    g_printerr ("bench-element: the pipeline did not reach PLAYING\n");
+    exit (1);
+  }
+  g_object_get (conv, "active-backend", &active, NULL);
+  if (g_strcmp0 (active, "cuda") != 0) {
+    g_printerr ("bench-element: cudaconvolve runs on \"%s\", not cuda\n",
+        active);
+    exit (1);
+  }
+  g_free (active);
+
+  if (use_pool) {
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    GstPad *pad = gst_element_get_static_pad (src, "src");
+    GstStructure *config;
+    guint size = 0, min = 0, max = 0;
+
+    if (gst_pad_peer_query (pad, query) &&
+        gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min,
+          &max);
+    gst_object_unref (pad);
+    gst_query_unref (query);
+    if (!pool) {
+      g_snprintf (res->note, sizeof (res->note),
+          "cudaconvolve proposed no buffer pool");
+      goto done;
+    }
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, MAX (size, info.size),
+        N_BUFFERS, 0);
+    if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config) ||
+        !gst_buffer_pool_set_active (pool, TRUE)) {
+      g_snprintf (res->note, sizeof (res->note),
+          "the proposed pool could not be configured or activated");
+      gst_object_unref (pool);
+      pool = NULL;
+      goto done;
+    }
+    for (i = 0; i < N_BUFFERS; i++) {
+      if (gst_buffer_pool_acquire_buffer (pool, &bufs[i], NULL) !=
+          GST_FLOW_OK) {
+        g_printerr ("bench-element: could not acquire a pool buffer\n");
+        exit (1);
+      }
+    }
+    g_snprintf (res->note, sizeof (res->note), "%s (%s), %s memory",
+        G_OBJECT_TYPE_NAME (pool), gst_buffer_peek_memory (bufs[0],
+            0)->allocator->mem_type, memory_kind (bufs[0]));
+  } else {
+    for (i = 0; i < N_BUFFERS; i++)
+      bufs[i] = gst_buffer_new_wrapped (g_malloc (info.size), info.size);
+    g_snprintf (res->note, sizeof (res->note), "g_malloc, %s memory",
+        memory_kind (bufs[0]));
+  }
+  for (i = 0; i < N_BUFFERS; i++)
+    fill_frame (bufs[i], &info, i + 1);
+
+  /* 1 negotiation frame, then warm-up, then the timed frames */
+  counter.start_at = 1 + n_warm;
+  counter.end_at = 1 + n_warm + n_frames;
+  for (i = 0; i < n_warm + n_frames; i++) {
+    if (!push (src, bufs[i % N_BUFFERS])) {
+      check_bus (pipeline, 0, FALSE);
+      g_printerr ("bench-element: push failed\n");
+      exit (1);
+    }
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &flow);
+  if (!check_bus (pipeline, 120 * GST_SECOND, TRUE))
+    exit (1);
+  if (counter.count != counter.end_at || counter.t_end <= counter.t_start) {
+    g_printerr ("bench-element: %d of %d frames reached the sink\n",
+        counter.count, counter.end_at);
+    exit (1);
+  }
+  res->ran = TRUE;
+  res->fps = (gdouble) n_frames * 1e6 / (counter.t_end -
+      counter.t_start);
+  for (i = 0; i < N_BUFFERS; i++)
+    gst_buffer_unref (bufs[i]);
+
+done:
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_object_unref (src);
+  gst_object_unref (conv);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  gst_caps_unref (caps);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const gint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  struct cudaDeviceProp prop;
+  Pcie pcie;
+  gint dev, drv = 0, rt = 0, z, v, i;
+  gchar date[64];
+  time_t now = time (NULL);
+
+  gst_init (&argc, &argv);
+  for (i = 1; i < argc; i++) {
+    if (g_str_has_prefix (argv[i], "--frames="))
+      n_frames_arg = atoi (argv[i] + 9);
+    else {
+      g_print ("usage: %s [--frames=N]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (ccv_cuda_device_count () == 0) {
+    g_print ("SKIP: no usable CUDA device\n");
+    return EXIT_SKIP;
+  }
+  CHECK (cudaGetDevice (&dev));
+  CHECK (cudaGetDeviceProperties (&prop, dev));
+  CHECK (cudaDriverGetVersion (&drv));
+  CHECK (cudaRuntimeGetVersion (&rt));
+  strftime (date, sizeof (date), "%Y-%m-%d %H:%M UTC", gmtime (&now));
+
+  measure_pcie (&pcie);
+
+  g_print ("## bench-element\n\n");
+  g_print ("- GPU: %s (sm_%d%d), driver API version %d.%d, CUDA runtime "
+      "%d.%d, %s\n", prop.name, prop.major, prop.minor, drv / 1000,
+      (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, gst_version_string ());
+  g_print ("- date: %s\n", date);
+  g_print ("- pipeline: appsrc (%d pre-filled I420 buffers pushed again and "
+      "again) ! cudaconvolve backend=cuda kernel=gaussian radius=2 ! "
+      "fakesink sync=false; frames/s counted at the sink after 30 warm-up "
+      "frames\n", N_BUFFERS);
+  g_print ("- PCIe, %zu MiB copies, median of %d: pinned H2D %.1f GB/s and "
+      "D2H %.1f GB/s concurrently on two streams (alone: %.1f / %.1f); "
+      "pageable H2D %.1f, D2H %.1f GB/s (cudaMemcpy)\n", PCIE_BYTES >> 20,
+      PCIE_REPS, pcie.pinned_up, pcie.pinned_down, pcie.pinned_up_alone,
+      pcie.pinned_down_alone, pcie.pageable_up, pcie.pageable_down);
+  g_print ("- PCIe limit for B = w * h * 3 / 2 bytes each way: pinned "
+      "(upload and download overlap) = min(H2D, D2H) / B; pageable "
+      "(serial) = 1 / (B / H2D + B / D2H)\n\n");
+  g_print ("| size | upstream memory | frames/s | us/frame | PCIe limit "
+      "frames/s | %% of limit |\n|---|---|---:|---:|---:|---:|\n");
+
+  for (z = 0; z < 2; z++) {
+    gint w = sizes[z][0], h = sizes[z][1];
+    gdouble b = (gdouble) w * h * 3 / 2;
+    gint n_frames = n_frames_arg > 0 ? n_frames_arg : (z == 0 ? 600 : 240);
+
+    for (v = 0; v < 2; v++) {
+      gboolean use_pool = v == 0;
+      gdouble limit = use_pool ?
+          MIN (pcie.pinned_up, pcie.pinned_down) * 1e9 / b :
+          1.0 / (b / (pcie.pageable_up * 1e9) + b / (pcie.pageable_down *
+              1e9));
+      Result res;
+
+      run_pipeline (w, h, use_pool, n_frames, &res);
+      if (!res.ran)
+        g_print ("| %dx%d | proposed pool: %s | n/a | n/a | %.0f | n/a |\n",
+            w, h, res.note, limit);
+      else
+        g_print ("| %dx%d | %s: %s | %.1f | %.0f | %.0f | %.0f%% |\n", w, h,
+            use_pool ? "proposed pool" : "pageable", res.note, res.fps,
+            1e6 / res.fps, limit, 100.0 * res.fps / limit);
+    }
+  }
+  return 0;
+}
