@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# gst-cudaconvolve: the GPU steps, run ON the GPU host from the repository
+# root, with the build folder (configured and built on the dev machine)
+# carried along:
+#
+#   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
+#
+#   check  build/tests/test-gpu (full matrix), compute-sanitizer memcheck
+#          and racecheck on test-gpu --quick, build/tests/test-gpu-element
+#   bench  bench-kernel built here with nvcc against NPP (falls back to
+#          build/tests/bench-kernel without NPP), then build/tests/bench-element
+#   all    both (the default)
+#
+# Logs go to $OUT (default ./gpu-out); a summary comes last: one line per
+# step, then the tables.  Exits non-zero when a step failed.
+#
+# Environment: BUILD (default build), OUT, CUDA_HOME (default /usr/local/cuda),
+# SM (compute capability for nvcc, default: the GPU's, e.g. 90),
+# TEST_GPU_ARGS (extra arguments for the full test-gpu run, e.g. --seed=7).
+set -uo pipefail
+
+cd "$(dirname "$(readlink -f "$0")")/.." || exit 2
+MODE=${1:-all}
+BUILD=${BUILD:-build}
+OUT=${OUT:-./gpu-out}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+export PATH=$PATH:$CUDA_HOME/bin
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CUDA_HOME/lib64
+export GST_PLUGIN_PATH=$PWD/$BUILD/gst
+export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
+
+case $MODE in
+  check|bench|all) ;;
+  *) echo "usage: $0 [check|bench|all]" >&2; exit 2 ;;
+esac
+
+SUMMARY=()
+FAILED=0
+T0=$SECONDS
+
+# step NAME TIMEOUT_S LOG CMD...: runs CMD with a time limit, logs its
+# output and records PASS (0), SKIP (77) or FAIL.
+step () {
+  local name=$1 limit=$2 log=$OUT/$3 t=$SECONDS rc
+  shift 3
+  echo "==> $name: $*" >&2
+  timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+  rc=$?
+  case $rc in
+    0) SUMMARY+=("PASS  $name ($((SECONDS - t)) s, $log)") ;;
+    77) SUMMARY+=("SKIP  $name (no usable CUDA device, $log)") ;;
+    124|137) SUMMARY+=("FAIL  $name: timed out after $limit s ($log)"); FAILED=1 ;;
+    *) SUMMARY+=("FAIL  $name: exit $rc ($log)"); FAILED=1 ;;
+  esac
+  return $rc
+}
+
+need () {
+  if [ ! -x "$1" ]; then
+    SUMMARY+=("FAIL  $1 is missing: build on the dev machine and carry $BUILD")
+    FAILED=1
+    return 1
+  fi
+}
+
+sanitizer () {
+  command -v compute-sanitizer 2>/dev/null ||
+    { [ -x "$CUDA_HOME/bin/compute-sanitizer" ] && echo "$CUDA_HOME/bin/compute-sanitizer"; }
+}
+
+run_check () {
+  local cs
+
+  if need "$BUILD/tests/test-gpu"; then
+    # shellcheck disable=SC2086
+    step "test-gpu (full matrix)" 420 test-gpu.log \
+      "$BUILD/tests/test-gpu" ${TEST_GPU_ARGS:-}
+    cs=$(sanitizer)
+    if [ -z "$cs" ]; then
+      SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
+      FAILED=1
+    else
+      step "memcheck test-gpu --quick" 300 memcheck.log \
+        "$cs" --tool memcheck --leak-check full --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --quick
+      step "racecheck test-gpu --quick" 300 racecheck.log \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --quick
+    fi
+  fi
+  if need "$BUILD/tests/test-gpu-element"; then
+    step "test-gpu-element" 300 test-gpu-element.log \
+      "$BUILD/tests/test-gpu-element"
+  fi
+}
+
+# nvcc straight from the sources: the engine (every cuda/*.cu and cuda/*.c)
+# and the benchmark, with NPP when the toolkit has it; objects compiled in
+# parallel.  Its output goes to the caller's log.
+build_bench_kernel () {
+  local sm=${SM:-} obj=$OUT/obj pids=() f o rc=0 nvcc=nvcc
+  local npp_def=() npp_libs=()
+
+  command -v nvcc >/dev/null || nvcc=$CUDA_HOME/bin/nvcc
+  if [ -z "$sm" ]; then
+    sm=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+      head -1 | tr -d ' .')
+  fi
+  sm=${sm:-90}
+  if [ -f "$CUDA_HOME/include/nppi.h" ] && [ "${NPP:-1}" != 0 ]; then
+    npp_def=(-DHAVE_NPP)
+    npp_libs=(-lnppif -lnppc)
+  else
+    echo "NPP not found under $CUDA_HOME (or NPP=0): building without it"
+  fi
+  rm -rf "$obj"
+  mkdir -p "$obj"
+  for f in cuda/*.cu cuda/*.c tests/bench-kernel.cu; do
+    o=$obj/$(basename "$f").o
+    "$nvcc" -O3 -std=c++17 -gencode "arch=compute_$sm,code=sm_$sm" \
+      "${npp_def[@]}" -Icuda -I"$CUDA_HOME/include" -c "$f" -o "$o" &
+    pids+=($!)
+  done
+  for f in "${pids[@]}"; do
+    wait "$f" || rc=1
+  done
+  [ $rc -eq 0 ] || return 1
+  "$nvcc" -gencode "arch=compute_$sm,code=sm_$sm" "$obj"/*.o \
+    -L"$CUDA_HOME/lib64" "${npp_libs[@]}" -o "$OUT/bench-kernel"
+}
+
+run_bench () {
+  local bk=$OUT/bench-kernel
+
+  local t=$SECONDS
+
+  echo "==> build bench-kernel (nvcc, NPP when present)" >&2
+  if build_bench_kernel >"$OUT/build-bench-kernel.log" 2>&1; then
+    SUMMARY+=("PASS  build bench-kernel ($((SECONDS - t)) s, $(grep -q 'without' "$OUT/build-bench-kernel.log" && echo 'without NPP' || echo 'with NPP'), $OUT/build-bench-kernel.log)")
+  else
+    bk=$BUILD/tests/bench-kernel
+    SUMMARY+=("FAIL  build bench-kernel ($OUT/build-bench-kernel.log); using $bk, built without NPP")
+    FAILED=1
+  fi
+  if need "$bk"; then
+    step "bench-kernel" 240 bench-kernel.md "$bk"
+  fi
+  if need "$BUILD/tests/bench-element"; then
+    step "bench-element" 240 bench-element.md "$BUILD/tests/bench-element"
+  fi
+}
+
+[ "$MODE" = bench ] || run_check
+[ "$MODE" = check ] || run_bench
+
+{
+  echo
+  echo "## gpu-host.sh $MODE: $(date -u '+%Y-%m-%d %H:%M UTC'), $((SECONDS - T0)) s"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
+    sed 's/^/GPU, driver: /'
+  echo
+  printf '%s\n' "${SUMMARY[@]}"
+  for f in test-gpu.log test-gpu-element.log; do
+    [ -f "$OUT/$f" ] || continue
+    echo
+    echo "### $f (end)"
+    tail -n 14 "$OUT/$f"
+  done
+  for f in memcheck.log racecheck.log; do
+    [ -f "$OUT/$f" ] || continue
+    echo
+    echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
+  done
+  for f in bench-kernel.md bench-element.md; do
+    [ -f "$OUT/$f" ] || continue
+    echo
+    cat "$OUT/$f"
+  done
+} | tee "$OUT/summary.md"
+
+exit $FAILED
