@@ -209,9 +209,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-64: the kernel spans 2 * radius + 1 "
       "pixels in each direction (halved, rounded up, on subsampled chroma). "
-      "0 = derive it from sigma as ceil (3 * sigma); radius 0 and sigma 0 "
-      "pass buffers through untouched", 0, CCV_MAX_RADIUS, DEFAULT_RADIUS,
-      live);
+      "0 = derive it from sigma as ceil (3 * sigma), at most 64; radius 0 "
+      "and sigma 0 pass buffers through untouched", 0, CCV_MAX_RADIUS,
+      DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian kernel in luma pixels, 0-64. "
       "0 = derive it from radius as 0.3 * (radius - 1) + 0.8. Ignored by "
