@@ -59,6 +59,11 @@ sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
   p.dst_aligned4 = ((uintptr_t) pl.dst % 4 == 0) && (p.dst_pitch % 4 == 0);
   memcpy (p.kx, kx.w, sizeof (float) * (2 * kx.radius + 1));
   memcpy (p.ky, ky.w, sizeof (float) * (2 * ky.radius + 1));
+  p.taps_nonneg = 1;
+  for (int i = 0; i <= 2 * kx.radius; i++)
+    p.taps_nonneg &= kx.w[i] >= 0.0f;
+  for (int i = 0; i <= 2 * ky.radius; i++)
+    p.taps_nonneg &= ky.w[i] >= 0.0f;
 }
 
 }                               /* namespace ccv */

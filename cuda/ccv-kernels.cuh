@@ -16,9 +16,6 @@ namespace ccv {
 #define CCV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
 
-/* Output rows per thread in the vertical pass of the unrolled path. */
-constexpr int FIXED_RPT = 8;
-
 /* One launch's work: the rows [row_begin, row_end) of one plane.  Lives in
  * the kernel's parameter space, so the taps are in constant memory and each
  * launch carries its own. */
@@ -38,6 +35,7 @@ struct SepParams
   int border;
   int src_aligned16;            /* src and src_pitch are multiples of 16 */
   int dst_aligned4;             /* dst and dst_pitch are multiples of 4 */
+  int taps_nonneg;              /* all taps >= 0: results need no clamp */
   float kx[CCV_MAX_TAPS];
   float ky[CCV_MAX_TAPS];
 };
