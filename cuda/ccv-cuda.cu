@@ -16,12 +16,16 @@
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip
  * k-1 downloads. */
-#define CCV_MAX_STRIPS 4
+#define CCV_MAX_STRIPS 8
+#define CCV_EVENTS (CCV_MAX_PLANES * CCV_MAX_STRIPS)
 
+/* A plane's buffers, kept while its geometry stays the same: on the
+ * device, and page-locked host staging for frames in pageable memory. */
 struct DevPlane
 {
   uint8_t *src, *dst;
   size_t src_pitch, dst_pitch;
+  uint8_t *stage_in, *stage_out;        /* wb * height, tight */
   int wb, height;
 };
 
@@ -30,8 +34,9 @@ struct _CcvCuda
   int device;
   char desc[300];
   cudaStream_t up, compute, down;
-  cudaEvent_t uploaded[CCV_MAX_STRIPS];
-  cudaEvent_t filtered[CCV_MAX_STRIPS];
+  /* one of each per plane and strip of a frame */
+  cudaEvent_t uploaded[CCV_EVENTS], filtered[CCV_EVENTS];
+  cudaEvent_t downloaded[CCV_EVENTS];
   DevPlane planes[CCV_MAX_PLANES];
 };
 
@@ -64,6 +69,19 @@ sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
     p.taps_nonneg &= kx.w[i] >= 0.0f;
   for (int i = 0; i <= 2 * ky.radius; i++)
     p.taps_nonneg &= ky.w[i] >= 0.0f;
+}
+
+/* The one place that maps a kernel type to its GPU implementation. */
+static cudaError_t
+launch_plane (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
+{
+  switch (kernel) {
+    case CCV_KERNEL_BOX:
+      return launch_box (p, stream);
+    case CCV_KERNEL_GAUSSIAN:
+    default:
+      return launch_separable (p, stream);
+  }
 }
 
 }                               /* namespace ccv */
@@ -130,10 +148,12 @@ ccv_cuda_new (int device_id, char *err, size_t err_len)
   ok &= cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking) == 0;
   ok &= cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking) == 0;
   ok &= cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking) == 0;
-  for (i = 0; i < CCV_MAX_STRIPS; i++) {
+  for (i = 0; i < CCV_EVENTS; i++) {
     ok &= cudaEventCreateWithFlags (&cc->uploaded[i],
         cudaEventDisableTiming) == 0;
     ok &= cudaEventCreateWithFlags (&cc->filtered[i],
+        cudaEventDisableTiming) == 0;
+    ok &= cudaEventCreateWithFlags (&cc->downloaded[i],
         cudaEventDisableTiming) == 0;
   }
   if (!ok) {
@@ -156,6 +176,8 @@ ccv_cuda_release_buffers (CcvCuda * cc)
   for (i = 0; i < CCV_MAX_PLANES; i++) {
     cudaFree (cc->planes[i].src);
     cudaFree (cc->planes[i].dst);
+    cudaFreeHost (cc->planes[i].stage_in);
+    cudaFreeHost (cc->planes[i].stage_out);
     memset (&cc->planes[i], 0, sizeof (cc->planes[i]));
   }
 }
@@ -174,11 +196,13 @@ ccv_cuda_free (CcvCuda * cc)
     cudaStreamDestroy (cc->compute);
   if (cc->down)
     cudaStreamDestroy (cc->down);
-  for (i = 0; i < CCV_MAX_STRIPS; i++) {
+  for (i = 0; i < CCV_EVENTS; i++) {
     if (cc->uploaded[i])
       cudaEventDestroy (cc->uploaded[i]);
     if (cc->filtered[i])
       cudaEventDestroy (cc->filtered[i]);
+    if (cc->downloaded[i])
+      cudaEventDestroy (cc->downloaded[i]);
   }
   free (cc);
 }
@@ -220,6 +244,8 @@ ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
     return 0;
   cudaFree (d->src);
   cudaFree (d->dst);
+  cudaFreeHost (d->stage_in);
+  cudaFreeHost (d->stage_out);
   memset (d, 0, sizeof (*d));
   CHECK (cudaMallocPitch ((void **) &d->src, &d->src_pitch, wb, pl->height),
       "cannot allocate GPU memory for a frame");
@@ -230,13 +256,161 @@ ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
   return 0;
 }
 
+/* Page-locked staging for one direction, allocated the first time a frame
+ * arrives in pageable memory. */
+static int
+ensure_stage (uint8_t ** stage, const DevPlane * d, char *err,
+    size_t err_len)
+{
+  if (!*stage)
+    CHECK (cudaHostAlloc ((void **) stage, (size_t) d->wb * d->height,
+            cudaHostAllocPortable), "cannot allocate page-locked memory");
+  return 0;
+}
+
+/* Whether the DMA engines can read or write host memory at p directly:
+ * page-locked memory (ccv_cuda_host_alloc, the element's buffer pool). */
+static bool
+is_pinned (const void *p)
+{
+  cudaPointerAttributes a;
+
+  if (cudaPointerGetAttributes (&a, p) != cudaSuccess) {
+    cudaGetLastError ();        /* not a sticky error: clear it */
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+static void
+copy_rows (uint8_t * dst, size_t dst_stride, const uint8_t * src,
+    size_t src_stride, size_t wb, int rows)
+{
+  for (int y = 0; y < rows; y++)
+    memcpy (dst + y * dst_stride, src + y * src_stride, wb);
+}
+
+/* One plane of a frame in host memory, in strips: strip k uploads while
+ * strip k - 1 is filtered and strip k - 2 downloads (three streams,
+ * ordered by events).  Pageable memory goes through page-locked staging,
+ * copied by the CPU a strip at a time while the DMA engines move the
+ * previous one: on the GPU host this beats cudaMemcpy from pageable memory
+ * (docs/performance.md).  Returns with the downloads enqueued; pageable
+ * output still has to be copied out (finish_plane). */
+static int
+enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
+    const CcvFilter * f, int *n_strips_out, int *strip_out, char *err,
+    size_t err_len)
+{
+  const CcvBorder border = f->settings.border;
+  const CcvTaps *kx = ccv_filter_taps_x (f, pl), *ky = ccv_filter_taps_y (f,
+      pl);
+  const int tile_rows = separable_tile_rows ();
+  DevPlane *d = &cc->planes[pi];
+  cudaEvent_t *uploaded = cc->uploaded + pi * CCV_MAX_STRIPS;
+  cudaEvent_t *filtered = cc->filtered + pi * CCV_MAX_STRIPS;
+  cudaEvent_t *downloaded = cc->downloaded + pi * CCV_MAX_STRIPS;
+  const bool pinned_in = is_pinned (pl->src), pinned_out = is_pinned (pl->dst);
+  int strip, n_strips, k, next_up = 0;
+
+  if (ensure_plane (cc, pi, pl, err, err_len) < 0)
+    return -1;
+  if (!pinned_in && ensure_stage (&d->stage_in, d, err, err_len) < 0)
+    return -1;
+  if (!pinned_out && ensure_stage (&d->stage_out, d, err, err_len) < 0)
+    return -1;
+
+  /* strips of whole tiles, each at least as tall as the vertical apron
+   * (tile_rows >= CCV_MAX_RADIUS), so strip k only needs k - 1 .. k + 1 */
+  strip = (pl->height + CCV_MAX_STRIPS - 1) / CCV_MAX_STRIPS;
+  strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
+  n_strips = (pl->height + strip - 1) / strip;
+  *n_strips_out = n_strips;
+  *strip_out = strip;
+
+  for (k = 0; k < n_strips; k++) {
+    const int y0 = k * strip;
+    const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
+    /* filtering strip k needs the apron below, in strip k + 1; wrap's top
+     * rows read the bottom of the plane */
+    int need = k + 1 < n_strips ? k + 1 : k;
+    CcvPlane dev = *pl;
+    SepParams p;
+
+    if (border == CCV_BORDER_WRAP && k == 0)
+      need = n_strips - 1;
+    for (; next_up <= need; next_up++) {
+      const int u0 = next_up * strip;
+      const int u1 = u0 + strip < pl->height ? u0 + strip : pl->height;
+      const uint8_t *from = pl->src + (size_t) u0 * pl->src_stride;
+      size_t from_stride = pl->src_stride;
+
+      if (!pinned_in) {
+        copy_rows (d->stage_in + (size_t) u0 * d->wb, d->wb, from,
+            pl->src_stride, d->wb, u1 - u0);
+        from = d->stage_in + (size_t) u0 * d->wb;
+        from_stride = d->wb;
+      }
+      CHECK (cudaMemcpy2DAsync (d->src + (size_t) u0 * d->src_pitch,
+              d->src_pitch, from, from_stride, d->wb, u1 - u0,
+              cudaMemcpyHostToDevice, cc->up),
+          "cannot upload a frame to the GPU");
+      CHECK (cudaEventRecord (uploaded[next_up], cc->up),
+          "cannot record a CUDA event");
+    }
+
+    CHECK (cudaStreamWaitEvent (cc->compute, uploaded[need], 0),
+        "cannot order CUDA streams");
+    dev.src = d->src;
+    dev.dst = d->dst;
+    dev.src_stride = (ptrdiff_t) d->src_pitch;
+    dev.dst_stride = (ptrdiff_t) d->dst_pitch;
+    sep_params_init (p, dev, *kx, *ky, border, y0, y1);
+    CHECK (launch_plane (p, f->settings.kernel, cc->compute),
+        "cannot launch the convolution kernel");
+    CHECK (cudaEventRecord (filtered[k], cc->compute),
+        "cannot record a CUDA event");
+
+    CHECK (cudaStreamWaitEvent (cc->down, filtered[k], 0),
+        "cannot order CUDA streams");
+    CHECK (cudaMemcpy2DAsync (pinned_out ? pl->dst + (size_t) y0 *
+            pl->dst_stride : d->stage_out + (size_t) y0 * d->wb,
+            pinned_out ? (size_t) pl->dst_stride : (size_t) d->wb,
+            d->dst + (size_t) y0 * d->dst_pitch, d->dst_pitch, d->wb,
+            y1 - y0, cudaMemcpyDeviceToHost, cc->down),
+        "cannot download a frame from the GPU");
+    CHECK (cudaEventRecord (downloaded[k], cc->down),
+        "cannot record a CUDA event");
+  }
+  return 0;
+}
+
+/* Copies pageable output out of staging as each strip lands. */
+static int
+finish_plane (CcvCuda * cc, int pi, const CcvPlane * pl, int n_strips,
+    int strip, char *err, size_t err_len)
+{
+  const DevPlane *d = &cc->planes[pi];
+
+  if (is_pinned (pl->dst))
+    return 0;
+  for (int k = 0; k < n_strips; k++) {
+    const int y0 = k * strip;
+    const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
+
+    CHECK (cudaEventSynchronize (cc->downloaded[pi * CCV_MAX_STRIPS + k]),
+        "the GPU failed to filter a frame");
+    copy_rows (pl->dst + (size_t) y0 * pl->dst_stride, pl->dst_stride,
+        d->stage_out + (size_t) y0 * d->wb, d->wb, d->wb, y1 - y0);
+  }
+  return 0;
+}
+
 extern "C" int
 ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes, int n_planes,
     const CcvFilter * f, char *err, size_t err_len)
 {
-  const CcvBorder border = f->settings.border;
-  const int tile_rows = separable_tile_rows ();
-  int i, k;
+  int n_strips[CCV_MAX_PLANES], strip[CCV_MAX_PLANES], i;
 
   if (n_planes > CCV_MAX_PLANES) {
     snprintf (err, err_len, "%d planes, at most %d supported", n_planes,
@@ -244,66 +418,14 @@ ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes, int n_planes,
     return -1;
   }
   CHECK (cudaSetDevice (cc->device), "cannot select the CUDA device");
-
-  for (i = 0; i < n_planes; i++) {
-    const CcvPlane *pl = &planes[i];
-    const CcvTaps *kx = ccv_filter_taps_x (f, pl), *ky = ccv_filter_taps_y (f,
-        pl);
-    DevPlane *d = &cc->planes[i];
-    int strip, n_strips;
-
-    if (ensure_plane (cc, i, pl, err, err_len) < 0)
+  for (i = 0; i < n_planes; i++)
+    if (enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i], err,
+            err_len) < 0)
       return -1;
-
-    /* strips of whole tiles, each at least as tall as the vertical apron
-     * (tile_rows >= CCV_MAX_RADIUS), so strip k only needs k - 1 .. k + 1 */
-    strip = (pl->height + CCV_MAX_STRIPS - 1) / CCV_MAX_STRIPS;
-    strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
-    if (strip < tile_rows)
-      strip = tile_rows;
-    n_strips = (pl->height + strip - 1) / strip;
-
-    for (k = 0; k < n_strips; k++) {
-      const int y0 = k * strip;
-      const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
-      CHECK (cudaMemcpy2DAsync (d->src + (size_t) y0 * d->src_pitch,
-              d->src_pitch, pl->src + (size_t) y0 * pl->src_stride,
-              pl->src_stride, d->wb, y1 - y0, cudaMemcpyHostToDevice,
-              cc->up), "cannot upload a frame to the GPU");
-      CHECK (cudaEventRecord (cc->uploaded[k], cc->up),
-          "cannot record a CUDA event");
-    }
-
-    for (k = 0; k < n_strips; k++) {
-      const int y0 = k * strip;
-      const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
-      /* the apron below comes with strip k + 1; wrap's top rows read the
-       * bottom of the plane */
-      int need = k + 1 < n_strips ? k + 1 : k;
-      CcvPlane dev = *pl;
-      SepParams p;
-
-      if (border == CCV_BORDER_WRAP && k == 0)
-        need = n_strips - 1;
-      CHECK (cudaStreamWaitEvent (cc->compute, cc->uploaded[need], 0),
-          "cannot order CUDA streams");
-      dev.src = d->src;
-      dev.dst = d->dst;
-      dev.src_stride = (ptrdiff_t) d->src_pitch;
-      dev.dst_stride = (ptrdiff_t) d->dst_pitch;
-      sep_params_init (p, dev, *kx, *ky, border, y0, y1);
-      CHECK (launch_separable (p, cc->compute),
-          "cannot launch the convolution kernel");
-      CHECK (cudaEventRecord (cc->filtered[k], cc->compute),
-          "cannot record a CUDA event");
-      CHECK (cudaStreamWaitEvent (cc->down, cc->filtered[k], 0),
-          "cannot order CUDA streams");
-      CHECK (cudaMemcpy2DAsync (pl->dst + (size_t) y0 * pl->dst_stride,
-              pl->dst_stride, d->dst + (size_t) y0 * d->dst_pitch,
-              d->dst_pitch, d->wb, y1 - y0, cudaMemcpyDeviceToHost,
-              cc->down), "cannot download a frame from the GPU");
-    }
-  }
+  for (i = 0; i < n_planes; i++)
+    if (finish_plane (cc, i, &planes[i], n_strips[i], strip[i], err,
+            err_len) < 0)
+      return -1;
   CHECK (cudaStreamSynchronize (cc->down), "the GPU failed to filter a frame");
   CHECK (cudaStreamSynchronize (cc->compute),
       "the GPU failed to filter a frame");
@@ -324,7 +446,7 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
 
     sep_params_init (p, *pl, *ccv_filter_taps_x (f, pl),
         *ccv_filter_taps_y (f, pl), f->settings.border, 0, pl->height);
-    e = launch_separable (p, (cudaStream_t) stream);
+    e = launch_plane (p, f->settings.kernel, (cudaStream_t) stream);
     if (e != cudaSuccess)
       return (int) e;
   }

@@ -44,7 +44,12 @@ struct SepParams
 void sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
     const CcvTaps & ky, CcvBorder border, int row_begin, int row_end);
 
+/* Filters with the taps, 2r + 1 of them a direction (ccv-separable.cu). */
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
+
+/* A box of p.rx, p.ry with running sums, whatever the radius; the taps
+ * are not read (ccv-box.cu). */
+cudaError_t launch_box (const SepParams & p, cudaStream_t stream);
 
 /* Rows a tile of the path that p takes covers: bands of a frame cut into
  * strips should be multiples of it so no tile straddles two bands. */

@@ -18,41 +18,22 @@
  */
 #include <cuda_runtime.h>
 
-#include "ccv-kernels.cuh"
+#include "ccv-tile.cuh"
 
 namespace ccv {
 
-constexpr int TILE_W = 128;     /* output bytes per tile row */
-constexpr int THREADS = 256;
 constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 bytes a thread */
 constexpr int ROW_GROUPS = THREADS / COL_GROUPS;
 constexpr int H_CHUNK = 16;     /* horizontal pass: 16 outputs a thread */
 constexpr int CHUNKS = TILE_W / H_CHUNK;
 
-__host__ __device__ constexpr int
-round_up16 (int v)
+/* Shared memory: the horizontally filtered rows (floats), then the border
+ * tables. */
+__host__ __device__ constexpr size_t
+sep_smem_bytes (const TileGeom & g)
 {
-  return (v + 15) & ~15;
+  return (size_t) g.rows * TILE_W * sizeof (float) + g.maps_bytes ();
 }
-
-/* A tile's geometry and its shared memory: the horizontally filtered rows
- * (floats), then the border tables (ints) that only border tiles fill. */
-struct TileGeom
-{
-  int apron;                    /* bytes read left and right, 16-aligned */
-  int span;                     /* TILE_W + 2 * apron */
-  int rows;                     /* tile_h + 2 * ry */
-  __host__ __device__ constexpr TileGeom (int rx, int ry, int nc, int tile_h)
-  : apron (round_up16 (rx * nc)), span (TILE_W + 2 * round_up16 (rx * nc)),
-      rows (tile_h + 2 * ry)
-  {
-  }
-  __host__ __device__ constexpr size_t smem_bytes () const
-  {
-    return (size_t) rows * TILE_W * sizeof (float)
-        + (size_t) (span + rows) * sizeof (int);
-  }
-};
 
 /* The float4 columns of a row of the float buffer are permuted so that the
  * horizontal pass's stores, 64 bytes apart, fall in distinct banks; the
@@ -62,31 +43,6 @@ __device__ __forceinline__ int
 swizzle4 (int c4)
 {
   return c4 ^ ((c4 >> 2) & 7);
-}
-
-/* Border tiles: each column and row the tile reads is mapped through the
- * border mode once, into tables: a byte offset in the row (components of
- * an interleaved plane mapped on their own) and a row, -1 reading 0. */
-template < CcvBorder B > __device__ void
-build_maps (const SepParams & p, const TileGeom & g, int *colmap,
-    int *rowmap, int x0, int y0)
-{
-  for (int c = threadIdx.x; c < g.span; c += THREADS) {
-    const int xb = x0 - g.apron + c;
-    const int px = xb >= 0 ? xb / p.nc : -((-xb + p.nc - 1) / p.nc);
-    const int xi = ccv_border_index (B, px, p.width);
-    colmap[c] = xi < 0 ? -1 : xi * p.nc + (xb - px * p.nc);
-  }
-  for (int r = threadIdx.x; r < g.rows; r += THREADS)
-    rowmap[r] = ccv_border_index (B, y0 - p.ry + r, p.height);
-}
-
-__device__ __forceinline__ float
-mapped_byte (const SepParams & p, const int *colmap, int row, int c)
-{
-  const int xo = colmap[c];
-  return (xo < 0 || row < 0) ? 0.0f :
-      (float) p.src[(size_t) row * p.src_pitch + xo];
 }
 
 __device__ __forceinline__ float
@@ -135,7 +91,7 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
       const int row = rowmap[r];
 #pragma unroll
       for (int j = 0; j < NF; j++)
-        f[j] = mapped_byte (p, colmap, row, k * H_CHUNK + A - R * NC + j);
+        f[j] = (float) mapped_byte (p, colmap, row, k * H_CHUNK + A - R * NC + j);
     }
 
     float4 *dst = (float4 *) (hbuf + r * TILE_W);
@@ -174,7 +130,7 @@ hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
     } else {
       const int row = rowmap[r];
       for (int t = 0; t <= 2 * p.rx; t++)
-        a = fmaf (p.kx[t], mapped_byte (p, colmap, row, off + c + t * p.nc),
+        a = fmaf (p.kx[t], (float) mapped_byte (p, colmap, row, off + c + t * p.nc),
             a);
     }
     hbuf[r * TILE_W + swizzle4 (c / 4) * 4 + c % 4] = a;
@@ -275,18 +231,6 @@ vpass_generic (const SepParams & p, const float *hbuf, int x0, int y0,
   }
 }
 
-/* A tile is interior when all it reads lies inside the plane (rows
- * [0, height), bytes [0, wb)) and all it writes inside the band.  Its
- * 16-byte loads then stay inside the allocation: the apron is rounded up
- * to 16 bytes, which the pitch is a multiple of. */
-__device__ __forceinline__ bool
-is_interior (const SepParams & p, int x0, int y0, int tile_h)
-{
-  return p.src_aligned16 && p.dst_aligned4 && x0 - p.rx * p.nc >= 0
-      && x0 + TILE_W + p.rx * p.nc <= p.wb && y0 - p.ry >= 0
-      && y0 + tile_h + p.ry <= p.height && y0 + tile_h <= p.row_end;
-}
-
 struct TileSmem
 {
   float *hbuf;
@@ -371,28 +315,12 @@ sep_generic (const __grid_constant__ SepParams p, int tile_h)
 
 typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
 
-/* Raises a kernel's dynamic shared memory limit once per process: the
- * attribute call costs microseconds, far more than a small frame's work. */
-static cudaError_t
-allow_smem (const void *kernel, int bytes, int *done)
-{
-  cudaError_t err = cudaSuccess;
-
-  if (*done < bytes) {
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (err == cudaSuccess)
-      *done = bytes;
-  }
-  return err;
-}
-
 template < int R, int NC, CcvBorder B > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
   static int smem_allowed;
-  const int smem = (int) TileGeom (R, R, NC, tile_h).smem_bytes ();
+  const int smem = (int) sep_smem_bytes (TileGeom (R, R, NC, tile_h));
   cudaError_t err;
 
   err = allow_smem ((const void *) sep_fixed < R, NC, B >, smem,
@@ -405,27 +333,12 @@ launch_fixed (const SepParams & p, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-template < int R, int NC > static FixedLauncher
-pick_border (CcvBorder b)
-{
-  switch (b) {
-    case CCV_BORDER_MIRROR:
-      return launch_fixed < R, NC, CCV_BORDER_MIRROR >;
-    case CCV_BORDER_WRAP:
-      return launch_fixed < R, NC, CCV_BORDER_WRAP >;
-    case CCV_BORDER_ZERO:
-      return launch_fixed < R, NC, CCV_BORDER_ZERO >;
-    case CCV_BORDER_CLAMP:
-    default:
-      return launch_fixed < R, NC, CCV_BORDER_CLAMP >;
-  }
-}
-
 template < int NC > static FixedLauncher
-pick_fixed (int r, CcvBorder b)
+pick_fixed (int r, int b)
 {
   switch (r) {
-#define CCV_FIXED_CASE(R) case R: return pick_border < R, NC > (b);
+#define CCV_FIXED_CASE(R) case R: return with_border (b, [](auto bc) { \
+        return launch_fixed < R, NC, decltype (bc)::value >; });
       CCV_FIXED_RADII (CCV_FIXED_CASE)
 #undef CCV_FIXED_CASE
     default:
@@ -436,36 +349,17 @@ pick_fixed (int r, CcvBorder b)
 static cudaError_t
 launch_generic (const SepParams & p, cudaStream_t stream)
 {
-  void (*k) (SepParams, int);
-  int dev, max_smem, tile_h;
+  static int smem_allowed[CCV_BORDER_N];
+  void (*k) (SepParams, int) = with_border (p.border, [](auto b) {
+        return sep_generic < decltype (b)::value >;
+      });
+  size_t smem;
+  const int tile_h = fit_tile_rows (p, 8 * ROW_GROUPS, ROW_GROUPS,
+      sep_smem_bytes, &smem);
   cudaError_t err;
 
-  switch (p.border) {
-    case CCV_BORDER_MIRROR:
-      k = sep_generic < CCV_BORDER_MIRROR >;
-      break;
-    case CCV_BORDER_WRAP:
-      k = sep_generic < CCV_BORDER_WRAP >;
-      break;
-    case CCV_BORDER_ZERO:
-      k = sep_generic < CCV_BORDER_ZERO >;
-      break;
-    default:
-      k = sep_generic < CCV_BORDER_CLAMP >;
-      break;
-  }
-  if ((err = cudaGetDevice (&dev)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute (&max_smem,
-              cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
-    return err;
-  /* the tallest tile (multiple of ROW_GROUPS) whose buffers fit */
-  for (tile_h = 8 * ROW_GROUPS; tile_h > ROW_GROUPS; tile_h /= 2)
-    if (TileGeom (p.rx, p.ry, p.nc, tile_h).smem_bytes () <= (size_t) max_smem)
-      break;
-  const size_t smem = TileGeom (p.rx, p.ry, p.nc, tile_h).smem_bytes ();
-  if (smem > (size_t) max_smem)
+  if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
-  static int smem_allowed[CCV_BORDER_N];
   err = allow_smem ((const void *) k, (int) smem, &smem_allowed[p.border]);
   if (err != cudaSuccess)
     return err;
@@ -489,9 +383,9 @@ launch_separable (const SepParams & p, cudaStream_t stream)
   if (!p.taps_nonneg)           /* the rounding in pack4 relies on it */
     return cudaErrorInvalidValue;
   if (p.rx == p.ry && p.nc == 1)
-    launch = pick_fixed < 1 > (p.rx, (CcvBorder) p.border);
+    launch = pick_fixed < 1 > (p.rx, p.border);
   else if (p.rx == p.ry && p.nc == 2)
-    launch = pick_fixed < 2 > (p.rx, (CcvBorder) p.border);
+    launch = pick_fixed < 2 > (p.rx, p.border);
   if (launch)
     return launch (p, stream);
   return launch_generic (p, stream);

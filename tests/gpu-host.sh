@@ -6,7 +6,8 @@
 #   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
 #
 #   check  build/tests/test-gpu (full matrix), compute-sanitizer memcheck
-#          and racecheck on test-gpu --quick, build/tests/test-gpu-element
+#          on test-gpu --quick and racecheck on test-gpu --race,
+#          build/tests/test-gpu-element
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
@@ -85,9 +86,9 @@ run_check () {
       step "memcheck test-gpu --quick" 300 memcheck.log \
         "$cs" --tool memcheck --leak-check full --error-exitcode 1 \
         "$BUILD/tests/test-gpu" --quick
-      step "racecheck test-gpu --quick" 300 racecheck.log \
+      step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --quick
+        "$BUILD/tests/test-gpu" --race
     fi
   fi
   if need "$BUILD/tests/test-gpu-element"; then

@@ -5,7 +5,7 @@
  * border mode, radii 1..64, sigma-only settings and sizes from 1x1 to
  * 3840x2160, with tight (odd) and padded strides.  Tolerance: +-1 LSB.
  *
- *   test-gpu [--quick] [--seed=N] [--threads=N] [--verbose]
+ *   test-gpu [--quick | --race] [--seed=N] [--threads=N] [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CCV_TEST_SEED.
@@ -91,6 +91,13 @@ static const unsigned full_radii[] = { 1, 2, 3, 4, 7, 8, 16, 31, 64 };
  * their chroma halves) and its generic path (31, 64). */
 static const unsigned quick_radii[] = { 1, 3, 16, 31, 64 };
 
+/* --race, for compute-sanitizer racecheck, which takes about a second a
+ * launch: interior and border tiles of the unrolled (1, 16) and generic
+ * (31) separable paths and of the box kernel, mirror border, I420 and
+ * NV12. */
+static const Size race_sizes[] = { {17, 9}, {385, 289} };
+static const unsigned race_radii[] = { 1, 16, 31 };
+
 /* Radius 0 with a sigma, and a sigma that does not match the radius. */
 static const struct
 {
@@ -124,7 +131,8 @@ typedef struct
 
 typedef struct
 {
-  int quick;
+  int quick;                    /* --quick or --race */
+  int race;
   int verbose;
   uint64_t seed;
   int n_threads;
@@ -553,14 +561,17 @@ now_s (void)
 static int
 build_settings (CcvSettings * out)
 {
-  const unsigned *radii = opt.quick ? quick_radii : full_radii;
-  int n_radii = opt.quick ? (int) (sizeof (quick_radii) / sizeof (unsigned))
+  const unsigned *radii = opt.race ? race_radii :
+      opt.quick ? quick_radii : full_radii;
+  int n_radii = opt.race ? (int) (sizeof (race_radii) / sizeof (unsigned)) :
+      opt.quick ? (int) (sizeof (quick_radii) / sizeof (unsigned))
       : (int) (sizeof (full_radii) / sizeof (unsigned));
   int n = 0, k, b, r, e;
 
-  /* the kernel type only changes the taps: the quick run takes gaussian */
-  for (k = 0; k < (opt.quick ? 1 : CCV_KERNEL_N); k++) {
+  for (k = 0; k < CCV_KERNEL_N; k++) {
     for (b = 0; b < CCV_BORDER_N; b++) {
+      if (opt.race && b != CCV_BORDER_MIRROR)
+        continue;
       for (r = 0; r < n_radii; r++) {
         memset (&out[n], 0, sizeof (out[n]));
         out[n].kernel = k;
@@ -574,7 +585,7 @@ build_settings (CcvSettings * out)
       e++) {
     for (b = 0; b < CCV_BORDER_N; b++) {
       /* the quick run takes the first two once, with mirror */
-      if (opt.quick && (b != CCV_BORDER_MIRROR || e >= 2))
+      if (opt.race || (opt.quick && (b != CCV_BORDER_MIRROR || e >= 2)))
         continue;
       memset (&out[n], 0, sizeof (out[n]));
       out[n].kernel = extra_settings[e].kernel;
@@ -590,6 +601,9 @@ build_settings (CcvSettings * out)
 static int
 format_in_run (int i)
 {
+  if (opt.race)
+    return strcmp (formats[i].name, "I420") == 0
+        || strcmp (formats[i].name, "NV12") == 0;
   return !opt.quick || formats[i].quick;
 }
 
@@ -808,8 +822,9 @@ out_layouts:
 static void
 usage (const char *argv0)
 {
-  printf ("usage: %s [--quick] [--seed=N] [--threads=N] [--verbose]\n"
-      "  --quick      small sizes, a few radii, gaussian only, one poison\n"
+  printf ("usage: %s [--quick | --race] [--seed=N] [--threads=N] [--verbose]\n"
+      "  --quick      small sizes, a few radii, one poison\n"
+      "  --race       a handful of cases for compute-sanitizer racecheck\n"
       "               value (for compute-sanitizer)\n"
       "  --seed=N     input seed (default 0x%x, or $CCV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
@@ -827,6 +842,8 @@ parse_args (int argc, char **argv)
   for (i = 1; i < argc; i++) {
     if (strcmp (argv[i], "--quick") == 0)
       opt.quick = 1;
+    else if (strcmp (argv[i], "--race") == 0)
+      opt.quick = opt.race = 1;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--seed=", 7) == 0)
@@ -873,13 +890,14 @@ main (int argc, char **argv)
     return 1;
   }
 
-  sizes = opt.quick ? quick_sizes : full_sizes;
-  n_sizes = opt.quick ? (int) (sizeof (quick_sizes) / sizeof (Size))
+  sizes = opt.race ? race_sizes : opt.quick ? quick_sizes : full_sizes;
+  n_sizes = opt.race ? (int) (sizeof (race_sizes) / sizeof (Size)) :
+      opt.quick ? (int) (sizeof (quick_sizes) / sizeof (Size))
       : (int) (sizeof (full_sizes) / sizeof (Size));
   n_settings = build_settings (settings);
 
   printf ("test-gpu: %s matrix on %s (sm_%d%d)\n",
-      opt.quick ? "quick" : "full", prop.name, prop.major, prop.minor);
+      opt.race ? "race" : opt.quick ? "quick" : "full", prop.name, prop.major, prop.minor);
   printf ("seed: 0x%" PRIx64 " (override with --seed=N or CCV_TEST_SEED)\n",
       opt.seed);
   printf ("tolerance: |gpu - reference| <= 1 LSB per sample; a larger "
@@ -895,7 +913,8 @@ main (int argc, char **argv)
   printf ("matrix: %d settings (kernel x border x radius, sigma-only) x %d "
       "sizes x %d formats x tight and padded strides (a case = one setting, "
       "size, format and layout); CPU reference on %d threads\n",
-      n_settings, n_sizes, opt.quick ? 3 : N_FORMATS, opt.n_threads);
+      n_settings, n_sizes, opt.race ? 2 : opt.quick ? 3 : N_FORMATS,
+      opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
   for (i = 0; i < n_sizes; i++) {
