@@ -22,6 +22,12 @@
  * backend filters the frames ("cuda" or "cpu"; "none" before the element
  * is started).
  *
+ * On the CUDA backend the element offers upstream a buffer pool of
+ * page-locked (pinned) host memory, and filters into buffers of the same
+ * memory: decoders and sources write their frames straight into memory the
+ * GPU reads by DMA, and the result comes back the same way, with no
+ * staging copy.  To every other element it is ordinary system memory.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=I420,width=1280,height=720 ! cudaconvolve radius=8 ! videoconvert ! autovideosink
@@ -41,6 +47,7 @@
 #include "gstcudaconvolve.h"
 #ifdef HAVE_CUDA
 #include "ccv-cuda.h"
+#include "gstccvhostallocator.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
@@ -74,6 +81,9 @@ struct _GstCudaConvolve
   CcvSettings settings;
   GstCudaConvolveBackend backend;
   const gchar *active_backend;
+#ifdef HAVE_CUDA
+  GstAllocator *host_allocator; /* pinned memory, opened on first use */
+#endif
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CcvSettings frame_settings;   /* this frame's copy of settings */
@@ -347,8 +357,10 @@ gst_cuda_convolve_finalize (GObject * object)
 #ifdef HAVE_CUDA
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
 
-  /* stop () frees it; this covers an element finalized without stopping */
+  /* stop () frees them; this covers an element finalized without
+   * stopping */
   g_clear_pointer (&self->cuda, ccv_cuda_free);
+  gst_clear_object (&self->host_allocator);
 #endif
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -413,6 +425,7 @@ gst_cuda_convolve_ensure_backend (GstCudaConvolve * self,
     GstCudaConvolveBackend backend)
 {
   gchar err[256] = "";
+  gboolean was_valid = self->engine_valid, used_cuda = self->use_cuda;
 
   if (self->engine_valid && self->engine_backend == backend)
     return TRUE;
@@ -443,6 +456,13 @@ gst_cuda_convolve_ensure_backend (GstCudaConvolve * self,
   GST_INFO_OBJECT (self, "Filtering on the %s", self->use_cuda ? "GPU (CUDA)"
       : "CPU");
   gst_cuda_convolve_set_active_backend (self, self->use_cuda ? "cuda" : "cpu");
+
+  /* Pinned pools go with the CUDA backend: when it comes or goes while
+   * playing, upstream and we pick pools again. */
+  if (was_valid && used_cuda != self->use_cuda) {
+    gst_base_transform_reconfigure_sink (GST_BASE_TRANSFORM (self));
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  }
   return TRUE;
 
   /* ERRORS */
@@ -476,12 +496,22 @@ static gboolean
 gst_cuda_convolve_stop (GstBaseTransform * trans)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+#ifdef HAVE_CUDA
+  GstAllocator *allocator;
+#endif
 
   gst_cuda_convolve_close_cuda (self);
   self->use_cuda = FALSE;
   self->engine_valid = FALSE;
   self->filter_valid = FALSE;
   gst_cuda_convolve_set_active_backend (self, "none");
+#ifdef HAVE_CUDA
+  /* Pools and buffers still in flight hold their own references to it. */
+  GST_OBJECT_LOCK (self);
+  allocator = g_steal_pointer (&self->host_allocator);
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&allocator);
+#endif
 
   return TRUE;
 }
@@ -515,6 +545,212 @@ gst_cuda_convolve_before_transform (GstBaseTransform * trans,
   }
 }
 
+#ifdef HAVE_CUDA
+/* Whether frames will be filtered on the GPU, so that pinned memory pays.
+ * The backend asked for, not the one running: upstream may ask before the
+ * first frame, and a change of backend reconfigures the pools. */
+static gboolean
+gst_cuda_convolve_wants_pinned (GstCudaConvolve * self)
+{
+  GstCudaConvolveBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->backend;
+  GST_OBJECT_UNLOCK (self);
+
+  switch (backend) {
+    case GST_CUDA_CONVOLVE_BACKEND_CPU:
+      return FALSE;
+    case GST_CUDA_CONVOLVE_BACKEND_CUDA:
+      return TRUE;
+    case GST_CUDA_CONVOLVE_BACKEND_AUTO:
+    default:
+      return ccv_cuda_device_count () > 0;
+  }
+}
+
+/* The element's pinned-memory allocator (a new reference), opened on first
+ * use; NULL when the device cannot be opened. */
+static GstAllocator *
+gst_cuda_convolve_get_host_allocator (GstCudaConvolve * self)
+{
+  GstAllocator *allocator = NULL, *spare = NULL;
+  gchar err[256] = "";
+
+  GST_OBJECT_LOCK (self);
+  if (self->host_allocator)
+    allocator = gst_object_ref (self->host_allocator);
+  GST_OBJECT_UNLOCK (self);
+  if (allocator)
+    return allocator;
+
+  /* Opening the device takes a while: not under the lock.  When two
+   * threads race here, the second allocator is dropped. */
+  allocator = gst_ccv_host_allocator_new (0, err, sizeof (err));
+  if (!allocator) {
+    GST_WARNING_OBJECT (self, "No pinned memory, using system memory: %s",
+        err);
+    return NULL;
+  }
+
+  GST_OBJECT_LOCK (self);
+  if (self->host_allocator) {
+    spare = allocator;
+    allocator = gst_object_ref (self->host_allocator);
+  } else {
+    self->host_allocator = gst_object_ref (allocator);
+  }
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&spare);
+
+  return allocator;
+}
+
+/* Puts a GstVideoBufferPool of pinned memory first in query, in place of
+ * GstVideoFilter's system-memory one, and the allocator first among the
+ * allocation params: upstream that configures the pool with the first
+ * allocator, or allocates without a pool, gets pinned memory as well.
+ * Leaves the query as it is when no pinned memory can be had. */
+static void
+gst_cuda_convolve_propose_pinned (GstCudaConvolve * self, GstQuery * query)
+{
+  GstAllocationParams params;
+  GstAllocator *allocator, *other = NULL;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gchar *name;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return;
+  allocator = gst_cuda_convolve_get_host_allocator (self);
+  if (!allocator)
+    return;
+
+  /* The alignment, prefix and padding already asked for still hold. */
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    gst_query_parse_nth_allocation_param (query, 0, &other, &params);
+    gst_clear_object (&other);
+  }
+
+  pool = gst_video_buffer_pool_new ();
+  name = g_strdup_printf ("%s-pinned-pool", GST_OBJECT_NAME (self));
+  g_object_set (pool, "name", name, NULL);
+  g_free (name);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    goto config_failed;
+
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+  else
+    gst_query_add_allocation_param (query, allocator, &params);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, 0, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+  GST_DEBUG_OBJECT (self, "proposing %" GST_PTR_FORMAT " of pinned memory",
+      pool);
+
+  gst_object_unref (pool);
+  gst_object_unref (allocator);
+  return;
+
+  /* ERRORS */
+config_failed:
+  {
+    GST_WARNING_OBJECT (self, "Cannot configure a pool of pinned memory; "
+        "proposing system memory");
+    gst_object_unref (pool);
+    gst_object_unref (allocator);
+  }
+}
+
+static gboolean
+is_system_allocator (GstAllocator * allocator)
+{
+  return !allocator || g_strcmp0 (allocator->mem_type,
+      GST_ALLOCATOR_SYSMEM) == 0;
+}
+
+/* A pool of no particular memory: GstBufferPool or GstVideoBufferPool
+ * themselves (not a subclass) on system memory. */
+static gboolean
+is_plain_pool (GstBufferPool * pool)
+{
+  GType type = G_OBJECT_TYPE (pool);
+  GstAllocator *allocator = NULL;
+  GstStructure *config;
+  gboolean plain;
+
+  if (type != GST_TYPE_BUFFER_POOL && type != GST_TYPE_VIDEO_BUFFER_POOL)
+    return FALSE;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, NULL);
+  plain = is_system_allocator (allocator);
+  gst_structure_free (config);
+
+  return plain;
+}
+
+/* Output buffers of pinned memory, so that the download from the GPU is a
+ * DMA straight into them.  Only when downstream has no memory of its own
+ * to offer: a pool or allocator that is more than plain system memory (a
+ * sink's pool, GL or dmabuf memory, or pinned already) is kept, as writing
+ * into it saves downstream a copy, which beats a faster download.  Here we
+ * only hand our allocator over: GstVideoFilter makes the pool where there
+ * is none and GstBaseTransform configures it with the first allocator. */
+static void
+gst_cuda_convolve_decide_pinned (GstCudaConvolve * self, GstQuery * query)
+{
+  GstAllocationParams params;
+  GstAllocator *allocator = NULL;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean have_pool, have_params, special;
+
+  have_pool = gst_query_get_n_allocation_pools (query) > 0;
+  if (have_pool)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  gst_allocation_params_init (&params);
+  have_params = gst_query_get_n_allocation_params (query) > 0;
+  if (have_params)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+
+  special = (pool && !is_plain_pool (pool)) ||
+      !is_system_allocator (allocator);
+  if (special)
+    GST_DEBUG_OBJECT (self, "keeping downstream's %" GST_PTR_FORMAT
+        " and %" GST_PTR_FORMAT, pool, allocator);
+  gst_clear_object (&pool);
+  gst_clear_object (&allocator);
+  if (special)
+    return;
+
+  allocator = gst_cuda_convolve_get_host_allocator (self);
+  if (!allocator)
+    return;
+
+  /* A pool of our own rather than downstream's plain one, keeping the
+   * buffer counts downstream asked for. */
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, NULL, size, min, max);
+  if (have_params)
+    gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+  else
+    gst_query_add_allocation_param (query, allocator, &params);
+  GST_DEBUG_OBJECT (self, "output buffers of pinned memory");
+  gst_object_unref (allocator);
+}
+#endif
+
 static gboolean
 gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -523,12 +759,20 @@ gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
           decide_query, query))
     return FALSE;
 
-  /* In passthrough (no decide_query) downstream answered for us. Otherwise
-   * frames are mapped through GstVideoMeta, so any stride and plane offset
+  /* In passthrough (no decide_query) downstream answered for us. */
+  if (!decide_query)
+    return TRUE;
+
+  /* Frames are mapped through GstVideoMeta, so any stride and plane offset
    * upstream likes is fine. */
-  if (decide_query &&
-      !gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+#ifdef HAVE_CUDA
+  /* On the CPU, GstVideoFilter's pool of system memory. */
+  if (gst_cuda_convolve_wants_pinned (GST_CUDA_CONVOLVE (trans)))
+    gst_cuda_convolve_propose_pinned (GST_CUDA_CONVOLVE (trans), query);
+#endif
 
   return TRUE;
 }
@@ -537,6 +781,11 @@ static gboolean
 gst_cuda_convolve_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
+#ifdef HAVE_CUDA
+  if (gst_cuda_convolve_wants_pinned (GST_CUDA_CONVOLVE (trans)))
+    gst_cuda_convolve_decide_pinned (GST_CUDA_CONVOLVE (trans), query);
+#endif
+
   /* GstVideoFilter's choice (a video buffer pool, with GstVideoMeta when
    * downstream accepts it) suits the filter: output strides are read from
    * each frame. */

@@ -331,6 +331,118 @@ GST_START_TEST (test_allocation_accepts_video_meta)
 
 GST_END_TEST;
 
+/* The mem_type of cudaconvolve's pinned host memory. */
+#define PINNED_MEMORY_TYPE "CcvHostMemory"
+
+static gboolean
+is_system_allocator (GstAllocator * allocator)
+{
+  return !allocator || g_str_equal (allocator->mem_type, GST_ALLOCATOR_SYSMEM);
+}
+
+/* With backend (cpu, or auto without a GPU) the element answers the
+ * ALLOCATION query with GstVideoFilter's pool of system memory and offers
+ * no pinned allocator; a frame written into a buffer of that pool is
+ * filtered like any other, into system memory. */
+static void
+check_system_memory_allocation (const gchar * backend)
+{
+  GRand *rand = g_rand_new_with_seed (5);
+  GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
+  GstAllocator *allocator = NULL;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstBuffer *in = NULL, *out;
+  GstHarness *h;
+  GstVideoInfo info;
+  GstMapInfo map;
+  GstCaps *caps;
+  GstQuery *query;
+  CcvSettings s;
+  guint i, size, min, max;
+  gchar *active;
+  gsize j;
+
+  fail_unless (e != NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
+  g_object_set (e, "radius", 3, NULL);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  info_init (&info, "I420", 37, 19);
+  harness_set_info (h, &info);
+  caps = gst_video_info_to_caps (&info);
+  query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+
+  for (i = 0; i < gst_query_get_n_allocation_params (query); i++) {
+    gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
+    fail_unless (is_system_allocator (allocator), "backend=%s offers %s",
+        backend, allocator->mem_type);
+    gst_clear_object (&allocator);
+  }
+  fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  fail_unless (pool != NULL);
+  fail_unless_equals_string (G_OBJECT_TYPE_NAME (pool), "GstVideoBufferPool");
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, NULL);
+  fail_unless (is_system_allocator (allocator), "backend=%s: a pool of %s",
+      backend, allocator->mem_type);
+  gst_buffer_pool_config_set_params (config, caps, MAX (size, info.size), 1,
+      0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &in, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (in, 0),
+          GST_ALLOCATOR_SYSMEM));
+
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+  for (j = 0; j < map.size; j++)
+    map.data[j] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (in, &map);
+  element_settings (e, &s);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL && out != in);
+  check_against_reference (&info, in, out, &s, backend);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          GST_ALLOCATOR_SYSMEM));
+  fail_if (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          PINNED_MEMORY_TYPE));
+  g_object_get (e, "active-backend", &active, NULL);
+  fail_unless_equals_string (active, "cpu");
+  g_free (active);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  gst_object_unref (e);
+  g_rand_free (rand);
+}
+
+/* Pinned memory is for the GPU: backend=cpu keeps system memory. */
+GST_START_TEST (test_allocation_cpu_system_memory)
+{
+  check_system_memory_allocation ("cpu");
+}
+
+GST_END_TEST;
+
+/* Without a GPU, backend=auto filters on the CPU from the default pool. */
+GST_START_TEST (test_allocation_auto_without_gpu)
+{
+  if (device_count () > 0) {
+    GST_INFO ("a CUDA device is usable: test-gpu-element checks the pool");
+    return;
+  }
+  check_system_memory_allocation ("auto");
+}
+
+GST_END_TEST;
+
 /* A constant picture stays constant under any normalised blur, except with
  * border=zero, which darkens the edges but not the middle. */
 GST_START_TEST (test_constant_frame)
@@ -865,6 +977,8 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_formats_match_reference);
   tcase_add_test (tc, test_odd_strides);
   tcase_add_test (tc, test_allocation_accepts_video_meta);
+  tcase_add_test (tc, test_allocation_cpu_system_memory);
+  tcase_add_test (tc, test_allocation_auto_without_gpu);
   tcase_add_test (tc, test_change_while_playing);
   tcase_add_test (tc, test_timestamps);
   tcase_add_test (tc, test_backend_cuda_without_gpu);

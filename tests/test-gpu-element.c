@@ -381,6 +381,227 @@ GST_START_TEST (test_caps_change_cuda)
 
 GST_END_TEST;
 
+/* The mem_type of cudaconvolve's pinned host memory. */
+#define PINNED_MEMORY_TYPE "CcvHostMemory"
+
+static gboolean
+buffer_is_pinned (GstBuffer * buf)
+{
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buf); i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (buf, i),
+            PINNED_MEMORY_TYPE))
+      return FALSE;
+  return gst_buffer_n_memory (buf) > 0;
+}
+
+/* Asks the element for a pool as upstream does, checks that it and the
+ * first allocation param are pinned memory, and returns the pool
+ * configured for caps and active. */
+static GstBufferPool *
+pinned_pool_from_query (GstHarness * h, GstCaps * caps, gsize frame_size)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstMemory *mem;
+  guint size, min, max;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+
+  /* for upstream that allocates without a pool */
+  fail_unless (gst_query_get_n_allocation_params (query) > 0);
+  gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+  fail_unless (allocator != NULL, "no allocator proposed");
+  fail_unless_equals_string (allocator->mem_type, PINNED_MEMORY_TYPE);
+  mem = gst_allocator_alloc (allocator, 1000, &params);
+  fail_unless (mem != NULL && gst_memory_is_type (mem, PINNED_MEMORY_TYPE));
+  gst_memory_unref (mem);
+  gst_object_unref (allocator);
+
+  fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  fail_unless (pool != NULL, "no pool proposed");
+  fail_unless (size >= frame_size);
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_META));
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, NULL);
+  fail_unless (allocator != NULL, "the pool has no allocator");
+  fail_unless_equals_string (allocator->mem_type, PINNED_MEMORY_TYPE);
+  /* as a source would: its own buffer counts, the proposed allocator */
+  gst_buffer_pool_config_set_params (config, caps, size, 2, 0);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  gst_query_unref (query);
+  return pool;
+}
+
+/* A frame of random bytes from pool. */
+static GstBuffer *
+pool_buffer_random (GstBufferPool * pool, GRand * rand)
+{
+  GstBuffer *buf = NULL;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (buffer_is_pinned (buf), "a pool buffer is not pinned");
+  fill_random (buf, rand);
+  return buf;
+}
+
+/* Share, copy and span behave as for system memory, on the same bytes. */
+static void
+check_memory_ops (GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0), *a, *b, *copy;
+  GstMapInfo whole, part;
+  gsize offset = 99;
+
+  fail_unless (mem->size >= 400);
+  fail_unless (gst_memory_map (mem, &whole, GST_MAP_READ));
+
+  a = gst_memory_share (mem, 3, 100);
+  b = gst_memory_share (mem, 103, 200);
+  fail_unless (gst_memory_is_type (a, PINNED_MEMORY_TYPE));
+  fail_unless (gst_memory_map (a, &part, GST_MAP_READ));
+  fail_unless_equals_int (part.size, 100);
+  fail_unless (part.data == whole.data + 3, "a share copied the data");
+  gst_memory_unmap (a, &part);
+  fail_unless (gst_memory_is_span (a, b, &offset));
+  fail_unless_equals_int (offset, 3);
+  fail_if (gst_memory_is_span (b, a, NULL));
+
+  copy = gst_memory_copy (mem, 7, 300);
+  fail_unless (gst_memory_is_type (copy, PINNED_MEMORY_TYPE));
+  fail_unless (gst_memory_map (copy, &part, GST_MAP_READ));
+  fail_unless_equals_int (part.size, 300);
+  fail_unless (part.data != whole.data + 7);
+  fail_unless (memcmp (part.data, whole.data + 7, 300) == 0);
+  gst_memory_unmap (copy, &part);
+
+  gst_memory_unmap (mem, &whole);
+  gst_memory_unref (copy);
+  gst_memory_unref (b);
+  gst_memory_unref (a);
+}
+
+/* backend=cuda proposes upstream a pool of pinned memory and filters into
+ * pinned buffers; frames from that pool match the reference.  Buffers
+ * still held after the element is gone stay valid and are freed then. */
+GST_START_TEST (test_pinned_pool_cuda)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+  } cases[] = {
+    {"GRAY8", 385, 289}, {"I420", 385, 289}, {"YV12", 37, 19},
+    {"NV12", 1921, 1081}, {"NV21", 385, 289}, {"Y42B", 385, 289},
+    {"Y444", 3, 7},
+  };
+  GRand *rand = g_rand_new_with_seed (SEED + 3);
+  GstBuffer *kept_in = NULL, *kept_out = NULL;
+  GstVideoInfo kept_info;
+  CcvSettings kept_settings;
+  guint c, i;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    GstElement *e;
+    GstHarness *h = harness_new_cuda (&e);
+    GstBufferPool *pool;
+    GstVideoInfo info;
+    GstCaps *caps;
+
+    g_object_set (e, "radius", 4, NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "border", "mirror");
+    info_init (&info, cases[c].format, cases[c].w, cases[c].h);
+    caps = gst_video_info_to_caps (&info);
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    pool = pinned_pool_from_query (h, caps, info.size);
+
+    for (i = 0; i < 3; i++) {
+      GstBuffer *in = pool_buffer_random (pool, rand), *out;
+      CcvSettings s;
+
+      if (c == 0 && i == 0)
+        check_memory_ops (in);
+      element_settings (e, &s);
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL && out != in);
+      compare_with_reference (&info, in, out, &s, TRUE, "pinned pool");
+      fail_unless (buffer_is_pinned (out), "the output is not pinned");
+      check_active_backend (e, "cuda");
+      if (c == G_N_ELEMENTS (cases) - 1 && i == 2) {
+        kept_in = in;
+        kept_out = out;
+        kept_info = info;
+        kept_settings = s;
+      } else {
+        gst_buffer_unref (in);
+        gst_buffer_unref (out);
+      }
+    }
+
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+    gst_object_unref (pool);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+
+  /* The element, its engine and both pools are gone: the buffers still
+   * read, and their memory is freed with them. */
+  compare_with_reference (&kept_info, kept_in, kept_out, &kept_settings,
+      TRUE, "after teardown");
+  gst_buffer_unref (kept_in);
+  gst_buffer_unref (kept_out);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Leaving the CUDA backend while playing goes back to system memory, and
+ * returning to it to pinned memory, from the second frame on at the latest
+ * (the switch happens while a frame is filtered, into a buffer already
+ * taken). */
+GST_START_TEST (test_pinned_backend_switch_cuda)
+{
+  static const struct
+  {
+    const gchar *backend;
+    gboolean pinned;
+  } steps[] = { {"cuda", TRUE}, {"cpu", FALSE}, {"cuda", TRUE} };
+  GRand *rand = g_rand_new_with_seed (SEED + 4);
+  GstElement *e;
+  GstHarness *h = harness_new_cuda (&e);
+  GstVideoInfo info;
+  GstBuffer *out;
+  guint i, f;
+
+  info_init (&info, "I420", 385, 289);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
+    gst_util_set_object_arg (G_OBJECT (e), "backend", steps[i].backend);
+    for (f = 0; f < 2; f++) {
+      push_and_check (h, e, &info, rand, FALSE, steps[i].backend, NULL,
+          &out);
+      if (f == 1)
+        fail_unless_equals_int (buffer_is_pinned (out), steps[i].pinned);
+      gst_buffer_unref (out);
+    }
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_gpu_suite (void)
 {
@@ -392,6 +613,8 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_formats_cuda_match_reference);
   tcase_add_test (tc, test_change_while_playing_cuda);
   tcase_add_test (tc, test_caps_change_cuda);
+  tcase_add_test (tc, test_pinned_pool_cuda);
+  tcase_add_test (tc, test_pinned_backend_switch_cuda);
   return s;
 }
 
