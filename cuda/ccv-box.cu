@@ -17,24 +17,33 @@
 
 namespace ccv {
 
-constexpr int SEG = 32;         /* outputs a thread slides over */
+constexpr int SEG = 32;         /* outputs a thread slides over in a row */
 constexpr int MAX_TILE_H = 64;
+constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 columns a thread */
+constexpr int ROW_SEGS = THREADS / COL_GROUPS;
 
 /* Staged rows are 4 bytes longer than the span so that a warp reading one
- * column of 32 consecutive rows hits 32 banks; the integer rows are one
- * word longer for the same reason. */
+ * column of 32 consecutive rows hits 32 banks.  The rows of sums are 4 ints
+ * longer than the tile so that 8 consecutive rows' 16-byte stores do. */
 __host__ __device__ constexpr int
 in_pitch (const TileGeom & g)
 {
   return g.span + 4;
 }
 
-constexpr int H_PITCH = TILE_W + 1;
+constexpr int H_PITCH = TILE_W + 4;
+
+/* Shared memory: staged bytes, the sums (16-byte aligned), the tables. */
+__host__ __device__ constexpr int
+hsum_offset (const TileGeom & g)
+{
+  return round_up16 (g.rows * in_pitch (g));
+}
 
 __host__ __device__ constexpr size_t
 box_smem_bytes (const TileGeom & g)
 {
-  return (size_t) g.rows * in_pitch (g) + (size_t) g.rows * H_PITCH * 4
+  return (size_t) hsum_offset (g) + (size_t) g.rows * H_PITCH * 4
       + g.maps_bytes ();
 }
 
@@ -68,72 +77,89 @@ box_stage (const SepParams & p, const TileGeom & g, uint8_t * in,
   }
 }
 
-/* Window sums along segments of SEG outputs of every staged row.  Item i
- * takes row i % rows, so a warp reads one column of consecutive rows. */
-__device__ void
+/* Window sums along segments of SEG outputs of every staged row: one
+ * addition and one subtraction an output.  Item i takes row i % rows, so a
+ * warp reads one column of consecutive rows. */
+template < int NC > __device__ void
 box_hpass (const SepParams & p, const TileGeom & g, const uint8_t * in,
     int *hsum)
 {
-  const int pitch = in_pitch (g), nc = p.nc, d = (2 * p.rx + 1) * nc;
+  const int pitch = in_pitch (g), d = (2 * p.rx + 1) * NC;
   const int n = g.rows * (TILE_W / SEG);
 
   for (int i = threadIdx.x; i < n; i += THREADS) {
     const int r = i % g.rows, x0 = (i / g.rows) * SEG;
-    /* window of output x: bytes x - rx * nc .. x + rx * nc, step nc */
-    const uint8_t *lo = in + r * pitch + g.apron - p.rx * nc + x0;
-    int *out = hsum + r * H_PITCH + x0;
+    /* the window of output x is lo[x], lo[x + NC], ... lo[x + d - NC] */
+    const uint8_t *lo = in + r * pitch + g.apron - p.rx * NC + x0;
+    const uint8_t *hi = lo + d - NC;
+    int4 *out = (int4 *) (hsum + r * H_PITCH + x0);
+    int s[NC], v[SEG];
 
-    for (int c = 0; c < nc; c++) {
-      int s = 0;
-      for (int t = 0; t < d; t += nc)
-        s += lo[c + t];
-      out[c] = s;
-      for (int x = c + nc; x < SEG; x += nc) {
-        s += lo[x + d - nc] - lo[x - nc];
-        out[x] = s;
-      }
+#pragma unroll
+    for (int c = 0; c < NC; c++) {
+      s[c] = 0;
+      for (int t = 0; t < d; t += NC)
+        s[c] += lo[c + t];
+      v[c] = s[c];
     }
+#pragma unroll
+    for (int x = NC; x < SEG; x++) {
+      s[x % NC] += hi[x] - lo[x - NC];
+      v[x] = s[x % NC];
+    }
+#pragma unroll
+    for (int q = 0; q < SEG / 4; q++)
+      out[q] = make_int4 (v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
   }
 }
 
-/* floor (S / n2 + 1/2) = floor ((2 S + n2) / (2 n2)), exactly: a float
- * estimate, then one correction each way. */
+/* round (S / n2) for a window of n2 = (2 rx + 1)(2 ry + 1) samples, in
+ * the low byte.  n2 is odd, so S / n2 is never a half: it lies at least
+ * 1 / (2 n2) >= 3e-5 from one, more than the error of this float
+ * evaluation (< 2.5e-5 for S < 2^22), so the result is exact. */
 __device__ __forceinline__ uint32_t
-box_round (int s, int den, float inv_den)
+box_round (int s, float inv_n2)
 {
-  const int num = 2 * s + (den >> 1);
-  int q = (int) ((float) num * inv_den);
-  q -= q * den > num;
-  q += (q + 1) * den <= num;
-  return (uint32_t) q;
+  return __float_as_uint (__fadd_rd (fmaf ((float) s, inv_n2, 0.5f),
+          8388608.0f));
 }
 
-/* Window sums down segments of each column; writes bytes. */
+/* Window sums down each column: a thread slides 4 columns down a segment
+ * of the tile's rows and writes 4 bytes a row. */
 __device__ void
 box_vpass (const SepParams & p, const int *hsum, int x0, int y0, int tile_h,
     bool guard)
 {
   const int d = 2 * p.ry + 1;
-  const int den = 2 * d * (2 * p.rx + 1);
-  const float inv_den = 1.0f / den;
-  const int segs = THREADS / TILE_W;
-  const int len = (tile_h + segs - 1) / segs;
-  const int c = threadIdx.x % TILE_W, o0 = (threadIdx.x / TILE_W) * len;
-  const int x = x0 + c;
-  int s = 0;
+  const float inv_n2 = 1.0f / (float) (d * (2 * p.rx + 1));
+  const int len = tile_h / ROW_SEGS;
+  const int cg = threadIdx.x % COL_GROUPS;
+  const int o0 = (threadIdx.x / COL_GROUPS) * len;
+  const int4 *h = (const int4 *) hsum + cg;
+  const int x = x0 + cg * 4;
+  int4 s = make_int4 (0, 0, 0, 0);
 
-  if (guard && x >= p.wb)
-    return;
-  for (int t = 0; t < d; t++)
-    s += hsum[(o0 + t) * H_PITCH + c];
-  for (int o = o0; o < o0 + len && o < tile_h; o++) {
-    const int y = y0 + o;
-    if (o > o0)
-      s += hsum[(o + d - 1) * H_PITCH + c] - hsum[(o - 1) * H_PITCH + c];
-    if (guard && y >= p.row_end)
-      break;
-    p.dst[(size_t) y * p.dst_pitch + x] = (uint8_t) box_round (s, den,
-        inv_den);
+  for (int t = 0; t < d; t++) {
+    const int4 v = h[(o0 + t) * (H_PITCH / 4)];
+    s.x += v.x;
+    s.y += v.y;
+    s.z += v.z;
+    s.w += v.w;
+  }
+  for (int o = o0; o < o0 + len; o++) {
+    if (o > o0) {
+      const int4 a = h[(o + d - 1) * (H_PITCH / 4)];
+      const int4 b = h[(o - 1) * (H_PITCH / 4)];
+      s.x += a.x - b.x;
+      s.y += a.y - b.y;
+      s.z += a.z - b.z;
+      s.w += a.w - b.w;
+    }
+    const uint32_t lo = __byte_perm (box_round (s.x, inv_n2),
+        box_round (s.y, inv_n2), 0x0040);
+    const uint32_t hi = __byte_perm (box_round (s.z, inv_n2),
+        box_round (s.w, inv_n2), 0x0040);
+    store4 (p, x, y0 + o, __byte_perm (lo, hi, 0x5410), guard);
   }
 }
 
@@ -144,7 +170,7 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
   const TileGeom g (p.rx, p.ry, p.nc, tile_h);
   extern __shared__ uint4 smem[];
   uint8_t *in = (uint8_t *) smem;
-  int *hsum = (int *) (in + g.rows * in_pitch (g));
+  int *hsum = (int *) (in + hsum_offset (g));
   int *colmap = hsum + g.rows * H_PITCH, *rowmap = colmap + g.span;
   const int x0 = blockIdx.x * TILE_W;
   const int y0 = p.row_begin + blockIdx.y * tile_h;
@@ -152,7 +178,10 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
 
   box_stage < B > (p, g, in, colmap, rowmap, x0, y0, interior);
   __syncthreads ();
-  box_hpass (p, g, in, hsum);
+  if (p.nc == 1)
+    box_hpass < 1 > (p, g, in, hsum);
+  else
+    box_hpass < 2 > (p, g, in, hsum);
   __syncthreads ();
   box_vpass (p, hsum, x0, y0, tile_h, !interior);
 }
@@ -160,7 +189,7 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
 cudaError_t
 launch_box (const SepParams & p, cudaStream_t stream)
 {
-  static int smem_allowed[CCV_BORDER_N];
+  static SmemAllowed smem_allowed[CCV_BORDER_N];
   void (*k) (SepParams, int) = with_border (p.border, [](auto b) {
         return box_kernel < decltype (b)::value >;
       });
@@ -169,8 +198,8 @@ launch_box (const SepParams & p, cudaStream_t stream)
   cudaError_t err;
 
   if (tile_h == 0)
-    return cudaErrorInvalidConfiguration;
-  err = allow_smem ((const void *) k, (int) smem, &smem_allowed[p.border]);
+    return cudaErrorNotSupported;       /* too little shared memory */
+  err = allow_smem ((const void *) k, (int) smem, smem_allowed[p.border]);
   if (err != cudaSuccess)
     return err;
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,

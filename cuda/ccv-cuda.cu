@@ -16,7 +16,9 @@
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip
  * k-1 downloads. */
+#ifndef CCV_MAX_STRIPS
 #define CCV_MAX_STRIPS 8
+#endif
 #define CCV_EVENTS (CCV_MAX_PLANES * CCV_MAX_STRIPS)
 
 /* A plane's buffers, kept while its geometry stays the same: on the
@@ -71,13 +73,23 @@ sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
     p.taps_nonneg &= ky.w[i] >= 0.0f;
 }
 
+/* Above this radius the box runs as running sums; up to it the tap kernel,
+ * fed the box's equal taps, is faster (docs/performance.md). */
+#define CCV_BOX_SUMS_MIN_RADIUS 9
+
 /* The one place that maps a kernel type to its GPU implementation. */
 static cudaError_t
 launch_plane (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
 {
   switch (kernel) {
     case CCV_KERNEL_BOX:
-      return launch_box (p, stream);
+      if (p.rx >= CCV_BOX_SUMS_MIN_RADIUS || p.ry >= CCV_BOX_SUMS_MIN_RADIUS) {
+        const cudaError_t e = launch_box (p, stream);
+        if (e != cudaErrorNotSupported)
+          return e;
+      }
+      /* the taps are the box's */
+      [[fallthrough]];
     case CCV_KERNEL_GAUSSIAN:
     default:
       return launch_separable (p, stream);
@@ -247,10 +259,21 @@ ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
   cudaFreeHost (d->stage_in);
   cudaFreeHost (d->stage_out);
   memset (d, 0, sizeof (*d));
-  CHECK (cudaMallocPitch ((void **) &d->src, &d->src_pitch, wb, pl->height),
-      "cannot allocate GPU memory for a frame");
-  CHECK (cudaMallocPitch ((void **) &d->dst, &d->dst_pitch, wb, pl->height),
-      "cannot allocate GPU memory for a frame");
+  if (wb % 16 == 0) {
+    /* tight rows: a copy from a tight host frame is one linear DMA, which
+     * runs faster than a pitched one; 16-byte aligned rows still take the
+     * kernels' vector path */
+    d->src_pitch = d->dst_pitch = wb;
+    CHECK (cudaMalloc ((void **) &d->src, (size_t) wb * pl->height),
+        "cannot allocate GPU memory for a frame");
+    CHECK (cudaMalloc ((void **) &d->dst, (size_t) wb * pl->height),
+        "cannot allocate GPU memory for a frame");
+  } else {
+    CHECK (cudaMallocPitch ((void **) &d->src, &d->src_pitch, wb,
+            pl->height), "cannot allocate GPU memory for a frame");
+    CHECK (cudaMallocPitch ((void **) &d->dst, &d->dst_pitch, wb,
+            pl->height), "cannot allocate GPU memory for a frame");
+  }
   d->wb = wb;
   d->height = pl->height;
   return 0;
@@ -379,8 +402,9 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
             d->dst + (size_t) y0 * d->dst_pitch, d->dst_pitch, d->wb,
             y1 - y0, cudaMemcpyDeviceToHost, cc->down),
         "cannot download a frame from the GPU");
-    CHECK (cudaEventRecord (downloaded[k], cc->down),
-        "cannot record a CUDA event");
+    if (!pinned_out)
+      CHECK (cudaEventRecord (downloaded[k], cc->down),
+          "cannot record a CUDA event");
   }
   return 0;
 }

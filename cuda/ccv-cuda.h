@@ -44,6 +44,9 @@ void ccv_cuda_host_free (CcvCuda * cc, void *ptr);
 /* Filters planes whose src and dst are device pointers, asynchronously on
  * stream (a cudaStream_t, NULL for the legacy default stream).  The kernel
  * alone: for the conformance suite, the benchmark and CUDA-memory frames.
+ * Each plane's src must be readable for height * src_stride bytes, and up
+ * to the next multiple of 16 past the last row's samples when src and its
+ * stride are 16-byte aligned (as cudaMalloc and cudaMallocPitch give).
  * Returns 0 or a cudaError_t. */
 int ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
     const CcvFilter * f, void *stream);

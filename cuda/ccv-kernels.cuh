@@ -48,7 +48,8 @@ void sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
 
 /* A box of p.rx, p.ry with running sums, whatever the radius; the taps
- * are not read (ccv-box.cu). */
+ * are not read (ccv-box.cu).  cudaErrorNotSupported when the device has
+ * too little shared memory for the radius. */
 cudaError_t launch_box (const SepParams & p, cudaStream_t stream);
 
 /* Rows a tile of the path that p takes covers: bands of a frame cut into

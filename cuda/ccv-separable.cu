@@ -24,7 +24,7 @@ namespace ccv {
 
 constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 bytes a thread */
 constexpr int ROW_GROUPS = THREADS / COL_GROUPS;
-constexpr int H_CHUNK = 16;     /* horizontal pass: 16 outputs a thread */
+constexpr int H_CHUNK = 16;     /* horizontal pass: outputs a thread */
 constexpr int CHUNKS = TILE_W / H_CHUNK;
 
 /* Shared memory: the horizontally filtered rows (floats), then the border
@@ -43,14 +43,6 @@ __device__ __forceinline__ int
 swizzle4 (int c4)
 {
   return c4 ^ ((c4 >> 2) & 7);
-}
-
-__device__ __forceinline__ float
-u8_to_f (uint32_t word, int byte)
-{
-  /* 0x4B0000xx is 2^23 + xx as a float: two integer ops, no I2F */
-  return __uint_as_float (__byte_perm (word, 0x4B000000u,
-          0x7440u | byte)) - 8388608.0f;
 }
 
 /* Horizontal pass, radius known at compile time: a thread filters 16
@@ -110,68 +102,48 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
   }
 }
 
-/* Horizontal pass, any radius: one output at a time. */
+/* Horizontal pass, any radius: a thread filters 4 outputs of one
+ * component (x, x + nc, x + 2 nc, x + 3 nc), sliding a window of 4 inputs
+ * along the taps, so that each input it reads feeds 4 outputs. */
 template < bool BORDER > __device__ void
 hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
     const int *rowmap, float *hbuf, int x0, int y0)
 {
-  const int n = g.rows * TILE_W;
-  const int off = g.apron - p.rx * p.nc;
+  const int nc = p.nc, n = g.rows * (TILE_W / 4);
 
   for (int i = threadIdx.x; i < n; i += THREADS) {
-    const int r = i / TILE_W, c = i % TILE_W;
-    float a = 0.0f;
+    const int r = i / (TILE_W / 4), q = i % (TILE_W / 4);
+    const int c0 = (q / nc) * 4 * nc + q % nc;
+    /* input j of this thread's stream: byte c0 + (j - rx) * nc of the row */
+    const int base = c0 - p.rx * nc;
+    const uint8_t *row = p.src + (size_t) (y0 - p.ry + r) * p.src_pitch
+        + x0 + base;
+    const int mrow = BORDER ? rowmap[r] : 0;
+    auto in = [&](int j) -> float {
+      return BORDER ? (float) mapped_byte (p, colmap, mrow,
+          g.apron + base + j * nc) : (float) row[j * nc];
+    };
+    float f0 = in (0), f1 = in (1), f2 = in (2);
+    float a0 = 0.f, a1 = 0.f, a2 = 0.f, a3 = 0.f;
 
-    if (!BORDER) {
-      const uint8_t *s = p.src + (size_t) (y0 - p.ry + r) * p.src_pitch
-          + x0 + c - p.rx * p.nc;
-      for (int t = 0; t <= 2 * p.rx; t++)
-        a = fmaf (p.kx[t], (float) s[t * p.nc], a);
-    } else {
-      const int row = rowmap[r];
-      for (int t = 0; t <= 2 * p.rx; t++)
-        a = fmaf (p.kx[t], (float) mapped_byte (p, colmap, row, off + c + t * p.nc),
-            a);
+#pragma unroll 4
+    for (int t = 0; t <= 2 * p.rx; t++) {
+      const float f3 = in (t + 3), k = p.kx[t];
+      a0 = fmaf (k, f0, a0);
+      a1 = fmaf (k, f1, a1);
+      a2 = fmaf (k, f2, a2);
+      a3 = fmaf (k, f3, a3);
+      f0 = f1;
+      f1 = f2;
+      f2 = f3;
     }
-    hbuf[r * TILE_W + swizzle4 (c / 4) * 4 + c % 4] = a;
-  }
-}
-
-/* Rounds half away from zero and saturates to 0..255, exactly as
- * ccv_round_sat_u8: the byte lands in the low bits of the result.  The
- * separable kernels' taps are non-negative and sum to 1 (checked in
- * sep_params_init), so a result lies in [0, 255.5) and needs no clamp. */
-__device__ __forceinline__ uint32_t
-round_sat_bits (float v)
-{
-  const float t = v + 0.5f;
-  /* adding 2^23 rounding down leaves floor (t) in the mantissa */
-  return __float_as_uint (__fadd_rd (t, 8388608.0f));
-}
-
-__device__ __forceinline__ uint32_t
-pack4 (const float4 & a)
-{
-  const uint32_t lo = __byte_perm (round_sat_bits (a.x),
-      round_sat_bits (a.y), 0x0040);
-  const uint32_t hi = __byte_perm (round_sat_bits (a.z),
-      round_sat_bits (a.w), 0x0040);
-  return __byte_perm (lo, hi, 0x5410);
-}
-
-__device__ __forceinline__ void
-store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
-{
-  uint8_t *d = p.dst + (size_t) y * p.dst_pitch + x;
-
-  if (!guard) {
-    *(uint32_t *) d = v;
-  } else if (y < p.row_end) {
-    if (x + 3 < p.wb && p.dst_aligned4)
-      *(uint32_t *) d = v;
-    else
-      for (int b = 0; b < 4 && x + b < p.wb; b++)
-        d[b] = (uint8_t) (v >> (8 * b));
+    float *h = hbuf + r * TILE_W;
+    const float a[4] = { a0, a1, a2, a3 };
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int c = c0 + e * nc;
+      h[swizzle4 (c / 4) * 4 + c % 4] = a[e];
+    }
   }
 }
 
@@ -319,12 +291,12 @@ template < int R, int NC, CcvBorder B > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
-  static int smem_allowed;
+  static SmemAllowed smem_allowed;
   const int smem = (int) sep_smem_bytes (TileGeom (R, R, NC, tile_h));
   cudaError_t err;
 
   err = allow_smem ((const void *) sep_fixed < R, NC, B >, smem,
-      &smem_allowed);
+      smem_allowed);
   if (err != cudaSuccess)
     return err;
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
@@ -349,7 +321,7 @@ pick_fixed (int r, int b)
 static cudaError_t
 launch_generic (const SepParams & p, cudaStream_t stream)
 {
-  static int smem_allowed[CCV_BORDER_N];
+  static SmemAllowed smem_allowed[CCV_BORDER_N];
   void (*k) (SepParams, int) = with_border (p.border, [](auto b) {
         return sep_generic < decltype (b)::value >;
       });
@@ -360,7 +332,7 @@ launch_generic (const SepParams & p, cudaStream_t stream)
 
   if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
-  err = allow_smem ((const void *) k, (int) smem, &smem_allowed[p.border]);
+  err = allow_smem ((const void *) k, (int) smem, smem_allowed[p.border]);
   if (err != cudaSuccess)
     return err;
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,

@@ -78,19 +78,74 @@ mapped_byte (const SepParams & p, const int *colmap, int row, int c)
   return (xo < 0 || row < 0) ? 0u : p.src[(size_t) row * p.src_pitch + xo];
 }
 
-/* Raises a kernel's dynamic shared memory limit once per process: the
+__device__ __forceinline__ float
+u8_to_f (uint32_t word, int byte)
+{
+  /* 0x4B0000xx is 2^23 + xx as a float: two integer ops, no I2F */
+  return __uint_as_float (__byte_perm (word, 0x4B000000u,
+          0x7440u | byte)) - 8388608.0f;
+}
+
+/* Rounds half away from zero and saturates to 0..255, exactly as
+ * ccv_round_sat_u8: the byte lands in the low bits of the result.  The
+ * separable kernels' taps are non-negative and sum to 1 (checked in
+ * sep_params_init), so a result lies in [0, 255.5) and needs no clamp. */
+__device__ __forceinline__ uint32_t
+round_sat_bits (float v)
+{
+  const float t = v + 0.5f;
+  /* adding 2^23 rounding down leaves floor (t) in the mantissa */
+  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+}
+
+__device__ __forceinline__ uint32_t
+pack4 (const float4 & a)
+{
+  const uint32_t lo = __byte_perm (round_sat_bits (a.x),
+      round_sat_bits (a.y), 0x0040);
+  const uint32_t hi = __byte_perm (round_sat_bits (a.z),
+      round_sat_bits (a.w), 0x0040);
+  return __byte_perm (lo, hi, 0x5410);
+}
+
+/* Writes 4 output bytes of row y from x on.  guard: the tile may stick
+ * out of the plane or the band, or the destination may be unaligned. */
+__device__ __forceinline__ void
+store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
+{
+  uint8_t *d = p.dst + (size_t) y * p.dst_pitch + x;
+
+  if (!guard) {
+    *(uint32_t *) d = v;
+  } else if (y < p.row_end) {
+    if (x + 3 < p.wb && p.dst_aligned4)
+      *(uint32_t *) d = v;
+    else
+      for (int b = 0; b < 4 && x + b < p.wb; b++)
+        d[b] = (uint8_t) (v >> (8 * b));
+  }
+}
+
+/* The dynamic shared memory a kernel has been allowed, per device. */
+constexpr int SMEM_DEVICES = 16;
+typedef int SmemAllowed[SMEM_DEVICES];
+
+/* Raises a kernel's dynamic shared memory limit once per device: the
  * attribute call costs microseconds, far more than a small frame's work. */
 static inline cudaError_t
-allow_smem (const void *kernel, int bytes, int *done)
+allow_smem (const void *kernel, int bytes, SmemAllowed done)
 {
-  cudaError_t err = cudaSuccess;
+  int dev = 0;
+  cudaError_t err = cudaGetDevice (&dev);
 
-  if (*done < bytes) {
-    err = cudaFuncSetAttribute (kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-    if (err == cudaSuccess)
-      *done = bytes;
-  }
+  if (err != cudaSuccess)
+    return err;
+  if (dev < SMEM_DEVICES && done[dev] >= bytes)
+    return cudaSuccess;
+  err = cudaFuncSetAttribute (kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess && dev < SMEM_DEVICES)
+    done[dev] = bytes;
   return err;
 }
 
