@@ -75,7 +75,7 @@ sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
 
 /* Above this radius the box runs as running sums; up to it the tap kernel,
  * fed the box's equal taps, is faster (docs/performance.md). */
-#define CCV_BOX_SUMS_MIN_RADIUS 9
+#define CCV_BOX_SUMS_MIN_RADIUS 17
 
 /* The one place that maps a kernel type to its GPU implementation. */
 static cudaError_t
