@@ -226,20 +226,21 @@ ccv_cuda_describe (const CcvCuda * cc)
 }
 
 extern "C" void *
-ccv_cuda_host_alloc (CcvCuda * cc, size_t size)
+ccv_cuda_host_alloc (int device_id, size_t size)
 {
   void *p = NULL;
 
-  if (cudaSetDevice (cc->device) != cudaSuccess ||
-      cudaHostAlloc (&p, size, cudaHostAllocPortable) != cudaSuccess)
+  if (cudaSetDevice (device_id) != cudaSuccess ||
+      cudaHostAlloc (&p, size, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: clear it */
     return NULL;
+  }
   return p;
 }
 
 extern "C" void
-ccv_cuda_host_free (CcvCuda * cc, void *ptr)
+ccv_cuda_host_free (void *ptr)
 {
-  (void) cc;
   if (ptr)
     cudaFreeHost (ptr);
 }

@@ -37,9 +37,11 @@ int ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes,
 /* Frees the engine's frame buffers (on caps change or stop). */
 void ccv_cuda_release_buffers (CcvCuda * cc);
 
-/* Page-locked host memory for a buffer pool, or NULL. */
-void *ccv_cuda_host_alloc (CcvCuda * cc, size_t size);
-void ccv_cuda_host_free (CcvCuda * cc, void *ptr);
+/* Page-locked host memory, for a buffer pool: the GPU's DMA engines read
+ * and write it directly.  NULL when it cannot be had.  Independent of any
+ * engine: memory may outlive the engine that filters it. */
+void *ccv_cuda_host_alloc (int device_id, size_t size);
+void ccv_cuda_host_free (void *ptr);
 
 /* Filters planes whose src and dst are device pointers, asynchronously on
  * stream (a cudaStream_t, NULL for the legacy default stream).  The kernel

@@ -47,7 +47,6 @@ struct _GstCcvHostAllocator
   GstAllocator parent;
 
   gint device_id;
-  CcvCuda *cuda;                /* for ccv_cuda_host_alloc */
 };
 
 static void gst_ccv_host_allocator_finalize (GObject * object);
@@ -103,8 +102,7 @@ gst_ccv_host_allocator_finalize (GObject * object)
   GstCcvHostAllocator *self = GST_CCV_HOST_ALLOCATOR (object);
 
   /* Every block is freed by now: each held a reference to us. */
-  GST_DEBUG_OBJECT (self, "closing device %d", self->device_id);
-  g_clear_pointer (&self->cuda, ccv_cuda_free);
+  GST_DEBUG_OBJECT (self, "done with device %d", self->device_id);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -115,28 +113,27 @@ gst_ccv_host_allocator_finalize (GObject * object)
  * @err: where a sentence for the user goes on failure
  * @err_len: the size of @err
  *
- * Opens @device_id for the allocator's own use; the allocator does not
- * need its creator afterwards.
+ * The allocator does not need its creator afterwards.
  *
  * Returns: (transfer full) (nullable): an allocator of page-locked host
- * memory, or %NULL with @err filled when the device cannot be opened.
+ * memory, or %NULL with @err filled when there is no such device.
  */
 GstAllocator *
 gst_ccv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
 {
   GstCcvHostAllocator *self;
-  CcvCuda *cuda;
+  const int n = ccv_cuda_device_count ();
 
-  cuda = ccv_cuda_new (device_id, err, err_len);
-  if (!cuda)
+  if (device_id < 0 || device_id >= n) {
+    g_snprintf (err, err_len, "CUDA device %d does not exist (%d found)",
+        device_id, n);
     return NULL;
+  }
 
   self = g_object_new (GST_TYPE_CCV_HOST_ALLOCATOR, NULL);
   gst_object_ref_sink (self);
   self->device_id = device_id;
-  self->cuda = cuda;
-  GST_DEBUG_OBJECT (self, "page-locked memory for %s",
-      ccv_cuda_describe (cuda));
+  GST_DEBUG_OBJECT (self, "page-locked memory for CUDA device %d", device_id);
 
   return GST_ALLOCATOR (self);
 }
@@ -184,7 +181,7 @@ gst_ccv_host_allocator_alloc (GstAllocator * allocator, gsize size,
 
   /* The runtime returns page-aligned blocks; the extra align bytes cover
    * any larger alignment asked for. */
-  block = ccv_cuda_host_alloc (self->cuda, maxsize + align);
+  block = ccv_cuda_host_alloc (self->device_id, maxsize + align);
   if (!block)
     goto alloc_failed;
 
@@ -215,13 +212,12 @@ alloc_failed:
 static void
 gst_ccv_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
-  GstCcvHostAllocator *self = GST_CCV_HOST_ALLOCATOR (allocator);
   GstCcvHostMemory *hmem = (GstCcvHostMemory *) mem;
 
   /* A shared memory only drops its reference on the parent, which
    * GstMemory does for us. */
   if (hmem->block)
-    ccv_cuda_host_free (self->cuda, hmem->block);
+    ccv_cuda_host_free (hmem->block);
   g_free (hmem);
 }
 
