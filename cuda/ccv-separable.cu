@@ -322,23 +322,16 @@ static cudaError_t
 launch_generic (const SepParams & p, cudaStream_t stream)
 {
   static SmemAllowed smem_allowed[CCV_BORDER_N];
-  void (*k) (SepParams, int) = with_border (p.border, [](auto b) {
+  const TiledKernel k = with_border (p.border, [](auto b) {
         return sep_generic < decltype (b)::value >;
       });
   size_t smem;
   const int tile_h = fit_tile_rows (p, 8 * ROW_GROUPS, ROW_GROUPS,
       sep_smem_bytes, &smem);
-  cudaError_t err;
 
   if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
-  err = allow_smem ((const void *) k, (int) smem, smem_allowed[p.border]);
-  if (err != cudaSuccess)
-    return err;
-  dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
-      (p.row_end - p.row_begin + tile_h - 1) / tile_h);
-  k <<< grid, THREADS, smem, stream >>> (p, tile_h);
-  return cudaGetLastError ();
+  return launch_tiled (k, p, tile_h, smem, smem_allowed[p.border], stream);
 }
 
 int

@@ -149,6 +149,24 @@ allow_smem (const void *kernel, int bytes, SmemAllowed done)
   return err;
 }
 
+/* Launches k (kernel of (params, tile rows)) over the band of p in tiles of
+ * tile_h rows, with smem bytes of dynamic shared memory. */
+typedef void (*TiledKernel) (SepParams, int);
+
+static inline cudaError_t
+launch_tiled (TiledKernel k, const SepParams & p, int tile_h, size_t smem,
+    SmemAllowed done, cudaStream_t stream)
+{
+  const cudaError_t err = allow_smem ((const void *) k, (int) smem, done);
+
+  if (err != cudaSuccess)
+    return err;
+  dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
+      (p.row_end - p.row_begin + tile_h - 1) / tile_h);
+  k <<< grid, THREADS, smem, stream >>> (p, tile_h);
+  return cudaGetLastError ();
+}
+
 /* The tallest tile, a multiple of `step` rows from `max_h` down, whose
  * shared memory (smem_for (TileGeom)) fits the device; 0 if none does. */
 template < typename F > static int
