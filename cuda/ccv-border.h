@@ -15,7 +15,7 @@
 typedef enum
 {
   CCV_BORDER_CLAMP = 0,         /* aaa|abcd|ddd */
-  CCV_BORDER_MIRROR = 1,        /* dcb|abcd|cba: the edge sample is not repeated */
+  CCV_BORDER_MIRROR = 1,        /* dcb|abcd|cba: edge sample not repeated */
   CCV_BORDER_WRAP = 2,          /* bcd|abcd|abc */
   CCV_BORDER_ZERO = 3,          /* 000|abcd|000 */
   CCV_BORDER_N

@@ -83,7 +83,8 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
       const int row = rowmap[r];
 #pragma unroll
       for (int j = 0; j < NF; j++)
-        f[j] = (float) mapped_byte (p, colmap, row, k * H_CHUNK + A - R * NC + j);
+        f[j] = (float) mapped_byte (p, colmap, row,
+            k * H_CHUNK + A - R * NC + j);
     }
 
     float4 *dst = (float4 *) (hbuf + r * TILE_W);
@@ -116,8 +117,9 @@ hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
     const int c0 = (q / nc) * 4 * nc + q % nc;
     /* input j of this thread's stream: byte c0 + (j - rx) * nc of the row */
     const int base = c0 - p.rx * nc;
-    const uint8_t *row = p.src + (size_t) (y0 - p.ry + r) * p.src_pitch
-        + x0 + base;
+    /* interior: the row itself; border: through the tables */
+    const uint8_t *row = BORDER ? NULL : p.src
+        + (size_t) (y0 - p.ry + r) * p.src_pitch + x0 + base;
     const int mrow = BORDER ? rowmap[r] : 0;
     auto in = [&](int j) -> float {
       return BORDER ? (float) mapped_byte (p, colmap, mrow,

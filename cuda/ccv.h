@@ -25,7 +25,8 @@ extern "C" {
  * (value, nick, description) and the coefficient switch in ccv-coeffs.c are
  * generated from or keyed on this list.  X (NAME, "nick", "description") */
 #define CCV_KERNEL_TYPES(X) \
-  X (GAUSSIAN, "gaussian", "Gaussian blur (sigma 0 = 0.3 * (radius - 1) + 0.8)") \
+  X (GAUSSIAN, "gaussian", \
+      "Gaussian blur (sigma 0 = 0.3 * (radius - 1) + 0.8)") \
   X (BOX, "box", "Box (mean) blur over (2 * radius + 1)^2 samples")
 
 typedef enum
