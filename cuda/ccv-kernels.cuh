@@ -44,6 +44,24 @@ struct SepParams
 void sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
     const CcvTaps & ky, CcvBorder border, int row_begin, int row_end);
 
+/* The planes of one frame, for a single launch (ccv-separable.cu). */
+struct FrameParams
+{
+  SepParams plane[3];
+  int n;
+  int first_block[4];           /* filled by the launcher */
+  int tiles_x[3];
+};
+
+/* Luma radii whose 4:2:0 frames (luma R, chroma (R + 1) / 2, both in
+ * CCV_FIXED_RADII) run in one launch. */
+#define CCV_FRAME_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
+  X (12) X (16)
+
+/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch;
+ * cudaErrorNotSupported for any other geometry or radius. */
+cudaError_t launch_frame420 (const FrameParams & fp, cudaStream_t stream);
+
 /* Filters with the taps, 2r + 1 of them a direction (ccv-separable.cu). */
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
 

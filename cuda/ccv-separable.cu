@@ -237,17 +237,17 @@ fixed_min_blocks (int r)
 #endif
 }
 
-template < int R, int NC, CcvBorder B > __global__ void
-__launch_bounds__ (THREADS, fixed_min_blocks (R))
-sep_fixed (const __grid_constant__ SepParams p)
+/* One tile (bx, by) of plane p with the unrolled radius R. */
+template < int R, int NC, CcvBorder B > __device__ __forceinline__ void
+tile_fixed (const SepParams & p, int bx, int by)
 {
   constexpr int RPT = fixed_rpt (R);
   constexpr int TILE_H = ROW_GROUPS * RPT;
   constexpr TileGeom g (R, R, NC, TILE_H);
   extern __shared__ uint4 smem[];
   const TileSmem sm (smem, g);
-  const int x0 = blockIdx.x * TILE_W;
-  const int y0 = p.row_begin + blockIdx.y * TILE_H;
+  const int x0 = bx * TILE_W;
+  const int y0 = p.row_begin + by * TILE_H;
 
   if (is_interior (p, x0, y0, TILE_H)) {
     hpass_fixed < R, NC, false > (p, g, sm.colmap, sm.rowmap, sm.hbuf, x0,
@@ -262,6 +262,37 @@ sep_fixed (const __grid_constant__ SepParams p)
     __syncthreads ();
     vpass_fixed < R, RPT, true > (p, sm.hbuf, x0, y0);
   }
+}
+
+template < int R, int NC, CcvBorder B > __global__ void
+__launch_bounds__ (THREADS, fixed_min_blocks (R))
+sep_fixed (const __grid_constant__ SepParams p)
+{
+  tile_fixed < R, NC, B > (p, blockIdx.x, blockIdx.y);
+}
+
+/* A 4:2:0 frame in one launch: the luma plane (radius R) and its chroma
+ * planes (radius (R + 1) / 2, NC components), each block taking one tile
+ * of one plane.  Each plane is named by a constant index so that its taps
+ * stay immediate operands. */
+template < int R, int NC, CcvBorder B > __global__ void
+__launch_bounds__ (THREADS, fixed_min_blocks ((R + 1) / 2) <
+    fixed_min_blocks (R) ? fixed_min_blocks ((R + 1) / 2) :
+    fixed_min_blocks (R))
+sep_frame420 (const __grid_constant__ FrameParams fp)
+{
+  constexpr int RC = (R + 1) / 2;
+  const int b = blockIdx.x;
+
+  if (b < fp.first_block[1])
+    tile_fixed < R, 1, B > (fp.plane[0], b % fp.tiles_x[0],
+        b / fp.tiles_x[0]);
+  else if (b < fp.first_block[2])
+    tile_fixed < RC, NC, B > (fp.plane[1], (b - fp.first_block[1]) %
+        fp.tiles_x[1], (b - fp.first_block[1]) / fp.tiles_x[1]);
+  else
+    tile_fixed < RC, NC, B > (fp.plane[2], (b - fp.first_block[2]) %
+        fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
 template < CcvBorder B > __global__ void
@@ -334,6 +365,65 @@ launch_generic (const SepParams & p, cudaStream_t stream)
   if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
   return launch_tiled (k, p, tile_h, smem, smem_allowed[p.border], stream);
+}
+
+template < int R, int NC, CcvBorder B > static cudaError_t
+launch_frame420_rnb (const FrameParams & fp0, cudaStream_t stream)
+{
+  constexpr int RC = (R + 1) / 2;
+  static SmemAllowed smem_allowed;
+  const int smem_l = (int) sep_smem_bytes (TileGeom (R, R, 1,
+          ROW_GROUPS * fixed_rpt (R)));
+  const int smem_c = (int) sep_smem_bytes (TileGeom (RC, RC, NC,
+          ROW_GROUPS * fixed_rpt (RC)));
+  const int smem = smem_l > smem_c ? smem_l : smem_c;
+  FrameParams fp = fp0;
+  int blocks = 0;
+  cudaError_t err;
+
+  for (int i = 0; i < 3; i++) {
+    const SepParams & p = fp.plane[i < fp.n ? i : fp.n - 1];
+    const int tile_h = ROW_GROUPS * fixed_rpt (i == 0 ? R : RC);
+    fp.first_block[i] = blocks;
+    fp.tiles_x[i] = (p.wb + TILE_W - 1) / TILE_W;
+    if (i < fp.n)
+      blocks += fp.tiles_x[i] * ((p.row_end - p.row_begin + tile_h - 1)
+          / tile_h);
+  }
+  fp.first_block[3] = blocks;
+  err = allow_smem ((const void *) sep_frame420 < R, NC, B >, smem,
+      smem_allowed);
+  if (err != cudaSuccess)
+    return err;
+  sep_frame420 < R, NC, B > <<< blocks, THREADS, smem, stream >>> (fp);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+launch_frame420 (const FrameParams & fp, cudaStream_t stream)
+{
+  typedef cudaError_t (*Launcher) (const FrameParams &, cudaStream_t);
+  const SepParams & l = fp.plane[0], &c = fp.plane[1];
+  Launcher launch = NULL;
+
+  if (fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
+      || c.rx != (l.rx + 1) / 2 || (fp.n == 3 && (fp.plane[2].nc != c.nc
+              || fp.plane[2].rx != c.rx || fp.plane[2].ry != c.ry)))
+    return cudaErrorNotSupported;
+  switch (l.rx * 4 + c.nc) {
+#define CCV_FRAME_CASE(R) \
+    case R * 4 + 1: launch = with_border (l.border, [](auto b) { \
+          return launch_frame420_rnb < R, 1, decltype (b)::value >; }); \
+      break; \
+    case R * 4 + 2: launch = with_border (l.border, [](auto b) { \
+          return launch_frame420_rnb < R, 2, decltype (b)::value >; }); \
+      break;
+      CCV_FRAME_RADII (CCV_FRAME_CASE)
+#undef CCV_FRAME_CASE
+    default:
+      return cudaErrorNotSupported;
+  }
+  return launch (fp, stream);
 }
 
 int
