@@ -274,6 +274,100 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   return ccv_cuda_filter_device (&p, 1, &b->filter, stream) == 0;
 }
 
+/* A 4:2:0 frame (I420, or NV12 when nv12) in device memory: frame i of
+ * the rotation, all planes in one call or a call a plane. */
+typedef struct
+{
+  int w, h, n, nv12, per_plane;
+  uint8_t *src, *dst;
+  CcvFilter filter;
+} FrameBench;
+
+static bool
+launch_frame (void *ctx, int i, cudaStream_t stream)
+{
+  FrameBench *b = (FrameBench *) ctx;
+  const size_t ysz = (size_t) b->w * b->h, csz = ysz / 4;
+  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
+  CcvPlane p[3];
+  int n = b->nv12 ? 2 : 3, k;
+
+  memset (p, 0, sizeof (p));
+  for (k = 0; k < n; k++) {
+    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
+
+    p[k].src = b->src + off + poff;
+    p[k].dst = b->dst + off + poff;
+    p[k].width = k == 0 ? b->w : b->w / 2;
+    p[k].height = k == 0 ? b->h : b->h / 2;
+    p[k].n_comp = k > 0 && b->nv12 ? 2 : 1;
+    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp;
+    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
+  }
+  if (!b->per_plane)
+    return ccv_cuda_filter_device (p, n, &b->filter, stream) == 0;
+  for (k = 0; k < n; k++)
+    if (ccv_cuda_filter_device (&p[k], 1, &b->filter, stream) != 0)
+      return false;
+  return true;
+}
+
+/* Whole frames: one launch for all planes against a launch a plane. */
+static int
+bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
+{
+  static const int sizes[][2] = { {3840, 2160}, {1920, 1080} };
+  static const int radii[] = { 1, 2, 4, 8 };
+
+  printf ("\n### whole 4:2:0 frames in device memory\n\n");
+  printf ("- gaussian, border clamp, tight strides; the same frames through "
+      "one ccv_cuda_filter_device () call with all planes (one launch) and "
+      "through a call a plane\n\n");
+  printf ("| format | size | r | one launch µs | a launch per plane µs | "
+      "saved |\n|---|---|---:|---:|---:|---:|\n");
+  for (int nv12 = 0; nv12 < 2; nv12++) {
+    for (int z = 0; z < 2; z++) {
+      FrameBench b;
+      const size_t frame = (size_t) sizes[z][0] * sizes[z][1] * 3 / 2;
+
+      memset (&b, 0, sizeof (b));
+      b.w = sizes[z][0];
+      b.h = sizes[z][1];
+      b.nv12 = nv12;
+      b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
+      CHECK (cudaMalloc (&b.src, frame * b.n));
+      CHECK (cudaMalloc (&b.dst, frame * b.n));
+      CHECK (cudaMemset (b.src, 0x5a, frame * b.n));
+      for (int ri = 0; ri < (int) (sizeof (radii) / sizeof (radii[0])); ri++) {
+        CcvSettings st;
+        float us[2];
+        bool graph;
+
+        memset (&st, 0, sizeof (st));
+        st.kernel = CCV_KERNEL_GAUSSIAN;
+        st.border = CCV_BORDER_CLAMP;
+        st.radius = radii[ri];
+        ccv_filter_init (&b.filter, &st);
+        for (b.per_plane = 0; b.per_plane < 2; b.per_plane++) {
+          us[b.per_plane] = time_calls (launch_frame, &b, std::max (b.n, 24),
+              stream, &graph);
+          if (us[b.per_plane] < 0) {
+            printf ("bench-kernel: a frame failed: %s\n",
+                cudaGetErrorString (cudaGetLastError ()));
+            return 1;
+          }
+        }
+        printf ("| %s | %dx%d | %d | %.1f | %.1f | %.0f%% |\n",
+            nv12 ? "NV12" : "I420", b.w, b.h, radii[ri], us[0], us[1],
+            100.0 * (us[1] - us[0]) / us[1]);
+      }
+      CHECK (cudaFree (b.src));
+      CHECK (cudaFree (b.dst));
+    }
+  }
+  return 0;
+}
+
 #ifdef HAVE_NPP
 static bool
 launch_npp (void *ctx, int i, cudaStream_t stream)
@@ -490,6 +584,8 @@ main (int argc, char **argv)
     CHECK (cudaFree (b.src));
     CHECK (cudaFree (b.dst));
   }
+  if (bench_frames (prop, stream) != 0)
+    return 1;
   CHECK (cudaStreamDestroy (stream));
   return 0;
 }
