@@ -18,6 +18,7 @@
 #include <gst/video/video.h>
 
 #include "ccv.h"
+#include "frame-check.h"
 #ifdef HAVE_CUDA
 #include "ccv-cuda.h"
 #endif
@@ -62,15 +63,6 @@ harness_new (GstElement ** element, const gchar * first_prop, ...)
 }
 
 static void
-info_init (GstVideoInfo * info, const gchar * format, gint w, gint h)
-{
-  fail_unless (gst_video_info_set_format (info,
-          gst_video_format_from_string (format), w, h));
-  GST_VIDEO_INFO_FPS_N (info) = 30;
-  GST_VIDEO_INFO_FPS_D (info) = 1;
-}
-
-static void
 harness_set_info (GstHarness * h, const GstVideoInfo * info)
 {
   gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
@@ -86,145 +78,18 @@ buffer_new_grey (gsize size)
   return buf;
 }
 
-/* A buffer for info with every byte random, padding included. */
-static GstBuffer *
-buffer_new_random (const GstVideoInfo * info, GRand * rand)
-{
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++)
-    map.data[i] = g_rand_int_range (rand, 0, 256);
-  gst_buffer_unmap (buf, &map);
-  return buf;
-}
-
-/* A buffer whose every row is padded past its samples (odd strides) and
- * whose planes start at odd offsets, described by a GstVideoMeta. */
-static GstBuffer *
-buffer_new_padded (const GstVideoInfo * info, GRand * rand)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  gsize size = 3, i;
-  guint p;
-  GstBuffer *buf;
-  GstMapInfo map;
-
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint rowbytes, rows;
-
-    gst_video_format_info_component (finfo, p, comp);
-    rowbytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    stride[p] = rowbytes + 7 + 2 * p;
-    offset[p] = size;
-    size += (gsize) stride[p] * rows + 5;
-  }
-
-  buf = gst_buffer_new_allocate (NULL, size, NULL);
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++)
-    map.data[i] = g_rand_int_range (rand, 0, 256);
-  gst_buffer_unmap (buf, &map);
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
-      stride);
-  return buf;
-}
-
-/* What ccv_reference_frame () makes of in: one tightly packed array per
- * plane, in expected[p], with expected_stride[p]. */
-static void
-reference_run (const GstVideoInfo * info, GstBuffer * in,
-    const CcvSettings * s, guint8 * expected[], gsize expected_stride[])
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  CcvPlane planes[GST_VIDEO_MAX_PLANES];
-  CcvFilter filter;
-  GstVideoFrame frame;
-  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
-
-  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
-          GST_MAP_READ));
-  for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    CcvPlane *pl = &planes[p];
-
-    gst_video_format_info_component (finfo, p, comp);
-    pl->width = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
-    pl->height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    pl->n_comp = comp[1] >= 0 ? 2 : 1;
-    pl->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
-    pl->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
-    pl->src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    pl->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    expected_stride[p] = (gsize) pl->width * pl->n_comp;
-    expected[p] = g_malloc (expected_stride[p] * pl->height);
-    memset (expected[p], 0xa5, expected_stride[p] * pl->height);
-    pl->dst = expected[p];
-    pl->dst_stride = expected_stride[p];
-  }
-  ccv_filter_init (&filter, s);
-  fail_unless (ccv_reference_frame (planes, n_planes, &filter) == 0);
-  gst_video_frame_unmap (&frame);
-}
-
 /* Fails unless out, read through its own strides, equals the reference's
- * result on in. */
+ * result on in: the CPU backend is the reference, so to the bit. */
 static void
 check_against_reference (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * out, const CcvSettings * s, const gchar * what)
 {
-  guint8 *expected[GST_VIDEO_MAX_PLANES];
-  gsize expected_stride[GST_VIDEO_MAX_PLANES];
-  GstVideoFrame frame;
-  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  gchar first[160];
 
-  reference_run (info, in, s, expected, expected_stride);
-  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, out,
-          GST_MAP_READ));
-  for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS], y, rows;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    for (y = 0; y < rows; y++) {
-      const guint8 *got = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      const guint8 *want = expected[p] + y * expected_stride[p];
-
-      if (memcmp (got, want, expected_stride[p]) != 0) {
-        gsize x = 0;
-
-        while (got[x] == want[x])
-          x++;
-        fail ("%s %s %dx%d: plane %u row %d byte %" G_GSIZE_FORMAT
-            ": got %u, reference %u", what, GST_VIDEO_INFO_NAME (info),
-            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), p, y,
-            x, got[x], want[x]);
-      }
-    }
-    g_free (expected[p]);
-  }
-  gst_video_frame_unmap (&frame);
-}
-
-static void
-element_settings (GstElement * e, CcvSettings * s)
-{
-  gint kernel, border;
-
-  g_object_get (e, "kernel", &kernel, "border", &border, "radius",
-      &s->radius, "sigma", &s->sigma, NULL);
-  s->kernel = (CcvKernel) kernel;
-  s->border = (CcvBorder) border;
+  if (frame_check_compare (info, in, out, s, 0, first, sizeof (first), NULL,
+          NULL) != 0)
+    fail ("%s %s %dx%d: %s", what, GST_VIDEO_INFO_NAME (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), first);
 }
 
 /* Pushes one random frame through h and checks the output against the
@@ -236,9 +101,8 @@ push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
   GstBuffer *in, *out;
   CcvSettings s;
 
-  in = padded ? buffer_new_padded (info, rand) : buffer_new_random (info,
-      rand);
-  element_settings (e, &s);
+  in = frame_check_buffer_random (info, rand, padded);
+  frame_check_element_settings (e, &s);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
   fail_if (out == in, "%s: filtered in place / passed through", what);
@@ -260,7 +124,7 @@ GST_START_TEST (test_formats_match_reference)
       GstHarness *h = harness_new (&e, "radius", 3, NULL);
       GstVideoInfo info;
 
-      info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
+      frame_check_info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
       harness_set_info (h, &info);
       for (b = 0; b < G_N_ELEMENTS (borders); b++) {
         gchar *what = g_strdup_printf ("gaussian r3 %s", borders[b]);
@@ -295,7 +159,7 @@ GST_START_TEST (test_odd_strides)
     GstHarness *h = harness_new (&e, "radius", 4, NULL);
     GstVideoInfo info;
 
-    info_init (&info, formats[f], 13, 9);
+    frame_check_info_init (&info, formats[f], 13, 9);
     harness_set_info (h, &info);
     gst_util_set_object_arg (G_OBJECT (e), "border", "mirror");
     push_and_check (h, e, &info, rand, TRUE, "padded mirror");
@@ -317,7 +181,7 @@ GST_START_TEST (test_allocation_accepts_video_meta)
   GstCaps *caps;
   GstQuery *query;
 
-  info_init (&info, "NV12", 64, 48);
+  frame_check_info_init (&info, "NV12", 64, 48);
   harness_set_info (h, &info);
   caps = gst_video_info_to_caps (&info);
   query = gst_query_new_allocation (caps, TRUE);
@@ -367,7 +231,7 @@ check_system_memory_allocation (const gchar * backend)
   gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
   g_object_set (e, "radius", 3, NULL);
   h = gst_harness_new_with_element (e, "sink", "src");
-  info_init (&info, "I420", 37, 19);
+  frame_check_info_init (&info, "I420", 37, 19);
   harness_set_info (h, &info);
   caps = gst_video_info_to_caps (&info);
   query = gst_query_new_allocation (caps, TRUE);
@@ -400,7 +264,7 @@ check_system_memory_allocation (const gchar * backend)
   for (j = 0; j < map.size; j++)
     map.data[j] = g_rand_int_range (rand, 0, 256);
   gst_buffer_unmap (in, &map);
-  element_settings (e, &s);
+  frame_check_element_settings (e, &s);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL && out != in);
   check_against_reference (&info, in, out, &s, backend);
@@ -460,7 +324,7 @@ GST_START_TEST (test_constant_frame)
       guint p;
 
       gst_util_set_object_arg (G_OBJECT (e), "border", borders[b]);
-      info_init (&info, formats[f], 40, 30);
+      frame_check_info_init (&info, formats[f], 40, 30);
       harness_set_info (h, &info);
       in = gst_buffer_new_allocate (NULL, info.size, NULL);
       gst_buffer_memset (in, 0, 77, info.size);
@@ -529,7 +393,7 @@ GST_START_TEST (test_box_hand_computed)
 
     gst_util_set_object_arg (G_OBJECT (e), "kernel", "box");
     gst_util_set_object_arg (G_OBJECT (e), "border", cases[c].border);
-    info_init (&info, "GRAY8", 4, 3);
+    frame_check_info_init (&info, "GRAY8", 4, 3);
     harness_set_info (h, &info);
     in = gst_buffer_new_allocate (NULL, info.size, NULL);
     gst_buffer_memset (in, 0, 0, info.size);
@@ -715,7 +579,7 @@ GST_START_TEST (test_passthrough)
   GstVideoInfo info;
   GstBuffer *in, *out;
 
-  info_init (&info, "I420", 32, 24);
+  frame_check_info_init (&info, "I420", 32, 24);
   harness_set_info (h, &info);
   in = buffer_new_grey (info.size);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -738,10 +602,10 @@ GST_START_TEST (test_change_while_playing)
   GstVideoInfo info;
   GstBuffer *in, *out;
 
-  info_init (&info, "NV12", 31, 17);
+  frame_check_info_init (&info, "NV12", 31, 17);
   harness_set_info (h, &info);
 
-  in = buffer_new_random (&info, rand);
+  in = frame_check_buffer_random (&info, rand, FALSE);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in);
   gst_buffer_unref (out);
@@ -765,7 +629,7 @@ GST_START_TEST (test_change_while_playing)
   push_and_check (h, e, &info, rand, FALSE, "backend auto -> cpu");
 
   g_object_set (e, "sigma", 0.0, NULL);
-  in = buffer_new_random (&info, rand);
+  in = frame_check_buffer_random (&info, rand, FALSE);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out == in, "back to passthrough");
   gst_buffer_unref (out);
@@ -785,7 +649,7 @@ GST_START_TEST (test_timestamps)
   GstVideoInfo info;
   guint i;
 
-  info_init (&info, "Y42B", 16, 8);
+  frame_check_info_init (&info, "Y42B", 16, 8);
   harness_set_info (h, &info);
   for (i = 0; i < n; i++) {
     GstBuffer *in = buffer_new_grey (info.size);
@@ -885,7 +749,7 @@ GST_START_TEST (test_backend_cuda_while_playing)
   h = harness_new (&e, NULL);
   bus = gst_bus_new ();
   gst_element_set_bus (e, bus);
-  info_init (&info, "GRAY8", 8, 8);
+  frame_check_info_init (&info, "GRAY8", 8, 8);
   harness_set_info (h, &info);
   gst_buffer_unref (gst_harness_push_and_pull (h,
           buffer_new_grey (info.size)));
@@ -933,7 +797,7 @@ GST_START_TEST (test_backend_auto)
   fail_unless_equals_string (active, "none");
   g_free (active);
   h = gst_harness_new_with_element (e, "sink", "src");
-  info_init (&info, "I420", 20, 10);
+  frame_check_info_init (&info, "I420", 20, 10);
   harness_set_info (h, &info);
 
   g_object_get (e, "active-backend", &active, NULL);

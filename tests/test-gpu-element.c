@@ -21,6 +21,7 @@
 
 #include "ccv.h"
 #include "ccv-cuda.h"
+#include "frame-check.h"
 
 #define EXIT_SKIP 77
 #define SEED 20240611
@@ -46,167 +47,25 @@ harness_new_cuda (GstElement ** element)
   return h;
 }
 
-static void
-info_init (GstVideoInfo * info, const gchar * format, gint w, gint h)
-{
-  fail_unless (gst_video_info_set_format (info,
-          gst_video_format_from_string (format), w, h));
-  GST_VIDEO_INFO_FPS_N (info) = 30;
-  GST_VIDEO_INFO_FPS_D (info) = 1;
-}
-
-static void
-fill_random (GstBuffer * buf, GRand * rand)
-{
-  GstMapInfo map;
-  gsize i;
-
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  for (i = 0; i < map.size; i++)
-    map.data[i] = g_rand_int_range (rand, 0, 256);
-  gst_buffer_unmap (buf, &map);
-}
-
-/* A random frame in the default layout, or (padded) with every row padded
- * past its samples, odd strides and planes at odd offsets, described by a
- * GstVideoMeta. */
-static GstBuffer *
-buffer_new_random (const GstVideoInfo * info, GRand * rand, gboolean padded)
-{
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  gsize size = 3;
-  guint p;
-  GstBuffer *buf;
-
-  if (!padded) {
-    buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-    fill_random (buf, rand);
-    return buf;
-  }
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint rowbytes, rows;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    rowbytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
-    rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    stride[p] = rowbytes + 5 + 2 * p;
-    offset[p] = size;
-    size += (gsize) stride[p] * rows + 7;
-  }
-  buf = gst_buffer_new_allocate (NULL, size, NULL);
-  fill_random (buf, rand);
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,
-      stride);
-  return buf;
-}
-
-/* The reference on in, one tightly packed array per plane. */
-static void
-reference_run (const GstVideoInfo * info, GstBuffer * in,
-    const CcvSettings * s, guint8 * expected[], gsize expected_stride[])
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  CcvPlane planes[GST_VIDEO_MAX_PLANES];
-  CcvFilter filter;
-  GstVideoFrame frame;
-  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
-
-  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
-          GST_MAP_READ));
-  for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    CcvPlane *pl = &planes[p];
-
-    memset (pl, 0, sizeof (*pl));
-    gst_video_format_info_component (finfo, p, comp);
-    pl->width = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
-    pl->height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    pl->n_comp = comp[1] >= 0 ? 2 : 1;
-    pl->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
-    pl->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
-    pl->src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-    pl->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    expected_stride[p] = (gsize) pl->width * pl->n_comp;
-    expected[p] = g_malloc (expected_stride[p] * pl->height);
-    pl->dst = expected[p];
-    pl->dst_stride = expected_stride[p];
-  }
-  ccv_filter_init (&filter, s);
-  fail_unless (ccv_reference_frame (planes, n_planes, &filter) == 0);
-  gst_video_frame_unmap (&frame);
-}
-
-/* Compares out, read through its own layout, with the reference's result
- * for s on in.  Returns the number of samples off by more than 1; with
- * must_match, fails on any such sample. */
+/* Compares out with the reference's result for s on in, to 1 LSB.
+ * Returns the number of samples off by more than 1; with must_match,
+ * fails on any and counts the samples into the run's totals. */
 static guint64
 compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * out, const CcvSettings * s, gboolean must_match,
     const gchar * what)
 {
-  guint8 *expected[GST_VIDEO_MAX_PLANES];
-  gsize expected_stride[GST_VIDEO_MAX_PLANES];
-  GstVideoFrame frame;
-  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  guint64 bad = 0;
+  gchar first[160];
+  guint64 bad = frame_check_compare (info, in, out, s, 1, first,
+      sizeof (first), must_match ? &total_samples : NULL,
+      must_match ? &total_off_by_one : NULL);
 
-  reference_run (info, in, s, expected, expected_stride);
-  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, out,
-          GST_MAP_READ));
-  for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS], y, rows;
-    gsize x;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    for (y = 0; y < rows; y++) {
-      const guint8 *got = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      const guint8 *want = expected[p] + y * expected_stride[p];
-
-      for (x = 0; x < expected_stride[p]; x++) {
-        gint d = ABS ((gint) got[x] - (gint) want[x]);
-
-        if (d > 1) {
-          if (must_match && bad == 0)
-            GST_ERROR ("%s %s %dx%d: plane %u row %d byte %" G_GSIZE_FORMAT
-                ": gpu %u, reference %u", what, GST_VIDEO_INFO_NAME (info),
-                GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), p,
-                y, x, got[x], want[x]);
-          bad++;
-        } else if (must_match) {
-          total_off_by_one += d;
-        }
-      }
-      if (must_match)
-        total_samples += expected_stride[p];
-    }
-    g_free (expected[p]);
-  }
-  gst_video_frame_unmap (&frame);
   if (must_match)
     fail_unless (bad == 0, "%s %s %dx%d: %" G_GUINT64_FORMAT " samples "
-        "differ from the reference by more than 1 (first in the log)", what,
+        "differ from the reference by more than 1, the first at %s", what,
         GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), bad);
+        GST_VIDEO_INFO_HEIGHT (info), bad, first);
   return bad;
-}
-
-static void
-element_settings (GstElement * e, CcvSettings * s)
-{
-  gint kernel, border;
-
-  memset (s, 0, sizeof (*s));
-  g_object_get (e, "kernel", &kernel, "border", &border, "radius",
-      &s->radius, "sigma", &s->sigma, NULL);
-  s->kernel = (CcvKernel) kernel;
-  s->border = (CcvBorder) border;
 }
 
 static void
@@ -230,8 +89,8 @@ push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
   GstBuffer *in, *out;
   CcvSettings s;
 
-  in = buffer_new_random (info, rand, padded);
-  element_settings (e, &s);
+  in = frame_check_buffer_random (info, rand, padded);
+  frame_check_element_settings (e, &s);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no output buffer", what);
   fail_if (out == in, "%s: passed through", what);
@@ -273,7 +132,7 @@ GST_START_TEST (test_formats_cuda_match_reference)
       GstHarness *h = harness_new_cuda (&e);
       GstVideoInfo info;
 
-      info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
+      frame_check_info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
       gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
       for (i = 0; i < G_N_ELEMENTS (frames); i++) {
         gchar *what = g_strdup_printf ("%s %s r=%u sigma=%g",
@@ -321,7 +180,7 @@ GST_START_TEST (test_change_while_playing_cuda)
     {"radius", "3"},            /* sigma 6 truncated to 3 */
   };
 
-  info_init (&info, "I420", 385, 289);
+  frame_check_info_init (&info, "I420", 385, 289);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   g_object_set (e, "radius", 2, "sigma", 1.2, NULL);
   gst_util_set_object_arg (G_OBJECT (e), "border", "mirror");
@@ -332,7 +191,7 @@ GST_START_TEST (test_change_while_playing_cuda)
     gchar *what = g_strdup_printf ("after %s=%s", changes[i].prop,
         changes[i].value);
 
-    element_settings (e, &before);
+    frame_check_element_settings (e, &before);
     gst_util_set_object_arg (G_OBJECT (e), changes[i].prop, changes[i].value);
     push_and_check (h, e, &info, rand, FALSE, what, &in, &out);
     fail_unless (compare_with_reference (&info, in, out, &before, FALSE,
@@ -366,13 +225,13 @@ GST_START_TEST (test_caps_change_cuda)
   GstVideoInfo info;
 
   g_object_set (e, "radius", 5, NULL);
-  info_init (&info, "NV12", 641, 361);
+  frame_check_info_init (&info, "NV12", 641, 361);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   push_and_check (h, e, &info, rand, FALSE, "NV12 641x361", NULL, NULL);
-  info_init (&info, "Y444", 97, 1031);
+  frame_check_info_init (&info, "Y444", 97, 1031);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   push_and_check (h, e, &info, rand, TRUE, "Y444 97x1031", NULL, NULL);
-  info_init (&info, "NV12", 641, 361);
+  frame_check_info_init (&info, "NV12", 641, 361);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   push_and_check (h, e, &info, rand, FALSE, "NV12 641x361 again", NULL, NULL);
   gst_harness_teardown (h);
@@ -452,7 +311,7 @@ pool_buffer_random (GstBufferPool * pool, GRand * rand)
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
   fail_unless (buffer_is_pinned (buf), "a pool buffer is not pinned");
-  fill_random (buf, rand);
+  frame_check_fill_random (buf, rand);
   return buf;
 }
 
@@ -521,7 +380,7 @@ GST_START_TEST (test_pinned_pool_cuda)
 
     g_object_set (e, "radius", 4, NULL);
     gst_util_set_object_arg (G_OBJECT (e), "border", "mirror");
-    info_init (&info, cases[c].format, cases[c].w, cases[c].h);
+    frame_check_info_init (&info, cases[c].format, cases[c].w, cases[c].h);
     caps = gst_video_info_to_caps (&info);
     gst_harness_set_src_caps (h, gst_caps_ref (caps));
     pool = pinned_pool_from_query (h, caps, info.size);
@@ -532,7 +391,7 @@ GST_START_TEST (test_pinned_pool_cuda)
 
       if (c == 0 && i == 0)
         check_memory_ops (in);
-      element_settings (e, &s);
+      frame_check_element_settings (e, &s);
       out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
       fail_unless (out != NULL && out != in);
       compare_with_reference (&info, in, out, &s, TRUE, "pinned pool");
@@ -584,7 +443,7 @@ GST_START_TEST (test_pinned_backend_switch_cuda)
   GstBuffer *out;
   guint i, f;
 
-  info_init (&info, "I420", 385, 289);
+  frame_check_info_init (&info, "I420", 385, 289);
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   for (i = 0; i < G_N_ELEMENTS (steps); i++) {
     gst_util_set_object_arg (G_OBJECT (e), "backend", steps[i].backend);

@@ -1,0 +1,42 @@
+/* gst-cudaconvolve: frames for the element tests, and their check against
+ * the CPU reference (shared by test-element and test-gpu-element).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __FRAME_CHECK_H__
+#define __FRAME_CHECK_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "ccv.h"
+
+G_BEGIN_DECLS
+
+/* info for format at w x h, 30 frames/s; fails the test on a bad format. */
+void frame_check_info_init (GstVideoInfo * info, const gchar * format,
+    gint w, gint h);
+
+/* Every byte of buf random, padding included. */
+void frame_check_fill_random (GstBuffer * buf, GRand * rand);
+
+/* A random frame in info's default layout, or (padded) with every row
+ * padded past its samples (odd strides) and planes at odd offsets,
+ * described by a GstVideoMeta. */
+GstBuffer *frame_check_buffer_random (const GstVideoInfo * info,
+    GRand * rand, gboolean padded);
+
+/* The settings e filters with now. */
+void frame_check_element_settings (GstElement * e, CcvSettings * s);
+
+/* Compares out, read through its own layout, with ccv_reference_frame ()
+ * on in for s.  Returns the number of samples that differ by more than
+ * tolerance and describes the first of them in first (first_len bytes).
+ * Adds the samples compared to *samples and those that differ but within
+ * tolerance to *near, when given. */
+guint64 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, guint tolerance,
+    gchar * first, gsize first_len, guint64 * samples, guint64 * near);
+
+G_END_DECLS
+#endif /* __FRAME_CHECK_H__ */
