@@ -18,8 +18,14 @@ extern "C" {
 #define CCV_MAX_RADIUS 64
 #define CCV_MAX_TAPS (2 * CCV_MAX_RADIUS + 1)
 #define CCV_MAX_SIGMA 64.0
+#define CCV_MAX_AMOUNT 10.0
+/* A custom 2-D matrix is at most 31 x 31 (radius 15). */
+#define CCV_MAX_MATRIX_RADIUS 15
+#define CCV_MAX_MATRIX_SIDE (2 * CCV_MAX_MATRIX_RADIUS + 1)
 /* The largest chroma subsampling factor of a supported format. */
 #define CCV_MAX_SUBSAMPLE 2
+/* The most components interleaved in one plane (RGBA, AYUV). */
+#define CCV_MAX_COMP 4
 
 /* The kernel types, in one place: the engine's enum, the element's GEnum
  * (value, nick, description) and the coefficient switch in ccv-coeffs.c are
@@ -27,7 +33,16 @@ extern "C" {
 #define CCV_KERNEL_TYPES(X) \
   X (GAUSSIAN, "gaussian", \
       "Gaussian blur (sigma 0 = 0.3 * (radius - 1) + 0.8)") \
-  X (BOX, "box", "Box (mean) blur over (2 * radius + 1)^2 samples")
+  X (BOX, "box", "Box (mean) blur over (2 * radius + 1)^2 samples") \
+  X (SHARPEN, "sharpen", \
+      "Unsharp mask: in + amount * (in - gaussian (in))") \
+  X (SOBEL, "sobel", \
+      "Gradient magnitude sqrt (gx^2 + gy^2); radius 1 = 3x3 Sobel, " \
+      "larger radii derivative-of-Gaussian") \
+  X (LAPLACIAN, "laplacian", \
+      "Absolute Laplacian of Gaussian; radius 1 = 3x3 Laplacian") \
+  X (CUSTOM, "custom", \
+      "The user's kernel: kernel-x/kernel-y (separable) or matrix (2-D)")
 
 typedef enum
 {
@@ -37,37 +52,108 @@ typedef enum
   CCV_KERNEL_N
 } CcvKernel;
 
-/* What the user asked for, in luma samples. */
+/* Which planes a frame's filter applies to (the element's `planes`
+ * property).  X (NAME, "nick", "description") */
+#define CCV_PLANES_TYPES(X) \
+  X (AUTO, "auto", "By kernel: blurs and custom filter all planes, " \
+      "sharpen luma only, sobel and laplacian give a grey edge map") \
+  X (ALL, "all", "Every colour plane or channel") \
+  X (LUMA, "luma", "Luma only (every channel of RGB); chroma copied") \
+  X (CHROMA, "chroma", "Chroma only; luma copied")
+
+typedef enum
+{
+#define CCV_PLANES_ENUM(name, nick, desc) CCV_PLANES_##name,
+  CCV_PLANES_TYPES (CCV_PLANES_ENUM)
+#undef CCV_PLANES_ENUM
+  CCV_PLANES_N
+} CcvPlanes;
+
+/* What the user asked for, in luma samples.  Zero-initialised settings
+ * with kernel, border, radius and sigma set keep the meaning they had
+ * before the fields below them existed. */
 typedef struct
 {
   CcvKernel kernel;
   CcvBorder border;
   unsigned radius;              /* 0..64; 0 = from sigma */
   double sigma;                 /* 0..64; 0 = from radius */
+  double sigma_y;               /* 0..64; 0 = sigma (anisotropic blurs) */
+  double amount;                /* sharpen: 0..10 */
+  int normalize;                /* custom: divide by the sum when not 0 */
+  /* custom, separable: odd lengths up to CCV_MAX_TAPS; 0 = not set,
+   * which filters nothing in that direction */
+  int custom_x_len, custom_y_len;
+  double custom_x[CCV_MAX_TAPS];
+  double custom_y[CCV_MAX_TAPS];
+  /* custom, 2-D: an odd side up to CCV_MAX_MATRIX_SIDE, row-major;
+   * 0 = not set.  When set it is used instead of custom_x/custom_y. */
+  int matrix_side;
+  double matrix[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];
 } CcvSettings;
 
-/* A 1-D kernel of 2 * radius + 1 taps; w[radius] is the centre. */
+/* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 64); w[radius] is the
+ * centre. */
 typedef struct
 {
   int radius;
   float w[CCV_MAX_TAPS];
 } CcvTaps;
 
-/* The taps for every plane geometry of a frame: x[s - 1] and y[s - 1] are
- * the horizontal and vertical taps of a plane subsampled by s in that
- * direction. */
+/* A 2-D kernel of (2 * radius + 1)^2 taps, row-major: w[(j + radius) *
+ * (2 * radius + 1) + (i + radius)] weighs in (x + i, y + j). */
+typedef struct
+{
+  int radius;
+  float w[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];
+} CcvMatrix;
+
+/* How a filter's separable terms t0 (and t1) become the output, before
+ * rounding and saturation; `in` is the source sample itself. */
+typedef enum
+{
+  CCV_COMBINE_NONE = 0,         /* t0 */
+  CCV_COMBINE_SHARPEN,          /* in + amount * (in - t0) */
+  CCV_COMBINE_MAGNITUDE,        /* sqrt (t0^2 + t1^2) */
+  CCV_COMBINE_ABS_SUM,          /* |t0 + t1| */
+} CcvCombine;
+
+/* What the settings compute, for every plane geometry of a frame.  A
+ * separable term is t = sum_j ky[j] * sum_i kx[i] * in (x + i, y + j);
+ * x[s - 1] and y[s - 1] are term 0's horizontal and vertical taps for a
+ * plane subsampled by s in that direction, x2/y2 term 1's.  With
+ * n_terms == 0 the 2-D matrix m is the only term (the same for every
+ * plane). */
 typedef struct
 {
   CcvSettings settings;
+  int n_terms;                  /* 0 (matrix), 1 or 2 */
+  CcvCombine combine;
+  float amount;                 /* CCV_COMBINE_SHARPEN */
   CcvTaps x[CCV_MAX_SUBSAMPLE];
   CcvTaps y[CCV_MAX_SUBSAMPLE];
+  CcvTaps x2[CCV_MAX_SUBSAMPLE];
+  CcvTaps y2[CCV_MAX_SUBSAMPLE];
+  CcvMatrix m;
 } CcvFilter;
 
-/* One plane of 8-bit samples.  n_comp components are interleaved (1 for
- * planar formats, 2 for the UV plane of NV12/NV21) and each is filtered on
- * its own.  width counts samples of one component.  src and dst are host or
- * device pointers depending on the function they are passed to; they must
- * not overlap. */
+/* What happens to one component of a plane.  Zero is FILTER, so planes
+ * set up before this existed filter every component. */
+typedef enum
+{
+  CCV_COMP_FILTER = 0,          /* the filter's output */
+  CCV_COMP_COPY,                /* the source sample, unchanged */
+  CCV_COMP_FILL,                /* CcvPlane.fill (neutral chroma) */
+} CcvCompOp;
+
+/* One plane.  n_comp components (1 to 4) are interleaved: 1 for planar
+ * formats, 2 for the UV plane of NV12/P010, 4 for RGBA/AYUV, and each
+ * component is filtered on its own, or copied or filled as op[] says.
+ * width counts samples of one component.  A sample is one byte when depth
+ * is 8 (or 0), else a little-endian 16-bit word holding a depth-bit value
+ * shifted left by shift (P010: depth 10, shift 6; the low bits read as
+ * nothing and are written 0).  src and dst are host or device pointers
+ * depending on the function they are passed to; they must not overlap. */
 typedef struct
 {
   const uint8_t *src;
@@ -79,20 +165,39 @@ typedef struct
   int n_comp;
   int sub_x;                    /* subsampling factor, 1 or 2 */
   int sub_y;
+  int depth;                    /* 8 (or 0), 10, 12 or 16 */
+  int shift;                    /* 0, or 6 for P010 */
+  uint8_t op[CCV_MAX_COMP];     /* CcvCompOp per component */
+  unsigned fill;                /* CCV_COMP_FILL's value, 0..2^depth - 1 */
 } CcvPlane;
 
-/* TRUE when the settings leave every frame unchanged (radius 0, sigma 0). */
+/* Bytes of one sample of p: 1 or 2. */
+static inline int
+ccv_plane_sample_bytes (const CcvPlane * p)
+{
+  return p->depth > 8 ? 2 : 1;
+}
+
+/* TRUE when the settings leave every frame unchanged: a blur or sharpen
+ * with radius, sigma and sigma_y 0, a sharpen of amount 0, a custom kernel
+ * with nothing set.  Sobel and laplacian are never the identity. */
 int ccv_settings_is_identity (const CcvSettings * s);
 
-/* The luma radius and sigma the settings resolve to: sigma 0 becomes
- * 0.3 * (r - 1) + 0.8, radius 0 becomes min (64, ceil (3 * sigma)). */
+/* The luma radius and sigma the settings resolve to horizontally: sigma 0
+ * becomes 0.3 * (r - 1) + 0.8, radius 0 becomes min (64, ceil (3 * sigma))
+ * (sobel and laplacian: radius 0 and sigma 0 mean radius 1). */
 void ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma);
 
-/* Fills t with the taps for a direction subsampled by factor sub (1 or 2):
- * radius ceil (r / sub), sigma / sub.  The taps sum to 1. */
+/* The same vertically: sigma_y when it is set, else as horizontally. */
+void ccv_settings_resolve_y (const CcvSettings * s, int *radius,
+    double *sigma);
+
+/* Fills t with the gaussian or box taps of s for a direction subsampled by
+ * factor sub (1 or 2): radius ceil (r / sub), sigma / sub.  The taps sum
+ * to 1. */
 void ccv_taps_init (CcvTaps * t, const CcvSettings * s, int sub);
 
-/* Computes every CcvTaps of f from s. */
+/* Computes f from s: terms, taps for every subsampling, combine, matrix. */
 void ccv_filter_init (CcvFilter * f, const CcvSettings * s);
 
 static inline const CcvTaps *
@@ -108,26 +213,37 @@ ccv_filter_taps_y (const CcvFilter * f, const CcvPlane * p)
 }
 
 /* The CPU reference, which defines the semantics (docs/semantics.md):
- * out = sat (round (sum_j ky[j] * sum_i kx[i] * in (B (x + i), B (y + j)))),
- * accumulated in float, rounded half away from zero, saturated to 0..255.
- * Host pointers.  Returns 0, or -1 when memory for the row buffer could not
- * be allocated (dst is then untouched). */
+ * a separable term is sum_j ky[j] * sum_i kx[i] * in (B (x + i), B (y + j)),
+ * accumulated in float, horizontal first; terms are combined as f says,
+ * rounded half away from zero and saturated to 0..2^depth - 1.
+ * Components are filtered, copied or filled as p->op says.  Host
+ * pointers.  Returns 0, or -1 when memory for the row buffer could not be
+ * allocated (dst is then untouched). */
+int ccv_reference_plane_filter (const CcvPlane * p, const CcvFilter * f);
+
+/* One separable term with the given taps (combine NONE). */
 int ccv_reference_plane (const CcvPlane * p, const CcvTaps * kx,
     const CcvTaps * ky, CcvBorder border);
 
 int ccv_reference_frame (const CcvPlane * planes, int n_planes,
     const CcvFilter * f);
 
-/* Round half away from zero, then saturate to 0..255. */
-CCV_HD uint8_t
-ccv_round_sat_u8 (float v)
+/* Round half away from zero, then saturate to 0..max. */
+CCV_HD unsigned
+ccv_round_sat (float v, unsigned max)
 {
   float r = v < 0.0f ? v - 0.5f : v + 0.5f;
   if (r <= 0.0f)
     return 0;
-  if (r >= 255.0f)
-    return 255;
-  return (uint8_t) (int) r;
+  if (r >= (float) max)
+    return max;
+  return (unsigned) r;
+}
+
+CCV_HD uint8_t
+ccv_round_sat_u8 (float v)
+{
+  return (uint8_t) ccv_round_sat (v, 255);
 }
 
 #ifdef __cplusplus
