@@ -326,16 +326,12 @@ launch_fixed (const SepParams & p, cudaStream_t stream)
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
   static SmemAllowed smem_allowed;
   const int smem = (int) sep_smem_bytes (TileGeom (R, R, NC, tile_h));
-  cudaError_t err;
-
-  err = allow_smem ((const void *) sep_fixed < R, NC, B >, smem,
-      smem_allowed);
-  if (err != cudaSuccess)
-    return err;
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
-  sep_fixed < R, NC, B > <<< grid, THREADS, smem, stream >>> (p);
-  return cudaGetLastError ();
+
+  return launch_smem ((const void *) sep_fixed < R, NC, B >, smem,
+      smem_allowed,[&]{
+        sep_fixed < R, NC, B > <<< grid, THREADS, smem, stream >>> (p);});
 }
 
 template < int NC > static FixedLauncher
@@ -379,7 +375,6 @@ launch_frame420_rnb (const FrameParams & fp0, cudaStream_t stream)
   const int smem = smem_l > smem_c ? smem_l : smem_c;
   FrameParams fp = fp0;
   int blocks = 0;
-  cudaError_t err;
 
   for (int i = 0; i < 3; i++) {
     const SepParams & p = fp.plane[i < fp.n ? i : fp.n - 1];
@@ -391,12 +386,9 @@ launch_frame420_rnb (const FrameParams & fp0, cudaStream_t stream)
           / tile_h);
   }
   fp.first_block[3] = blocks;
-  err = allow_smem ((const void *) sep_frame420 < R, NC, B >, smem,
-      smem_allowed);
-  if (err != cudaSuccess)
-    return err;
-  sep_frame420 < R, NC, B > <<< blocks, THREADS, smem, stream >>> (fp);
-  return cudaGetLastError ();
+  return launch_smem ((const void *) sep_frame420 < R, NC, B >, smem,
+      smem_allowed,[&]{
+        sep_frame420 < R, NC, B > <<< blocks, THREADS, smem, stream >>> (fp);});
 }
 
 cudaError_t

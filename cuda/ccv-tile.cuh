@@ -130,22 +130,39 @@ store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
 constexpr int SMEM_DEVICES = 16;
 typedef int SmemAllowed[SMEM_DEVICES];
 
-/* Raises a kernel's dynamic shared memory limit once per device: the
- * attribute call costs microseconds, far more than a small frame's work. */
-static inline cudaError_t
-allow_smem (const void *kernel, int bytes, SmemAllowed done)
+/* Launches a kernel that needs `bytes` of dynamic shared memory: launch ()
+ * does the <<< >>> call.  The limit is raised once per device, because the
+ * attribute call costs microseconds, far more than a small frame's work.
+ * But the limit belongs to a CUDA context, and a device can have several
+ * (GStreamer's GstCudaContext makes its own): when a launch the cache
+ * thought allowed fails, the limit is raised in this context and the
+ * launch retried once. */
+template < typename L > static inline cudaError_t
+launch_smem (const void *kernel, int bytes, SmemAllowed done, L launch)
 {
   int dev = 0;
   cudaError_t err = cudaGetDevice (&dev);
+  bool cached;
 
   if (err != cudaSuccess)
     return err;
-  if (dev < SMEM_DEVICES && done[dev] >= bytes)
-    return cudaSuccess;
-  err = cudaFuncSetAttribute (kernel,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && dev < SMEM_DEVICES)
-    done[dev] = bytes;
+  if (dev >= SMEM_DEVICES)
+    dev = SMEM_DEVICES - 1;
+  cached = done[dev] >= bytes;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    if (!cached) {
+      err = cudaFuncSetAttribute (kernel,
+          cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      if (err != cudaSuccess)
+        return err;
+      done[dev] = bytes > done[dev] ? bytes : done[dev];
+    }
+    launch ();
+    err = cudaGetLastError ();
+    if (err == cudaSuccess || !cached)
+      return err;
+    cached = false;
+  }
   return err;
 }
 
@@ -157,14 +174,11 @@ static inline cudaError_t
 launch_tiled (TiledKernel k, const SepParams & p, int tile_h, size_t smem,
     SmemAllowed done, cudaStream_t stream)
 {
-  const cudaError_t err = allow_smem ((const void *) k, (int) smem, done);
-
-  if (err != cudaSuccess)
-    return err;
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
-  k <<< grid, THREADS, smem, stream >>> (p, tile_h);
-  return cudaGetLastError ();
+
+  return launch_smem ((const void *) k, (int) smem, done,[&]{
+        k <<< grid, THREADS, smem, stream >>> (p, tile_h);});
 }
 
 /* The tallest tile, a multiple of `step` rows from `max_h` down, whose
