@@ -1,5 +1,5 @@
 /* gst-cudaconvolve: filter coefficients, computed here once for the CPU
- * reference and the CUDA kernels alike.
+ * reference and the CUDA kernels alike (docs/semantics.md, section 2).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,7 +11,35 @@
 int
 ccv_settings_is_identity (const CcvSettings * s)
 {
-  return s->radius == 0 && s->sigma <= 0.0;
+  switch (s->kernel) {
+    case CCV_KERNEL_GAUSSIAN:
+    case CCV_KERNEL_BOX:
+      return s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0;
+    case CCV_KERNEL_SHARPEN:
+      return (s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0)
+          || s->amount == 0.0;
+    case CCV_KERNEL_CUSTOM:
+      return s->matrix_side <= 0 && s->custom_x_len <= 0
+          && s->custom_y_len <= 0;
+    default:
+      /* sobel and laplacian always change the picture */
+      return 0;
+  }
+}
+
+static int
+radius_from_sigma (double sigma)
+{
+  int r = (int) ceil (3.0 * sigma);
+
+  return r > CCV_MAX_RADIUS ? CCV_MAX_RADIUS : r;
+}
+
+/* OpenCV's rule for an aperture of 2r + 1, as cv::getGaussianKernel */
+static double
+sigma_from_radius (int r)
+{
+  return 0.3 * (r - 1) + 0.8;
 }
 
 void
@@ -20,31 +48,70 @@ ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma)
   int r = (int) s->radius;
   double sg = s->sigma;
 
-  if (r == 0 && sg > 0.0) {
-    r = (int) ceil (3.0 * sg);
-    if (r > CCV_MAX_RADIUS)
-      r = CCV_MAX_RADIUS;
-  }
-  /* OpenCV's rule for an aperture of 2r + 1, as cv::getGaussianKernel */
+  if (r == 0 && sg > 0.0)
+    r = radius_from_sigma (sg);
+  /* a derivative needs neighbours: the defaults are the 3x3 operators */
+  if (r == 0 && (s->kernel == CCV_KERNEL_SOBEL
+          || s->kernel == CCV_KERNEL_LAPLACIAN))
+    r = 1;
   if (sg <= 0.0)
-    sg = 0.3 * (r - 1) + 0.8;
+    sg = sigma_from_radius (r);
 
   *radius = r;
   *sigma = sg;
 }
 
+void
+ccv_settings_resolve_y (const CcvSettings * s, int *radius, double *sigma)
+{
+  int r;
+  double sg;
+
+  if (s->sigma_y <= 0.0) {
+    ccv_settings_resolve (s, radius, sigma);
+    return;
+  }
+  if (s->radius > 0)
+    r = (int) s->radius;
+  else
+    r = radius_from_sigma (s->sigma_y);
+  sg = s->sigma_y;
+
+  *radius = r;
+  *sigma = sg;
+}
+
+/* The unnormalised gaussian g[i + r] = exp (-i^2 / (2 sigma^2)), the one
+ * place every gaussian-based set of taps starts from. */
+static void
+gaussian_weights (double *g, int r, double sigma)
+{
+  int i;
+
+  for (i = -r; i <= r; i++)
+    g[i + r] = exp (-(double) (i * i) / (2.0 * sigma * sigma));
+}
+
+/* Rounds w (2 r + 1 doubles) to float once, scaled by 1 / div. */
+static void
+taps_store (CcvTaps * t, const double *w, double div)
+{
+  int i;
+
+  for (i = 0; i <= 2 * t->radius; i++)
+    t->w[i] = (float) (w[i] / div);
+}
+
 static void
 taps_gaussian (CcvTaps * t, double sigma)
 {
-  double w[CCV_MAX_TAPS], sum = 0.0;
-  int i, r = t->radius;
+  double g[CCV_MAX_TAPS], sum = 0.0;
+  int i;
 
-  for (i = -r; i <= r; i++) {
-    w[i + r] = exp (-(double) (i * i) / (2.0 * sigma * sigma));
-    sum += w[i + r];
-  }
-  for (i = 0; i <= 2 * r; i++)
-    t->w[i] = (float) (w[i] / sum);
+  gaussian_weights (g, t->radius, sigma);
+  for (i = 0; i <= 2 * t->radius; i++)
+    sum += g[i];
+  taps_store (t, g, sum);
 }
 
 static void
@@ -56,6 +123,101 @@ taps_box (CcvTaps * t)
     t->w[i] = (float) (1.0 / n);
 }
 
+/* Sobel's smoothing S (sum 4) or derivative D (sum i D[i] = 2), so that a
+ * ramp of slope 1 gives 8 at every radius, as the 3x3 operator does. */
+static void
+taps_sobel (CcvTaps * t, double sigma, int derivative)
+{
+  static const float smooth3[] = { 1.0f, 2.0f, 1.0f };
+  static const float deriv3[] = { -1.0f, 0.0f, 1.0f };
+  double g[CCV_MAX_TAPS], w[CCV_MAX_TAPS], sum = 0.0;
+  int i, r = t->radius;
+
+  if (r == 1) {
+    memcpy (t->w, derivative ? deriv3 : smooth3, sizeof (smooth3));
+    return;
+  }
+  gaussian_weights (g, r, sigma);
+  for (i = -r; i <= r; i++) {
+    w[i + r] = derivative ? i * g[i + r] : g[i + r];
+    sum += derivative ? (double) i * i * g[i + r] : g[i + r];
+  }
+  taps_store (t, w, derivative ? sum / 2.0 : sum / 4.0);
+}
+
+/* The Laplacian of Gaussian's smoothing G (sum 1) or second derivative L
+ * (sum 0, sum i^2 L[i] = 2: x^2 / 2 gives 1, as [1, -2, 1] does). */
+static void
+taps_laplacian (CcvTaps * t, double sigma, int second)
+{
+  static const float smooth3[] = { 0.0f, 1.0f, 0.0f };
+  static const float second3[] = { 1.0f, -2.0f, 1.0f };
+  double g[CCV_MAX_TAPS], mean = 0.0, moment = 0.0;
+  int i, r = t->radius, n = 2 * r + 1;
+
+  if (r == 1) {
+    memcpy (t->w, second ? second3 : smooth3, sizeof (smooth3));
+    return;
+  }
+  if (!second) {
+    taps_gaussian (t, sigma);
+    return;
+  }
+  gaussian_weights (g, r, sigma);
+  for (i = -r; i <= r; i++) {
+    g[i + r] *= (double) (i * i) / (sigma * sigma) - 1.0;
+    mean += g[i + r];
+  }
+  mean /= n;
+  for (i = -r; i <= r; i++) {
+    g[i + r] -= mean;
+    moment += (double) i * i * g[i + r];
+  }
+  taps_store (t, g, moment / 2.0);
+}
+
+/* Which set of taps a direction of a term takes. */
+typedef enum
+{
+  TAPS_GAUSSIAN,
+  TAPS_BOX,
+  TAPS_SOBEL_SMOOTH,
+  TAPS_SOBEL_DERIV,
+  TAPS_LAPLACIAN_SMOOTH,
+  TAPS_LAPLACIAN_SECOND,
+} TapsKind;
+
+/* The taps of one kind for a direction of luma radius r and sigma sigma,
+ * subsampled by sub: radius ceil (r / sub), sigma / sub.  A radius of 0 is
+ * the one tap [1] whatever the kind. */
+static void
+taps_make (CcvTaps * t, TapsKind kind, int r, double sigma, int sub)
+{
+  memset (t, 0, sizeof (*t));
+  t->radius = (r + sub - 1) / sub;
+  sigma /= sub;
+  if (t->radius == 0) {
+    t->w[0] = 1.0f;
+    return;
+  }
+  switch (kind) {
+    case TAPS_GAUSSIAN:
+      taps_gaussian (t, sigma);
+      break;
+    case TAPS_BOX:
+      taps_box (t);
+      break;
+    case TAPS_SOBEL_SMOOTH:
+    case TAPS_SOBEL_DERIV:
+      taps_sobel (t, sigma, kind == TAPS_SOBEL_DERIV);
+      break;
+    case TAPS_LAPLACIAN_SMOOTH:
+    case TAPS_LAPLACIAN_SECOND:
+      taps_laplacian (t, sigma, kind == TAPS_LAPLACIAN_SECOND);
+      break;
+  }
+}
+
 void
 ccv_taps_init (CcvTaps * t, const CcvSettings * s, int sub)
 {
@@ -63,28 +225,105 @@ ccv_taps_init (CcvTaps * t, const CcvSettings * s, int sub)
   double sigma;
 
   ccv_settings_resolve (s, &r, &sigma);
-  memset (t, 0, sizeof (*t));
-  t->radius = (r + sub - 1) / sub;
+  taps_make (t, s->kernel == CCV_KERNEL_BOX ? TAPS_BOX : TAPS_GAUSSIAN, r,
+      sigma, sub);
+}
 
-  switch (s->kernel) {
-    case CCV_KERNEL_BOX:
-      taps_box (t);
-      break;
-    case CCV_KERNEL_GAUSSIAN:
-    default:
-      taps_gaussian (t, sigma / sub);
-      break;
+/* A custom direction: the user's taps, divided by their sum in double when
+ * asked to and the sum is not 0; length 0 is the one tap [1]. */
+static void
+taps_custom (CcvTaps * t, const double *w, int len, int normalize)
+{
+  double sum = 0.0;
+  int i;
+
+  memset (t, 0, sizeof (*t));
+  if (len <= 0) {
+    t->w[0] = 1.0f;
+    return;
   }
+  t->radius = len / 2;
+  for (i = 0; i < len; i++)
+    sum += w[i];
+  taps_store (t, w, normalize && sum != 0.0 ? sum : 1.0);
+}
+
+static void
+matrix_custom (CcvMatrix * m, const CcvSettings * s)
+{
+  const int n = s->matrix_side * s->matrix_side;
+  double sum = 0.0;
+  int i;
+
+  m->radius = s->matrix_side / 2;
+  for (i = 0; i < n; i++)
+    sum += s->matrix[i];
+  if (!s->normalize || sum == 0.0)
+    sum = 1.0;
+  for (i = 0; i < n; i++)
+    m->w[i] = (float) (s->matrix[i] / sum);
 }
 
 void
 ccv_filter_init (CcvFilter * f, const CcvSettings * s)
 {
-  int sub;
+  TapsKind x = TAPS_GAUSSIAN, y = TAPS_GAUSSIAN, x2 = x, y2 = y;
+  int rx, ry, sub;
+  double sx, sy;
 
+  memset (f, 0, sizeof (*f));
   f->settings = *s;
+  f->n_terms = 1;
+  f->combine = CCV_COMBINE_NONE;
+  f->amount = (float) s->amount;
+
+  if (s->kernel == CCV_KERNEL_CUSTOM) {
+    if (s->matrix_side > 0) {
+      f->n_terms = 0;
+      matrix_custom (&f->m, s);
+      return;
+    }
+    /* the same taps for every plane: no subsampling scaling */
+    for (sub = 0; sub < CCV_MAX_SUBSAMPLE; sub++) {
+      taps_custom (&f->x[sub], s->custom_x, s->custom_x_len, s->normalize);
+      taps_custom (&f->y[sub], s->custom_y, s->custom_y_len, s->normalize);
+    }
+    return;
+  }
+
+  switch (s->kernel) {
+    case CCV_KERNEL_BOX:
+      x = y = TAPS_BOX;
+      break;
+    case CCV_KERNEL_SHARPEN:
+      f->combine = CCV_COMBINE_SHARPEN;
+      break;
+    case CCV_KERNEL_SOBEL:
+      /* gx = D (x) S (y), gy = S (x) D (y) */
+      f->n_terms = 2;
+      f->combine = CCV_COMBINE_MAGNITUDE;
+      x = y2 = TAPS_SOBEL_DERIV;
+      y = x2 = TAPS_SOBEL_SMOOTH;
+      break;
+    case CCV_KERNEL_LAPLACIAN:
+      /* d2/dx2 + d2/dy2 = L (x) G (y) + G (x) L (y) */
+      f->n_terms = 2;
+      f->combine = CCV_COMBINE_ABS_SUM;
+      x = y2 = TAPS_LAPLACIAN_SECOND;
+      y = x2 = TAPS_LAPLACIAN_SMOOTH;
+      break;
+    default:
+      break;
+  }
+
+  ccv_settings_resolve (s, &rx, &sx);
+  ccv_settings_resolve_y (s, &ry, &sy);
   for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
-    ccv_taps_init (&f->x[sub - 1], s, sub);
-    f->y[sub - 1] = f->x[sub - 1];
+    taps_make (&f->x[sub - 1], x, rx, sx, sub);
+    taps_make (&f->y[sub - 1], y, ry, sy, sub);
+    if (f->n_terms == 2) {
+      taps_make (&f->x2[sub - 1], x2, rx, sx, sub);
+      taps_make (&f->y2[sub - 1], y2, ry, sy, sub);
+    }
   }
 }

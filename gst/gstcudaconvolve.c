@@ -832,6 +832,9 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
     CcvPlane *plane = &planes[p];
     gint first = -1, n_comp = 0;
 
+    /* fields not set below (depth, shift, op) keep their 8-bit meaning */
+    memset (plane, 0, sizeof (*plane));
+
     for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
       if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p)
         continue;

@@ -172,7 +172,7 @@ run_matrix (const int *radii, int n_radii, gboolean large)
 
     if ((g->width * g->height > 1000) != large)
       continue;
-    for (k = 0; k < CCV_KERNEL_N; k++)
+    for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++)
       for (b = 0; b < CCV_BORDER_N; b++)
         for (ri = 0; ri < n_radii; ri++, cases++)
           ones += check_case (g, k, b, radii[ri], 0.0);
