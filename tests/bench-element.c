@@ -3,11 +3,17 @@
  *   appsrc ! cudaconvolve backend=cuda kernel=gaussian radius=2 !
  *     fakesink sync=false
  *
- * appsrc pushes a few pre-filled I420 buffers again and again; frames/s is
- * counted at the sink after a warm-up.  Two kinds of upstream memory:
+ * appsrc pushes a few pre-filled buffers again and again; frames/s is
+ * counted at the sink after a warm-up.  Three kinds of upstream memory:
  * buffers from the pool cudaconvolve proposes in the ALLOCATION query
- * (pinned host memory from its allocator on the CUDA backend), and plain
- * pageable g_malloc memory.  The PCIe ceiling is measured in the same run
+ * (pinned host memory from its allocator on the CUDA backend), plain
+ * pageable g_malloc memory, and GStreamer CUDA memory (caps
+ * video/x-raw(memory:CUDAMemory), buffers from the GstCudaBufferPool the
+ * element proposes): frames already on the GPU, as after nvh264dec, with
+ * no PCIe transfer at all.  Those rows are set beside the kernel alone
+ * (ccv_cuda_filter_device () on the same frame, CUDA events, median), so
+ * the element's own per-frame overhead shows.  The PCIe ceiling is
+ * measured in the same run
  * (pinned H2D and D2H concurrently on two streams, and pageable copies) and
  * turned into frames/s for an I420 frame (w * h * 3 / 2 bytes each way);
  * each row is held to the ceiling of the memory its buffers turn out to be
@@ -173,6 +179,74 @@ measure_pcie (Pcie * p)
 }
 
 /* ---------------------------------------------------------------------- */
+/* The kernel alone */
+
+#define KERNEL_FRAMES 8         /* rotated, more than the L2 holds at 4K */
+#define KERNEL_REPS 200
+
+/* Median microseconds of ccv_cuda_filter_device () on one frame of info
+ * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory. */
+static double
+kernel_alone_us (const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  CcvSettings s;
+  CcvFilter *f = g_new0 (CcvFilter, 1);
+  CcvPlane planes[KERNEL_FRAMES][GST_VIDEO_MAX_PLANES];
+  guint8 *src[KERNEL_FRAMES], *dst[KERNEL_FRAMES];
+  double t[KERNEL_REPS];
+  cudaEvent_t e0, e1;
+  float ms;
+  guint n = GST_VIDEO_INFO_N_PLANES (info), i, p, c;
+  gint r;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = CCV_KERNEL_GAUSSIAN;
+  s.radius = 2;
+  ccv_filter_init (f, &s);
+  for (i = 0; i < KERNEL_FRAMES; i++) {
+    CHECK (cudaMalloc ((void **) &src[i], info->size));
+    CHECK (cudaMalloc ((void **) &dst[i], info->size));
+    CHECK (cudaMemset (src[i], (int) (i * 37), info->size));
+    for (p = 0; p < n; p++) {
+      CcvPlane *pl = &planes[i][p];
+
+      for (c = 0; GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p; c++);
+      memset (pl, 0, sizeof (*pl));
+      pl->src = src[i] + info->offset[p];
+      pl->dst = dst[i] + info->offset[p];
+      pl->src_stride = pl->dst_stride = info->stride[p];
+      pl->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+      pl->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+      pl->n_comp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+      pl->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+      pl->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+      pl->depth = 8;
+    }
+  }
+  CHECK (cudaEventCreate (&e0));
+  CHECK (cudaEventCreate (&e1));
+  for (r = -20; r < KERNEL_REPS; r++) {
+    CHECK (cudaEventRecord (e0, NULL));
+    CHECK ((cudaError_t) ccv_cuda_filter_device (planes[(r + 20) %
+                KERNEL_FRAMES], n, f, NULL));
+    CHECK (cudaEventRecord (e1, NULL));
+    CHECK (cudaEventSynchronize (e1));
+    CHECK (cudaEventElapsedTime (&ms, e0, e1));
+    if (r >= 0)
+      t[r] = ms * 1e3;
+  }
+  CHECK (cudaEventDestroy (e0));
+  CHECK (cudaEventDestroy (e1));
+  for (i = 0; i < KERNEL_FRAMES; i++) {
+    CHECK (cudaFree (src[i]));
+    CHECK (cudaFree (dst[i]));
+  }
+  g_free (f);
+  return median (t, KERNEL_REPS);
+}
+
+/* ---------------------------------------------------------------------- */
 /* The pipeline */
 
 typedef struct
@@ -264,6 +338,10 @@ memory_kind (GstBuffer * buf)
   struct cudaPointerAttributes attr;
   const gchar *kind = "unknown";
 
+  /* mapped for the CPU it would be staged: ask the allocator */
+  if (g_strcmp0 (gst_buffer_peek_memory (buf, 0)->allocator->mem_type,
+          "gst.cuda.memory") == 0)
+    return "CUDA device";
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return kind;
   if (cudaPointerGetAttributes (&attr, map.data) == cudaSuccess)
@@ -275,6 +353,13 @@ memory_kind (GstBuffer * buf)
   return kind;
 }
 
+typedef enum
+{
+  MEM_POOL,                     /* the pool cudaconvolve proposes */
+  MEM_PAGEABLE,                 /* g_malloc */
+  MEM_CUDA,                     /* memory:CUDAMemory, its CUDA pool */
+} Memory;
+
 typedef struct
 {
   gboolean ran;
@@ -283,11 +368,12 @@ typedef struct
   gchar note[160];
 } Result;
 
-/* One run: use_pool picks the element's proposed pool over g_malloc. */
+/* One run of format at width x height, buffers in memory mem. */
 static void
-run_pipeline (gint width, gint height, gboolean use_pool, gint n_frames,
-    Result * res)
+run_pipeline (GstVideoFormat format, gint width, gint height, Memory mem,
+    gint n_frames, Result * res)
 {
+  const gboolean use_pool = mem != MEM_PAGEABLE;
   GstElement *pipeline, *src, *conv, *sink;
   GstBufferPool *pool = NULL;
   GstBuffer *bufs[N_BUFFERS];
@@ -303,10 +389,13 @@ run_pipeline (gint width, gint height, gboolean use_pool, gint n_frames,
 
   memset (res, 0, sizeof (*res));
   memset (&counter, 0, sizeof (counter));
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, width, height);
+  gst_video_info_set_format (&info, format, width, height);
   GST_VIDEO_INFO_FPS_N (&info) = 30;
   GST_VIDEO_INFO_FPS_D (&info) = 1;
   caps = gst_video_info_to_caps (&info);
+  if (mem == MEM_CUDA)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
 
   desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-bytes=%" G_GSIZE_FORMAT " ! cudaconvolve name=conv backend=cuda "
@@ -498,7 +587,8 @@ main (int argc, char **argv)
       gdouble limit;
       Result res;
 
-      run_pipeline (w, h, use_pool, n_frames, &res);
+      run_pipeline (GST_VIDEO_FORMAT_I420, w, h,
+          use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, &res);
       /* the ceiling of the memory the buffers are really in: a proposed
        * pool that is not pinned is held to the pageable one */
       if (res.ran ? res.pinned : use_pool)
@@ -513,6 +603,41 @@ main (int argc, char **argv)
         g_print ("| %dx%d | %s: %s | %.1f | %.0f | %.0f | %.0f%% |\n", w, h,
             use_pool ? "proposed pool" : "pageable", res.note, res.fps,
             1e6 / res.fps, limit, 100.0 * res.fps / limit);
+    }
+  }
+
+  g_print ("\n### Frames already in CUDA memory\n\n");
+  g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
+      "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
+      "! cudaconvolve backend=cuda kernel=gaussian radius=2 ! fakesink "
+      "sync=false. Kernel alone: ccv_cuda_filter_device () on the same "
+      "frame in cudaMalloc memory, median of %d, CUDA events.\n\n",
+      N_BUFFERS, KERNEL_REPS);
+  g_print ("| size | format | frames/s | us/frame | kernel alone us | "
+      "element overhead us/frame | memory |\n"
+      "|---|---|---:|---:|---:|---:|---|\n");
+  for (z = 0; z < 2; z++) {
+    static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
+      GST_VIDEO_FORMAT_NV12
+    };
+    gint w = sizes[z][0], h = sizes[z][1];
+    gint n_frames = n_frames_arg > 0 ? n_frames_arg : 3000;
+
+    for (v = 0; v < 2; v++) {
+      GstVideoInfo info;
+      Result res;
+      double k_us;
+
+      gst_video_info_set_format (&info, formats[v], w, h);
+      k_us = kernel_alone_us (&info);
+      run_pipeline (formats[v], w, h, MEM_CUDA, n_frames, &res);
+      if (!res.ran)
+        g_print ("| %dx%d | %s | n/a | n/a | %.1f | n/a | %s |\n", w, h,
+            gst_video_format_to_string (formats[v]), k_us, res.note);
+      else
+        g_print ("| %dx%d | %s | %.0f | %.1f | %.1f | %.1f | %s |\n", w, h,
+            gst_video_format_to_string (formats[v]), res.fps, 1e6 / res.fps,
+            k_us, 1e6 / res.fps - k_us, res.note);
     }
   }
   return 0;

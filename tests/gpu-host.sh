@@ -7,7 +7,9 @@
 #
 #   check  build/tests/test-gpu (full matrix), compute-sanitizer memcheck
 #          on test-gpu --quick and racecheck on test-gpu --race,
-#          build/tests/test-gpu-element
+#          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
+#          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
+#          its --quick run
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
@@ -95,6 +97,15 @@ run_check () {
     step "test-gpu-element" 300 test-gpu-element.log \
       "$BUILD/tests/test-gpu-element"
   fi
+  if need "$BUILD/tests/test-gpu-pipeline"; then
+    step "test-gpu-pipeline" 300 test-gpu-pipeline.log \
+      env CCV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline"
+    cs=$(sanitizer)
+    [ -z "$cs" ] ||
+      step "racecheck test-gpu-pipeline --quick" 300 racecheck-pipeline.log \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        env CCV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline" --quick
+  fi
 }
 
 # nvcc straight from the sources: the engine (every cuda/*.cu and cuda/*.c)
@@ -163,13 +174,13 @@ run_bench () {
     sed 's/^/GPU, driver: /'
   echo
   printf '%s\n' "${SUMMARY[@]}"
-  for f in test-gpu.log test-gpu-element.log; do
+  for f in test-gpu.log test-gpu-element.log test-gpu-pipeline.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
     tail -n 14 "$OUT/$f"
   done
-  for f in memcheck.log racecheck.log; do
+  for f in memcheck.log racecheck.log racecheck-pipeline.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"

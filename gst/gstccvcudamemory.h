@@ -1,0 +1,66 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CCV_CUDA_MEMORY_H__
+#define __GST_CCV_CUDA_MEMORY_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+
+G_BEGIN_DECLS
+
+/* What cudaconvolve needs to work on frames in GStreamer's CUDA memory
+ * (memory:CUDAMemory, gstreamer-cuda-1.0): the GstCudaContext it shares
+ * with its neighbours through GstContext, and a stream of its own in that
+ * context. */
+typedef struct
+{
+  gint device_id;               /* cuda-device-id: -1 = any */
+  GstCudaContext *context;
+  CUstream stream;
+  gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
+} GstCcvCuda;
+
+/* The element's GstElement::set_context and the context part of its
+ * GstBaseTransform::query. */
+void gst_ccv_cuda_set_context (GstCcvCuda * cuda, GstElement * element,
+    GstContext * context);
+gboolean gst_ccv_cuda_handle_context_query (GstCcvCuda * cuda,
+    GstElement * element, GstQuery * query);
+
+/* Finds the neighbours' context for device_id (or makes one and shares
+ * it) and creates the stream.  FALSE when CUDA cannot be used; the element
+ * then works on system memory only. */
+gboolean gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element);
+void gst_ccv_cuda_close (GstCcvCuda * cuda);
+
+/* The device of the context, or of cuda-device-id when there is none. */
+gint gst_ccv_cuda_device (const GstCcvCuda * cuda);
+
+/* caps with each structure offered in CUDA memory (first, when
+ * offer_cuda) and in system memory. */
+GstCaps *gst_ccv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda);
+
+/* Whether caps are in CUDA memory. */
+gboolean gst_ccv_cuda_caps_are_cuda (GstCaps * caps);
+
+/* A GstCudaBufferPool of the context, proposed upstream. */
+gboolean gst_ccv_cuda_propose_pool (GstCcvCuda * cuda, GstElement * element,
+    GstQuery * query);
+
+/* Downstream's pool when it is a CUDA pool of the same context, else one
+ * of ours, configured for the query's caps. */
+gboolean gst_ccv_cuda_decide_pool (GstCcvCuda * cuda, GstElement * element,
+    GstQuery * query);
+
+/* Whether every memory of buffer is CUDA memory of the context: the
+ * element's kernels can then read or write it in place. */
+gboolean gst_ccv_cuda_buffer_is_local (const GstCcvCuda * cuda,
+    GstBuffer * buffer);
+
+G_END_DECLS
+#endif /* __GST_CCV_CUDA_MEMORY_H__ */

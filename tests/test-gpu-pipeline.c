@@ -1,0 +1,672 @@
+/* gst-cudaconvolve: cudaconvolve among GStreamer's CUDA elements (nvcodec).
+ *
+ * - cudaupload ! cudaconvolve ! cudadownload gives the same bytes as the
+ *   system-memory path (appsrc ! cudaconvolve ! appsink), for every format
+ *   cudaupload takes, every border, several kernels and radii, and both
+ *   are within +-1 of the CPU reference; the element's pads carry
+ *   memory:CUDAMemory and its output buffers are CUDA memory of the same
+ *   GstCudaContext as its input (one context, shared).
+ * - Mixed pipelines (system memory in, CUDA memory out, and the reverse)
+ *   and a change between CUDA and system memory mid-stream.
+ * - A real decode: tests/data/clip-322x182.h264 through nvh264dec is first
+ *   checked against the CPU decoder's checksums
+ *   (tests/data/clip-322x182.sha256),
+ *   then nvh264dec ! cudaconvolve ! cudadownload is checked against the
+ *   CPU reference on the decoded frames.
+ * - cuda-device-id: an unusable device is refused with a clear error.
+ *
+ * Needs the system's plugins (appsrc, appsink, nvcodec); exits 77 (skip)
+ * without a usable CUDA device or without nvcodec.  `--quick` runs one
+ * format, for compute-sanitizer.  CCV_TEST_DATA names tests/data.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "ccv.h"
+#include "ccv-cuda.h"
+#include "frame-check.h"
+
+#define EXIT_SKIP 77
+#define SEED 20241122
+#define CLIP "clip-322x182"
+
+static gboolean quick;
+
+static const gchar *all_formats[] = {
+  "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
+  "I420_10LE", "I420_12LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA",
+  "BGRA", "RGBx", "BGRx", "AYUV"
+};
+
+/* A pipeline "appsrc name=src ! ... ! appsink name=sink", and what the
+ * probes on cudaconvolve (name=conv) saw last. */
+typedef struct
+{
+  GstElement *pipeline, *src, *conv, *sink;
+  gpointer in_context, out_context;     /* GstCudaContext of the memory */
+  gboolean in_cuda, out_cuda;   /* last buffers were CUDA memory */
+} Pipe;
+
+static GstPadProbeReturn
+on_buffer (GstPad * pad, GstPadProbeInfo * info, Pipe * p)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  gboolean cuda = gst_is_cuda_memory (mem);
+  gpointer ctx = cuda ? GST_CUDA_MEMORY_CAST (mem)->context : NULL;
+
+  if (GST_PAD_DIRECTION (pad) == GST_PAD_SINK) {
+    p->in_cuda = cuda;
+    p->in_context = ctx;
+  } else {
+    p->out_cuda = cuda;
+    p->out_context = ctx;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+probe_pad (Pipe * p, const gchar * name)
+{
+  GstPad *pad = gst_element_get_static_pad (p->conv, name);
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      (GstPadProbeCallback) on_buffer, p, NULL);
+  gst_object_unref (pad);
+}
+
+/* Fails the test with the bus's error, if there is one. */
+static void
+check_no_error (Pipe * p, const gchar * what)
+{
+  GstBus *bus = gst_element_get_bus (p->pipeline);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  gst_object_unref (bus);
+  if (!msg)
+    return;
+  gst_message_parse_error (msg, &err, &dbg);
+  fail ("%s: error from %s: %s (%s)", what, GST_OBJECT_NAME (msg->src),
+      err->message, GST_STR_NULL (dbg));
+}
+
+static void
+pipe_start (Pipe * p, const gchar * desc, const GstVideoInfo * info)
+{
+  GError *err = NULL;
+
+  memset (p, 0, sizeof (*p));
+  p->pipeline = gst_parse_launch (desc, &err);
+  fail_unless (p->pipeline != NULL, "%s: %s", desc,
+      err ? err->message : "?");
+  p->src = gst_bin_get_by_name (GST_BIN (p->pipeline), "src");
+  p->conv = gst_bin_get_by_name (GST_BIN (p->pipeline), "conv");
+  p->sink = gst_bin_get_by_name (GST_BIN (p->pipeline), "sink");
+  if (p->src && info) {
+    GstCaps *caps = gst_video_info_to_caps (info);
+    g_object_set (p->src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
+    gst_caps_unref (caps);
+  }
+  g_object_set (p->sink, "sync", FALSE, NULL);
+  if (p->conv) {
+    probe_pad (p, "sink");
+    probe_pad (p, "src");
+  }
+  fail_unless (gst_element_set_state (p->pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s: cannot start", desc);
+}
+
+static void
+pipe_stop (Pipe * p)
+{
+  gst_element_set_state (p->pipeline, GST_STATE_NULL);
+  gst_clear_object (&p->src);
+  gst_clear_object (&p->conv);
+  gst_clear_object (&p->sink);
+  gst_object_unref (p->pipeline);
+}
+
+/* The next output buffer (a new reference), failing after 30 s. */
+static GstBuffer *
+pipe_pull (Pipe * p, const gchar * what)
+{
+  GstSample *sample = NULL;
+  GstBuffer *buf;
+
+  g_signal_emit_by_name (p->sink, "try-pull-sample", 30 * GST_SECOND,
+      &sample);
+  check_no_error (p, what);
+  fail_unless (sample != NULL, "%s: no output", what);
+  buf = gst_buffer_ref (gst_sample_get_buffer (sample));
+  gst_sample_unref (sample);
+  return buf;
+}
+
+static GstBuffer *
+pipe_push_pull (Pipe * p, GstBuffer * in, const gchar * what)
+{
+  GstFlowReturn ret = GST_FLOW_ERROR;
+
+  g_signal_emit_by_name (p->src, "push-buffer", in, &ret);
+  fail_unless_equals_int (ret, GST_FLOW_OK);
+  return pipe_pull (p, what);
+}
+
+/* Whether pad's current caps are in CUDA memory. */
+static gboolean
+pad_is_cuda (GstElement * e, const gchar * name)
+{
+  GstPad *pad = gst_element_get_static_pad (e, name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gboolean cuda = caps && gst_caps_features_contains (gst_caps_get_features
+      (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+
+  gst_clear_caps (&caps);
+  gst_object_unref (pad);
+  return cuda;
+}
+
+/* The first plane and component where a and b (system memory, info's
+ * format, any strides) differ, in where; FALSE if they are equal. */
+static gboolean
+frames_differ (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
+    gchar * where, gsize where_len)
+{
+  GstVideoFrame fa, fb;
+  guint p, c, y;
+  gboolean differ = FALSE;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa) && !differ; p++) {
+    for (c = 0; GST_VIDEO_FRAME_PLANE_DATA (&fa, p) &&
+        GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, c) != p; c++);
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&fa, c); y++) {
+      gsize n = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, c) *
+          GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, c);
+      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa,
+          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb,
+          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+
+      if (memcmp (ra, rb, n) != 0) {
+        g_snprintf (where, where_len, "plane %u row %u", p, y);
+        differ = TRUE;
+        break;
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+  return differ;
+}
+
+/* Whether cudaupload takes format (nvcodec's list differs by version). */
+static gboolean
+cudaupload_takes (const gchar * format)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+  const GList *l;
+  gboolean ok = FALSE;
+  gchar *s = g_strdup_printf ("video/x-raw(memory:CUDAMemory), format=%s",
+      format);
+  GstCaps *want = gst_caps_from_string (s);
+
+  for (l = gst_element_factory_get_static_pad_templates (f); l && !ok;
+      l = l->next) {
+    GstStaticPadTemplate *t = l->data;
+    GstCaps *caps;
+
+    if (t->direction != GST_PAD_SRC)
+      continue;
+    caps = gst_static_pad_template_get_caps (t);
+    ok = gst_caps_can_intersect (caps, want);
+    gst_caps_unref (caps);
+  }
+  gst_caps_unref (want);
+  g_free (s);
+  gst_object_unref (f);
+  return ok;
+}
+
+static void
+check_reference (const GstVideoInfo * info, GstElement * conv,
+    GstBuffer * in, GstBuffer * out, const gchar * what)
+{
+  CcvSettings s;
+  gchar first[160] = "";
+  guint64 bad;
+
+  frame_check_element_settings (conv, &s);
+  bad = frame_check_compare_planes (info, in, out, &s,
+      frame_check_element_planes (conv), 1, first, sizeof (first), NULL,
+      NULL);
+  fail_unless (bad == 0, "%s: %" G_GUINT64_FORMAT " samples differ from the "
+      "reference by more than 1, the first at %s", what, bad, first);
+}
+
+static void
+set_both (Pipe * a, Pipe * b, const gchar * prop, const gchar * value)
+{
+  gst_util_set_object_arg (G_OBJECT (a->conv), prop, value);
+  gst_util_set_object_arg (G_OBJECT (b->conv), prop, value);
+}
+
+static gboolean
+has_kernel (GstElement * conv, const gchar * nick)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (conv),
+      "kernel");
+
+  return g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (pspec)->enum_class,
+      nick) != NULL;
+}
+
+/* Every format cudaupload takes: CUDA memory against system memory. */
+GST_START_TEST (test_cuda_memory_matches_system)
+{
+  static const gchar *borders[] = { "clamp", "mirror", "wrap", "zero" };
+  static const gchar *radii[] = { "1", "4", "9" };
+  static const gchar *kernels[] = { "gaussian", "box", "sharpen", "sobel",
+    "laplacian"
+  };
+  GRand *rand = g_rand_new_with_seed (SEED);
+  guint f, b, r, k, n_formats = quick ? 1 : G_N_ELEMENTS (all_formats);
+  guint tested = 0;
+
+  for (f = 0; f < n_formats; f++) {
+    const gchar *format = quick ? "I420" : all_formats[f];
+    GstVideoInfo info;
+    Pipe cuda, sys;
+
+    if (!cudaupload_takes (format)) {
+      g_print ("  %s: cudaupload does not take it, skipped\n", format);
+      continue;
+    }
+    frame_check_info_init (&info, format, 67, 43);
+    pipe_start (&cuda, "appsrc name=src ! cudaupload ! "
+        "cudaconvolve name=conv ! cudadownload ! appsink name=sink", &info);
+    pipe_start (&sys, "appsrc name=src ! cudaconvolve name=conv "
+        "backend=cuda ! appsink name=sink", &info);
+
+    for (k = 0; k < G_N_ELEMENTS (kernels); k++) {
+      for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+        for (r = 0; r < G_N_ELEMENTS (radii); r++) {
+          GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+          GstBuffer *out_cuda, *out_sys;
+          gchar what[160], where[64];
+
+          if (!has_kernel (cuda.conv, kernels[k]))
+            continue;
+          set_both (&cuda, &sys, "kernel", kernels[k]);
+          set_both (&cuda, &sys, "border", borders[b]);
+          set_both (&cuda, &sys, "radius", radii[r]);
+          g_snprintf (what, sizeof (what), "%s 67x43 %s border=%s radius=%s",
+              format, kernels[k], borders[b], radii[r]);
+
+          out_cuda = pipe_push_pull (&cuda, in, what);
+          out_sys = pipe_push_pull (&sys, in, what);
+          fail_unless (pad_is_cuda (cuda.conv, "sink") &&
+              pad_is_cuda (cuda.conv, "src"), "%s: not CUDA memory caps",
+              what);
+          fail_unless (cuda.in_cuda && cuda.out_cuda, "%s: the buffers are "
+              "not CUDA memory", what);
+          fail_unless (cuda.in_context == cuda.out_context, "%s: input and "
+              "output in different CUDA contexts", what);
+          fail_if (frames_differ (&info, out_cuda, out_sys, where,
+                  sizeof (where)), "%s: CUDA memory and system memory "
+              "differ at %s", what, where);
+          check_reference (&info, sys.conv, in, out_sys, what);
+          gst_buffer_unref (out_cuda);
+          gst_buffer_unref (out_sys);
+          gst_buffer_unref (in);
+          tested++;
+        }
+      }
+    }
+    pipe_stop (&cuda);
+    pipe_stop (&sys);
+  }
+  g_print ("  %u frames through CUDA memory, equal to system memory\n",
+      tested);
+  fail_unless (tested > 0);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* System memory in and CUDA memory out, and the reverse; identity too. */
+GST_START_TEST (test_mixed_memory)
+{
+  static const struct
+  {
+    const gchar *desc;
+    gboolean in_cuda, out_cuda;
+  } mixes[] = {
+    {"appsrc name=src ! cudaconvolve name=conv ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload ! appsink name=sink",
+        FALSE, TRUE},
+    {"appsrc name=src ! cudaupload ! cudaconvolve name=conv ! video/x-raw ! "
+          "appsink name=sink", TRUE, FALSE},
+  };
+  static const gchar *formats[] = { "I420", "NV12" };
+  GRand *rand = g_rand_new_with_seed (SEED + 1);
+  guint m, f, i;
+
+  for (m = 0; m < G_N_ELEMENTS (mixes); m++) {
+    for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+      GstVideoInfo info;
+      Pipe p;
+
+      frame_check_info_init (&info, formats[f], 101, 57);
+      pipe_start (&p, mixes[m].desc, &info);
+      for (i = 0; i < 3; i++) {
+        GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+        GstBuffer *out;
+        gchar what[256], where[64];
+
+        /* the last frame is the identity: a copy between memories */
+        g_object_set (p.conv, "radius", i == 2 ? 0 : 3 + i, "sigma", 0.0,
+            NULL);
+        g_snprintf (what, sizeof (what), "%s %s radius %d", mixes[m].desc,
+            formats[f], i == 2 ? 0 : 3 + i);
+        out = pipe_push_pull (&p, in, what);
+        fail_unless_equals_int (pad_is_cuda (p.conv, "sink"),
+            mixes[m].in_cuda);
+        fail_unless_equals_int (pad_is_cuda (p.conv, "src"),
+            mixes[m].out_cuda);
+        if (i == 2)
+          fail_if (frames_differ (&info, in, out, where, sizeof (where)),
+              "%s: not a copy, differs at %s", what, where);
+        else
+          check_reference (&info, p.conv, in, out, what);
+        gst_buffer_unref (in);
+        gst_buffer_unref (out);
+      }
+      pipe_stop (&p);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Downstream switches from CUDA memory to system memory and back while
+ * playing: cudaconvolve renegotiates its output each time. */
+GST_START_TEST (test_renegotiate_memory)
+{
+  static const gchar *steps[] = { "video/x-raw(memory:CUDAMemory)",
+    "video/x-raw", "video/x-raw(memory:CUDAMemory)"
+  };
+  GRand *rand = g_rand_new_with_seed (SEED + 2);
+  GstElement *cf;
+  GstVideoInfo info;
+  Pipe p;
+  guint s, i;
+
+  frame_check_info_init (&info, "I420", 93, 61);
+  pipe_start (&p, "appsrc name=src ! cudaupload ! cudaconvolve name=conv "
+      "radius=3 ! capsfilter name=cf ! cudadownload ! appsink name=sink",
+      &info);
+  cf = gst_bin_get_by_name (GST_BIN (p.pipeline), "cf");
+  for (s = 0; s < G_N_ELEMENTS (steps); s++) {
+    GstCaps *caps = gst_caps_from_string (steps[s]);
+
+    g_object_set (cf, "caps", caps, NULL);
+    gst_caps_unref (caps);
+    for (i = 0; i < 2; i++) {
+      GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+      GstBuffer *out = pipe_push_pull (&p, in, steps[s]);
+
+      check_reference (&info, p.conv, in, out, steps[s]);
+      fail_unless_equals_int (pad_is_cuda (p.conv, "src"), s != 1);
+      fail_unless_equals_int (p.out_cuda, s != 1);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+    }
+  }
+  gst_object_unref (cf);
+  pipe_stop (&p);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static gchar *
+data_path (const gchar * name)
+{
+  const gchar *dir = g_getenv ("CCV_TEST_DATA");
+
+  return g_build_filename (dir ? dir : "tests/data", name, NULL);
+}
+
+/* SHA-256 of a frame's samples, component by component, row by row (the
+ * checksums in tests/data: I420 order Y, U, V whatever the layout). */
+static gchar *
+frame_sha256 (const GstVideoInfo * info, GstBuffer * buf)
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  GstVideoFrame f;
+  gchar *hex;
+  guint c;
+  gint x, y;
+
+  fail_unless (gst_video_frame_map (&f, (GstVideoInfo *) info, buf,
+          GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, c)
+          + (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (&f, c);
+
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&f, c); x++)
+        g_checksum_update (sum, row + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&f,
+                c), 1);
+    }
+  }
+  gst_video_frame_unmap (&f);
+  hex = g_strdup (g_checksum_get_string (sum));
+  g_checksum_free (sum);
+  return hex;
+}
+
+/* Every frame of the clip until EOS; info gets the caps. */
+static GPtrArray *
+decode_clip (const gchar * chain, GstVideoInfo * info, Pipe * p)
+{
+  gchar *clip = data_path (CLIP ".h264");
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec ! %s ! appsink name=sink", clip, chain);
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstSample *sample;
+
+  pipe_start (p, desc, NULL);
+  for (;;) {
+    sample = NULL;
+    g_signal_emit_by_name (p->sink, "try-pull-sample", 30 * GST_SECOND,
+        &sample);
+    check_no_error (p, desc);
+    if (!sample)
+      break;
+    if (frames->len == 0)
+      fail_unless (gst_video_info_from_caps (info,
+              gst_sample_get_caps (sample)));
+    g_ptr_array_add (frames, gst_buffer_ref (gst_sample_get_buffer
+            (sample)));
+    gst_sample_unref (sample);
+  }
+  fail_unless (frames->len > 0, "%s: no frames", desc);
+  g_free (desc);
+  g_free (clip);
+  return frames;
+}
+
+GST_START_TEST (test_nvh264dec_pipeline)
+{
+  gchar *sums_path = data_path (CLIP ".sha256"), *text = NULL;
+  gchar **lines;
+  GPtrArray *sums = g_ptr_array_new ();
+  GPtrArray *decoded, *filtered;
+  GstVideoInfo info, finfo;
+  Pipe dec, conv;
+  guint i;
+
+  fail_unless (g_file_get_contents (sums_path, &text, NULL, NULL),
+      "cannot read %s (set CCV_TEST_DATA)", sums_path);
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; lines[i]; i++)
+    if (lines[i][0] && lines[i][0] != '#')
+      g_ptr_array_add (sums, lines[i]);
+
+  /* the GPU decoder gives the CPU decoder's frames */
+  decoded = decode_clip ("cudadownload", &info, &dec);
+  fail_unless_equals_int (decoded->len, sums->len);
+  for (i = 0; i < decoded->len; i++) {
+    gchar *sha = frame_sha256 (&info, g_ptr_array_index (decoded, i));
+
+    fail_unless_equals_string (sha, g_ptr_array_index (sums, i));
+    g_free (sha);
+  }
+  pipe_stop (&dec);
+
+  /* nvh264dec's CUDA memory filtered in place, against the reference */
+  filtered = decode_clip ("cudaconvolve name=conv radius=4 border=mirror ! "
+      "cudadownload", &finfo, &conv);
+  fail_unless (pad_is_cuda (conv.conv, "sink") && conv.in_cuda,
+      "nvh264dec ! cudaconvolve did not negotiate CUDA memory");
+  fail_unless (conv.in_context == conv.out_context);
+  fail_unless (gst_video_info_is_equal (&info, &finfo));
+  fail_unless_equals_int (filtered->len, decoded->len);
+  for (i = 0; i < decoded->len; i++) {
+    gchar what[64];
+
+    g_snprintf (what, sizeof (what), "clip frame %u (%s)", i,
+        GST_VIDEO_INFO_NAME (&info));
+    check_reference (&info, conv.conv, g_ptr_array_index (decoded, i),
+        g_ptr_array_index (filtered, i), what);
+  }
+  g_print ("  %u %s frames decoded by nvh264dec match the CPU decoder; "
+      "filtered in CUDA memory within +-1 of the reference\n", decoded->len,
+      GST_VIDEO_INFO_NAME (&info));
+  pipe_stop (&conv);
+
+  g_ptr_array_unref (decoded);
+  g_ptr_array_unref (filtered);
+  g_ptr_array_unref (sums);
+  g_strfreev (lines);
+  g_free (text);
+  g_free (sums_path);
+}
+
+GST_END_TEST;
+
+/* A device that does not exist: backend=cuda fails with an error that
+ * names it; two elements on device 0 explicitly share its context. */
+GST_START_TEST (test_cuda_device_id)
+{
+  GstElement *pipeline;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  GRand *rand = g_rand_new_with_seed (SEED + 3);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  Pipe p;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "cudaconvolve backend=cuda cuda-device-id=99 ! fakesink", &err);
+  fail_unless (pipeline != NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipeline);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "cuda-device-id=99 was not refused");
+  gst_message_parse_error (msg, &err, NULL);
+  g_print ("  cuda-device-id=99: %s\n", err->message);
+  fail_unless (strstr (err->message, "99") != NULL,
+      "the error does not name the device: %s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+
+  frame_check_info_init (&info, "NV12", 64, 36);
+  pipe_start (&p, "appsrc name=src ! cudaupload ! cudaconvolve "
+      "cuda-device-id=0 radius=2 ! cudaconvolve name=conv cuda-device-id=0 "
+      "radius=1 ! cudadownload ! appsink name=sink", &info);
+  in = frame_check_buffer_random (&info, rand, FALSE);
+  out = pipe_push_pull (&p, in, "two elements on device 0");
+  fail_unless (p.in_cuda && p.out_cuda && p.in_context == p.out_context);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  pipe_stop (&p);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudaconvolve_pipeline_suite (void)
+{
+  Suite *s = suite_create ("cudaconvolve-pipeline");
+  TCase *tc = tcase_create ("cuda-memory");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 600);
+  tcase_add_test (tc, test_cuda_memory_matches_system);
+  if (!quick) {
+    tcase_add_test (tc, test_mixed_memory);
+    tcase_add_test (tc, test_renegotiate_memory);
+    tcase_add_test (tc, test_nvh264dec_pipeline);
+    tcase_add_test (tc, test_cuda_device_id);
+  }
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const gchar *needed[] = { "cudaconvolve", "cudaupload",
+    "cudadownload", "nvh264dec", "h264parse", "appsrc", "appsink"
+  };
+  guint i;
+  gint nf;
+
+  gst_check_init (&argc, &argv);
+  for (i = 1; i < (guint) argc; i++)
+    quick |= g_str_equal (argv[i], "--quick");
+  if (ccv_cuda_device_count () == 0) {
+    g_print ("SKIP: no usable CUDA device\n");
+    return EXIT_SKIP;
+  }
+  for (i = 0; i < G_N_ELEMENTS (needed); i++) {
+    GstElementFactory *f = gst_element_factory_find (needed[i]);
+
+    if (!f) {
+      g_print ("SKIP: no %s element (nvcodec and gst-plugins-base are "
+          "needed)\n", needed[i]);
+      return EXIT_SKIP;
+    }
+    gst_object_unref (f);
+  }
+  g_setenv ("CK_FORK", "no", TRUE);
+  nf = gst_check_run_suite (cudaconvolve_pipeline_suite (),
+      "cudaconvolve-pipeline", __FILE__);
+  return nf == 0 ? 0 : 1;
+}
