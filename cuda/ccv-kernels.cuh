@@ -70,9 +70,59 @@ cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
  * too little shared memory for the radius. */
 cudaError_t launch_box (const SepParams & p, cudaStream_t stream);
 
+/* The general kernel (ccv-general.cu): rows [row_begin, row_end) of
+ * plane pl (device pointers) filtered as f says, for any depth, component
+ * ops, terms and combine (f.n_terms 1 or 2).  16-bit planes must be 2-byte
+ * aligned (pointers and strides); cudaErrorInvalidValue otherwise.
+ * cudaErrorInvalidConfiguration when the device has too little shared
+ * memory for the radii. */
+cudaError_t launch_general (const CcvPlane & pl, const CcvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream);
+
+/* Writes pl.fill (shifted) into every sample of rows [row_begin, row_end)
+ * of pl (ccv-general.cu). */
+cudaError_t launch_fill (const CcvPlane & pl, int row_begin, int row_end,
+    cudaStream_t stream);
+
 /* Rows a tile of the path that p takes covers: bands of a frame cut into
  * strips should be multiples of it so no tile straddles two bands. */
 int separable_tile_rows (void);
+
+/* One launch of the 2-D matrix kernel (ccv-matrix.cu): the rows
+ * [row_begin, row_end) of one plane, any depth and components.  The
+ * (2r + 1)^2 taps, at most 31 x 31 floats, make it about 3.9 KiB of
+ * kernel parameters. */
+struct MatrixParams
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch;             /* bytes */
+  size_t dst_pitch;
+  int width;                    /* pixels: samples of one component */
+  int n_comp;                   /* interleaved components, 1..4 */
+  int height;                   /* rows of the whole plane, for the border */
+  int row_begin;
+  int row_end;
+  int depth;                    /* 8 (one byte a sample), 10, 12 or 16 */
+  int shift;                    /* the value's lowest bit in a 16-bit word */
+  int border;
+  int radius;                   /* 0..CCV_MAX_MATRIX_RADIUS */
+  unsigned fill;                /* CCV_COMP_FILL's value (not shifted) */
+  uint8_t op[CCV_MAX_COMP];     /* CcvCompOp per component */
+  int src_aligned;              /* src, src_pitch: multiples of 4 samples */
+  int dst_aligned;              /* dst, dst_pitch: likewise */
+  float w[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];   /* row-major */
+};
+
+/* Fills p for rows [row_begin, row_end) of plane pl (device pointers)
+ * with the matrix m. */
+void matrix_params_init (MatrixParams & p, const CcvPlane & pl,
+    const CcvMatrix & m, CcvBorder border, int row_begin, int row_end);
+
+/* v = sum_j sum_i m[j][i] * in (x + i, y + j), rows outer, then
+ * rounded, saturated and shifted; components copied or filled as p.op
+ * says.  cudaErrorInvalidValue for a radius or n_comp out of range. */
+cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
 }                               /* namespace ccv */
 
