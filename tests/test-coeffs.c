@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <math.h>
+#include <string.h>
 
 #include <gst/check/gstcheck.h>
 
@@ -33,7 +34,8 @@ GST_START_TEST (test_sum_and_symmetry)
   const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
   int k, r, si, sub;
 
-  for (k = 0; k < CCV_KERNEL_N; k++)
+  /* ccv_taps_init () gives the blurs' taps */
+  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++)
     for (r = 0; r <= CCV_MAX_RADIUS; r++)
       for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
         for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
@@ -207,6 +209,490 @@ GST_START_TEST (test_chroma_scaling)
 
 GST_END_TEST;
 
+/* Exact taps, written out. */
+static void
+check_taps (const CcvTaps * t, int radius, const float *w)
+{
+  int i;
+
+  fail_unless_equals_int (t->radius, radius);
+  for (i = 0; i <= 2 * radius; i++)
+    fail_unless (t->w[i] == w[i], "tap %d: %.9g, expected %.9g", i, t->w[i],
+        w[i]);
+}
+
+static const float sobel_s3[] = { 1.0f, 2.0f, 1.0f };
+static const float sobel_d3[] = { -1.0f, 0.0f, 1.0f };
+static const float laplacian_l3[] = { 1.0f, -2.0f, 1.0f };
+static const float laplacian_g3[] = { 0.0f, 1.0f, 0.0f };
+static const float one_tap[] = { 1.0f };
+
+/* Radius 1 is the classic 3x3 operator, on luma and on chroma that
+ * subsampling brings down to radius 1; radius 0 and sigma 0 mean 1. */
+GST_START_TEST (test_classic_3x3)
+{
+  static const struct
+  {
+    unsigned radius;
+    int sub;
+  } cases[] = { {0, 1}, {1, 1}, {0, 2}, {1, 2}, {2, 2} };
+  int ci, k;
+
+  for (ci = 0; ci < (int) G_N_ELEMENTS (cases); ci++)
+    for (k = CCV_KERNEL_SOBEL; k <= CCV_KERNEL_LAPLACIAN; k++) {
+      CcvSettings s = settings (k, cases[ci].radius, 0.0);
+      const int sub = cases[ci].sub;
+      CcvFilter f;
+
+      ccv_filter_init (&f, &s);
+      fail_unless_equals_int (f.n_terms, 2);
+      if (k == CCV_KERNEL_SOBEL) {
+        /* gx = D (x) S (y), gy = S (x) D (y) */
+        fail_unless_equals_int (f.combine, CCV_COMBINE_MAGNITUDE);
+        check_taps (&f.x[sub - 1], 1, sobel_d3);
+        check_taps (&f.y[sub - 1], 1, sobel_s3);
+        check_taps (&f.x2[sub - 1], 1, sobel_s3);
+        check_taps (&f.y2[sub - 1], 1, sobel_d3);
+      } else {
+        fail_unless_equals_int (f.combine, CCV_COMBINE_ABS_SUM);
+        check_taps (&f.x[sub - 1], 1, laplacian_l3);
+        check_taps (&f.y[sub - 1], 1, laplacian_g3);
+        check_taps (&f.x2[sub - 1], 1, laplacian_g3);
+        check_taps (&f.y2[sub - 1], 1, laplacian_l3);
+      }
+    }
+
+  /* a sigma so small that it resolves to radius 1: still the 3x3 taps,
+   * sigma plays no part */
+  {
+    CcvSettings s = settings (CCV_KERNEL_SOBEL, 0, 0.2);
+    CcvFilter f;
+
+    ccv_filter_init (&f, &s);
+    check_taps (&f.x[0], 1, sobel_d3);
+    check_taps (&f.y[0], 1, sobel_s3);
+    s = settings (CCV_KERNEL_LAPLACIAN, 1, 5.0);
+    ccv_filter_init (&f, &s);
+    check_taps (&f.x[0], 1, laplacian_l3);
+    check_taps (&f.y[0], 1, laplacian_g3);
+  }
+}
+
+GST_END_TEST;
+
+/* The formula's weights in double: g[i + r] = exp (-i^2 / (2 sigma^2)). */
+static void
+formula_gaussian (double *g, int r, double sigma)
+{
+  int i;
+
+  for (i = -r; i <= r; i++)
+    g[i + r] = exp (-(double) i * i / (2.0 * sigma * sigma));
+}
+
+/* Sobel above radius 1: S sums to 4, D is odd with sum i D[i] = 2, both
+ * follow the formula (to float rounding), on luma and chroma. */
+static void
+check_sobel (const CcvTaps * s, const CcvTaps * d, int r, double sigma)
+{
+  double g[CCV_MAX_TAPS], gsum = 0.0, msum = 0.0;
+  double sum_s = 0.0, sum_d = 0.0, abs_d = 0.0, moment_d = 0.0;
+  int i;
+
+  fail_unless (r > 1);
+  fail_unless_equals_int (s->radius, r);
+  fail_unless_equals_int (d->radius, r);
+  formula_gaussian (g, r, sigma);
+  for (i = -r; i <= r; i++) {
+    gsum += g[i + r];
+    msum += (double) i * i * g[i + r];
+  }
+  for (i = -r; i <= r; i++) {
+    const double ws = 4.0 * g[i + r] / gsum, wd = 2.0 * i * g[i + r] / msum;
+
+    fail_unless (fabs (s->w[i + r] - ws) <= 1e-7 * fabs (ws) + 1e-30,
+        "S[%d] r %d sigma %g: %.9g, expected %.9g", i, r, sigma,
+        s->w[i + r], ws);
+    fail_unless (fabs (d->w[i + r] - wd) <= 1e-7 * fabs (wd) + 1e-30,
+        "D[%d] r %d sigma %g: %.9g, expected %.9g", i, r, sigma,
+        d->w[i + r], wd);
+    fail_unless (s->w[i + r] == s->w[r - i]);
+    fail_unless (d->w[i + r] == -d->w[r - i]);
+    fail_unless (i <= 0 || d->w[i + r] >= 0.0f);
+    sum_s += s->w[i + r];
+    sum_d += d->w[i + r];
+    abs_d += fabs (d->w[i + r]);
+    moment_d += (double) i * d->w[i + r];
+  }
+  fail_unless (fabs (sum_s - 4.0) < 1e-5, "sum S = %.9f", sum_s);
+  fail_unless (fabs (sum_d) < 1e-6 * abs_d, "sum D = %g", sum_d);
+  fail_unless (fabs (moment_d - 2.0) < 1e-5, "sum i D[i] = %.9f", moment_d);
+}
+
+/* The Laplacian of Gaussian above radius 1: G sums to 1, L is even with
+ * sum L = 0 and sum i^2 L[i] = 2, both from the formula. */
+static void
+check_laplacian (const CcvTaps * gt, const CcvTaps * lt, int r, double sigma)
+{
+  double g[CCV_MAX_TAPS], l[CCV_MAX_TAPS], gsum = 0.0, mean = 0.0;
+  double moment = 0.0, sum_g = 0.0, sum_l = 0.0, abs_l = 0.0, moment_l = 0.0;
+  int i;
+
+  fail_unless (r > 1);
+  fail_unless_equals_int (gt->radius, r);
+  fail_unless_equals_int (lt->radius, r);
+  formula_gaussian (g, r, sigma);
+  for (i = -r; i <= r; i++) {
+    gsum += g[i + r];
+    l[i + r] = ((double) i * i / (sigma * sigma) - 1.0) * g[i + r];
+    mean += l[i + r] / (2 * r + 1);
+  }
+  for (i = -r; i <= r; i++)
+    moment += (double) i * i * (l[i + r] - mean);
+  for (i = -r; i <= r; i++) {
+    const double wg = g[i + r] / gsum, wl = 2.0 * (l[i + r] - mean) / moment;
+
+    fail_unless (fabs (gt->w[i + r] - wg) <= 1e-7 * wg + 1e-30,
+        "G[%d] r %d sigma %g: %.9g, expected %.9g", i, r, sigma,
+        gt->w[i + r], wg);
+    /* tails near 0 come from a cancellation with the mean: their error is
+     * relative to the centre tap */
+    fail_unless (fabs (lt->w[i + r] - wl) <= 1e-7 * fabs (wl) +
+        1e-12 * fabs (lt->w[r]),
+        "L[%d] r %d sigma %g: %.9g, expected %.9g", i, r, sigma,
+        lt->w[i + r], wl);
+    fail_unless (gt->w[i + r] == gt->w[r - i]);
+    fail_unless (lt->w[i + r] == lt->w[r - i]);
+    sum_g += gt->w[i + r];
+    sum_l += lt->w[i + r];
+    abs_l += fabs (lt->w[i + r]);
+    moment_l += (double) i * i * lt->w[i + r];
+  }
+  fail_unless (lt->w[r] < 0.0f, "the centre of L is negative");
+  fail_unless (fabs (sum_g - 1.0) < 1e-5, "sum G = %.9f", sum_g);
+  fail_unless (fabs (sum_l) < 1e-6 * abs_l, "sum L = %g", sum_l);
+  fail_unless (fabs (moment_l - 2.0) < 1e-5, "sum i^2 L = %.9f", moment_l);
+}
+
+GST_START_TEST (test_derivative_radii)
+{
+  const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
+  int r, si, sub;
+
+  for (r = 2; r <= CCV_MAX_RADIUS; r++)
+    for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
+      for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
+        const double sigma = sigmas[si] > 0.0 ? sigmas[si] :
+            0.3 * (r - 1) + 0.8;
+        const int rs = (r + sub - 1) / sub;
+        CcvSettings s = settings (CCV_KERNEL_SOBEL, r, sigmas[si]);
+        CcvFilter f;
+
+        if (rs == 1)
+          continue;             /* test_classic_3x3 */
+        ccv_filter_init (&f, &s);
+        check_sobel (&f.y[sub - 1], &f.x[sub - 1], rs, sigma / sub);
+        check_sobel (&f.x2[sub - 1], &f.y2[sub - 1], rs, sigma / sub);
+
+        s.kernel = CCV_KERNEL_LAPLACIAN;
+        ccv_filter_init (&f, &s);
+        check_laplacian (&f.y[sub - 1], &f.x[sub - 1], rs, sigma / sub);
+        check_laplacian (&f.x2[sub - 1], &f.y2[sub - 1], rs, sigma / sub);
+      }
+}
+
+GST_END_TEST;
+
+/* What the normalisations are for: a ramp of slope 1 gives gx = 8 and a
+ * parabola x^2 / 2 gives 1 at every radius, like the 3x3 operators. */
+GST_START_TEST (test_derivative_responses)
+{
+  int r;
+
+  for (r = 1; r <= 16; r++) {
+    CcvSettings s = settings (CCV_KERNEL_SOBEL, r, 0.0);
+    CcvFilter f;
+    double gx = 0.0, smooth = 0.0, lap = 0.0;
+    int i;
+
+    ccv_filter_init (&f, &s);
+    for (i = -r; i <= r; i++) {
+      gx += f.x[0].w[i + r] * (100.0 + i);
+      smooth += f.y[0].w[i + r];
+    }
+    fail_unless (fabs (gx * smooth - 8.0) < 1e-4, "r %d: gx %g", r,
+        gx * smooth);
+
+    s.kernel = CCV_KERNEL_LAPLACIAN;
+    ccv_filter_init (&f, &s);
+    for (i = -r; i <= r; i++)
+      lap += f.x[0].w[i + r] * (7.0 + i) * (7.0 + i) / 2.0;
+    fail_unless (fabs (lap - 1.0) < 1e-4, "r %d: laplacian %g", r, lap);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sigma_y_rules)
+{
+  CcvSettings s;
+  int r;
+  double sigma;
+
+  /* unset: as horizontally, sobel's radius-1 default included */
+  s = settings (CCV_KERNEL_GAUSSIAN, 4, 0.0);
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 4 && fabs (sigma - 1.7) < 1e-12);
+  s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.5);
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 5 && sigma == 1.5);
+  s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 1 && fabs (sigma - 0.8) < 1e-12);
+
+  /* set: the radius from it unless the radius is given */
+  s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.0);
+  s.sigma_y = 2.0;
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 6 && sigma == 2.0);
+  ccv_settings_resolve (&s, &r, &sigma);
+  fail_unless (r == 3 && sigma == 1.0);
+  s = settings (CCV_KERNEL_GAUSSIAN, 5, 1.0);
+  s.sigma_y = 2.0;
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 5 && sigma == 2.0);
+  s = settings (CCV_KERNEL_BOX, 0, 0.0);
+  s.sigma_y = 30.0;
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless_equals_int (r, 64);
+  /* sobel's default radius 1 is horizontal only here */
+  s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
+  s.sigma_y = 0.9;
+  ccv_settings_resolve (&s, &r, &sigma);
+  fail_unless_equals_int (r, 1);
+  ccv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 3 && sigma == 0.9);
+
+  /* the taps: each direction its own radius and sigma, halved on chroma;
+   * a direction of radius 0 is the one tap [1] */
+  {
+    CcvFilter f;
+
+    s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.0);
+    s.sigma_y = 2.5;
+    ccv_filter_init (&f, &s);
+    check_gaussian (&f.x[0], 3, 1.0);
+    check_gaussian (&f.y[0], 8, 2.5);
+    check_gaussian (&f.x[1], 2, 0.5);
+    check_gaussian (&f.y[1], 4, 1.25);
+
+    s = settings (CCV_KERNEL_GAUSSIAN, 0, 0.0);
+    s.sigma_y = 1.5;
+    fail_if (ccv_settings_is_identity (&s));
+    ccv_filter_init (&f, &s);
+    check_taps (&f.x[0], 0, one_tap);
+    check_taps (&f.x[1], 0, one_tap);
+    check_gaussian (&f.y[0], 5, 1.5);
+    check_gaussian (&f.y[1], 3, 0.75);
+
+    s.kernel = CCV_KERNEL_BOX;
+    ccv_filter_init (&f, &s);
+    check_taps (&f.x[0], 0, one_tap);
+    fail_unless_equals_int (f.y[0].radius, 5);
+    fail_unless (f.y[0].w[0] == (float) (1.0 / 11));
+
+    s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
+    s.sigma_y = 1.2;
+    ccv_filter_init (&f, &s);
+    check_taps (&f.x[0], 1, sobel_d3);
+    check_taps (&f.x2[0], 1, sobel_s3);
+    check_sobel (&f.y[0], &f.y2[0], 4, 1.2);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_identity_rules)
+{
+  CcvSettings s;
+  int k;
+
+  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_SHARPEN; k++) {
+    s = settings (k, 0, 0.0);
+    s.amount = 1.0;
+    fail_unless (ccv_settings_is_identity (&s), "kernel %d", k);
+    s.sigma_y = 0.5;
+    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+    s = settings (k, 3, 0.0);
+    s.amount = 1.0;
+    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+  }
+  /* an unsharp mask of amount 0 adds nothing */
+  s = settings (CCV_KERNEL_SHARPEN, 5, 2.0);
+  fail_unless (ccv_settings_is_identity (&s));
+  s.amount = 0.5;
+  fail_if (ccv_settings_is_identity (&s));
+
+  /* edge maps are never the identity, not even with everything 0 */
+  for (k = CCV_KERNEL_SOBEL; k <= CCV_KERNEL_LAPLACIAN; k++) {
+    s = settings (k, 0, 0.0);
+    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+  }
+
+  /* custom: the identity when nothing is set; radius and sigma play no
+   * part */
+  s = settings (CCV_KERNEL_CUSTOM, 5, 2.0);
+  fail_unless (ccv_settings_is_identity (&s));
+  s.custom_y_len = 1;
+  s.custom_y[0] = 1.0;
+  fail_if (ccv_settings_is_identity (&s));
+  s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
+  s.matrix_side = 1;
+  s.matrix[0] = 1.0;
+  fail_if (ccv_settings_is_identity (&s));
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_sharpen_taps)
+{
+  CcvSettings s = settings (CCV_KERNEL_SHARPEN, 4, 0.0);
+  CcvFilter f;
+
+  s.amount = 1.3;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.n_terms, 1);
+  fail_unless_equals_int (f.combine, CCV_COMBINE_SHARPEN);
+  fail_unless (f.amount == (float) 1.3);
+  check_gaussian (&f.x[0], 4, 1.7);
+  check_gaussian (&f.y[0], 4, 1.7);
+  check_gaussian (&f.x[1], 2, 0.85);
+  check_gaussian (&f.y[1], 2, 0.85);
+
+  s.kernel = CCV_KERNEL_GAUSSIAN;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  s.kernel = CCV_KERNEL_BOX;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_custom_separable)
+{
+  static const float quarter[] = { 0.25f, 0.5f, 0.25f };
+  static const float raw[] = { 1.0f, 2.0f, 1.0f };
+  static const float odd[] = { -1.0f, 0.0f, 1.0f };
+  CcvSettings s = settings (CCV_KERNEL_CUSTOM, 7, 3.0);
+  CcvFilter f;
+  int sub;
+
+  s.custom_x_len = 3;
+  s.custom_x[0] = 1.0;
+  s.custom_x[1] = 2.0;
+  s.custom_x[2] = 1.0;
+  s.normalize = 1;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.n_terms, 1);
+  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  /* the same for every plane; unset y is [1]; radius and sigma unused */
+  for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
+    check_taps (&f.x[sub - 1], 1, quarter);
+    check_taps (&f.y[sub - 1], 0, one_tap);
+  }
+
+  s.normalize = 0;
+  ccv_filter_init (&f, &s);
+  check_taps (&f.x[0], 1, raw);
+  check_taps (&f.x[1], 1, raw);
+
+  /* y only, normalised by its own sum; a zero sum is left as it is */
+  s.custom_y_len = 3;
+  memcpy (s.custom_y, s.custom_x, sizeof (s.custom_x));
+  s.custom_x_len = 3;
+  s.custom_x[0] = -1.0;
+  s.custom_x[1] = 0.0;
+  s.custom_x[2] = 1.0;
+  s.normalize = 1;
+  ccv_filter_init (&f, &s);
+  check_taps (&f.x[1], 1, odd);
+  check_taps (&f.y[1], 1, quarter);
+  s.custom_x_len = 0;
+  ccv_filter_init (&f, &s);
+  check_taps (&f.x[0], 0, one_tap);
+  check_taps (&f.y[0], 1, quarter);
+
+  /* normalised in double, rounded once: 1/3 each, not 1 * (float) 1/3 */
+  s.custom_x_len = 3;
+  s.custom_x[0] = s.custom_x[1] = s.custom_x[2] = 0.1;
+  ccv_filter_init (&f, &s);
+  fail_unless (f.x[0].w[0] == (float) (0.1 / (0.1 + 0.1 + 0.1)));
+
+  /* the longest: 129 taps */
+  s.custom_x_len = CCV_MAX_TAPS;
+  for (sub = 0; sub < CCV_MAX_TAPS; sub++)
+    s.custom_x[sub] = sub + 1;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.x[0].radius, CCV_MAX_RADIUS);
+  fail_unless (f.x[0].w[CCV_MAX_TAPS - 1] ==
+      (float) (129.0 / (129.0 * 130.0 / 2.0)));
+
+  /* nothing set: the one tap [1] both ways, a passthrough */
+  s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.n_terms, 1);
+  check_taps (&f.x[0], 0, one_tap);
+  check_taps (&f.y[0], 0, one_tap);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_custom_matrix)
+{
+  CcvSettings s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
+  CcvFilter f;
+  int i;
+
+  /* row-major: matrix[row * side + column] weighs in (x + column - r,
+   * y + row - r); an asymmetric matrix shows the order */
+  s.matrix_side = 3;
+  for (i = 0; i < 9; i++)
+    s.matrix[i] = i + 1;        /* sum 45 */
+  /* custom_x is ignored when the matrix is set */
+  s.custom_x_len = 3;
+  s.custom_x[1] = 1.0;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.n_terms, 0);
+  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  fail_unless_equals_int (f.m.radius, 1);
+  for (i = 0; i < 9; i++)
+    fail_unless (f.m.w[i] == (float) (i + 1));
+
+  s.normalize = 1;
+  ccv_filter_init (&f, &s);
+  for (i = 0; i < 9; i++)
+    fail_unless (f.m.w[i] == (float) ((i + 1) / 45.0));
+
+  /* a zero sum is left as it is */
+  for (i = 0; i < 9; i++)
+    s.matrix[i] = i - 4;
+  ccv_filter_init (&f, &s);
+  for (i = 0; i < 9; i++)
+    fail_unless (f.m.w[i] == (float) (i - 4));
+
+  /* the largest, 31 x 31 */
+  s.matrix_side = CCV_MAX_MATRIX_SIDE;
+  for (i = 0; i < CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE; i++)
+    s.matrix[i] = 2.0;
+  ccv_filter_init (&f, &s);
+  fail_unless_equals_int (f.m.radius, CCV_MAX_MATRIX_RADIUS);
+  for (i = 0; i < CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE; i++)
+    fail_unless (f.m.w[i] == (float) (1.0 / 961));
+}
+
+GST_END_TEST;
+
 /* The border modes against their definitions written out by hand. */
 GST_START_TEST (test_border_index)
 {
@@ -274,6 +760,14 @@ coeffs_suite (void)
   tcase_add_test (tc, test_gaussian_values);
   tcase_add_test (tc, test_box_values);
   tcase_add_test (tc, test_chroma_scaling);
+  tcase_add_test (tc, test_classic_3x3);
+  tcase_add_test (tc, test_derivative_radii);
+  tcase_add_test (tc, test_derivative_responses);
+  tcase_add_test (tc, test_sigma_y_rules);
+  tcase_add_test (tc, test_identity_rules);
+  tcase_add_test (tc, test_sharpen_taps);
+  tcase_add_test (tc, test_custom_separable);
+  tcase_add_test (tc, test_custom_matrix);
   tcase_add_test (tc, test_border_index);
   tcase_add_test (tc, test_round_sat);
   return s;
