@@ -121,7 +121,8 @@ void matrix_params_init (MatrixParams & p, const CcvPlane & pl,
 
 /* v = sum_j sum_i m[j][i] * in (x + i, y + j), rows outer, then
  * rounded, saturated and shifted; components copied or filled as p.op
- * says.  cudaErrorInvalidValue for a radius or n_comp out of range. */
+ * says.  cudaErrorInvalidValue for a radius or n_comp out of range, or
+ * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
 }                               /* namespace ccv */

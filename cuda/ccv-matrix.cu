@@ -131,6 +131,10 @@ raw_sample (const uint8_t * row, int col)
   return WIDE ? ((const uint16_t *) row)[col] : row[col];
 }
 
+/* A thread issues this many loads before it uses any, so that a tile
+ * waits for memory once or twice rather than once a load. */
+constexpr int LOAD_BATCH = 8;
+
 /* Interior tiles: rows of 4-sample units (one 32-bit load of 8-bit
  * samples, one 64-bit load of words), from a multiple of 4 samples at
  * least r pixels to the left of the tile to one at least r to its right;
@@ -143,56 +147,94 @@ load_units (const MatrixParams & p, const MGeom & g, float *s, int px0,
   const int a = round_up4 (g.r * NC);   /* samples loaded left and right */
   const int upr = (g.tpx * NC + 2 * a) / 4;     /* units a row */
   const int skip = a - g.r * NC;        /* samples loaded before the first kept */
-  const int keep = g.kw * NC;
+  const int keep = g.kw * NC, items = g.rows * upr;
   /* A unit's 4 samples go to 4 adjacent floats, so neighbouring threads'
    * stores, 4 floats apart, would fall in the same bank 4 at a time: each
    * group of 8 threads starts at another sample of its unit. */
   const int rot = (threadIdx.x >> 3) & 3;
 
-  for (int it = threadIdx.x; it < g.rows * upr; it += THREADS) {
-    const int row = it / upr, u = it - row * upr;
-    const uint8_t *src = p.src + (size_t) (y0 - g.r + row) * p.src_pitch
-        + (size_t) (px0 * NC - a + 4 * u) * m_bytes < WIDE > ();
-    uint32_t lo, hi = 0;
+  for (int it0 = threadIdx.x; it0 < items; it0 += LOAD_BATCH * THREADS) {
+    uint32_t lo[LOAD_BATCH], hi[LOAD_BATCH];
 
-    if (WIDE) {
-      const uint2 v = __ldg ((const uint2 *) src);
-      lo = v.x;
-      hi = v.y;
-    } else {
-      lo = __ldg ((const uint32_t *) src);
+#pragma unroll
+    for (int b = 0; b < LOAD_BATCH; b++) {
+      const int it = it0 + b * THREADS, row = it / upr, u = it - row * upr;
+      const uint8_t *src = p.src + (size_t) (y0 - g.r + row) * p.src_pitch
+          + (size_t) (px0 * NC - a + 4 * u) * m_bytes < WIDE > ();
+
+      lo[b] = hi[b] = 0;
+      if (it >= items)
+        break;
+      if (WIDE) {
+        const uint2 v = __ldg ((const uint2 *) src);
+        lo[b] = v.x;
+        hi[b] = v.y;
+      } else {
+        lo[b] = __ldg ((const uint32_t *) src);
+      }
     }
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int k = (e + rot) & 3, rel = 4 * u + k - skip;
-      uint32_t raw;
+    for (int b = 0; b < LOAD_BATCH; b++) {
+      const int it = it0 + b * THREADS, row = it / upr, u = it - row * upr;
 
-      if (rel < 0 || rel >= keep)
-        continue;
-      if (WIDE)
-        raw = ((k & 2) ? hi : lo) >> (16 * (k & 1)) & 0xffffu;
-      else
-        raw = lo >> (8 * k) & 0xffu;
-      s[(rel % NC) * g.cs + row * g.spx + rel / NC] =
-          sample_f < WIDE > (p, raw);
+      if (it >= items)
+        break;
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int k = (e + rot) & 3, rel = 4 * u + k - skip;
+        uint32_t raw;
+
+        if (rel < 0 || rel >= keep)
+          continue;
+        if (WIDE)
+          raw = ((k & 2) ? hi[b] : lo[b]) >> (16 * (k & 1)) & 0xffffu;
+        else
+          raw = lo[b] >> (8 * k) & 0xffu;
+        s[(rel % NC) * g.cs + row * g.spx + rel / NC] =
+            sample_f < WIDE > (p, raw);
+      }
     }
   }
 }
 
-/* Border tiles: every sample through the tables (-1 reads 0). */
+/* Border tiles: every sample through the tables; -1 reads 0, which any
+ * depth and shift turn into 0.0f. */
 template < int NC, bool WIDE > __device__ void
 load_mapped (const MatrixParams & p, const MGeom & g, float *s,
     const int *colmap, const int *rowmap)
 {
-  for (int it = threadIdx.x; it < g.rows * g.kw; it += THREADS) {
-    const int row = it / g.kw, k = it - row * g.kw;
-    const int xi = colmap[k], yi = rowmap[row];
-    const uint8_t *src = p.src + (size_t) yi * p.src_pitch;
+  const int items = g.rows * g.kw;
+
+  for (int it0 = threadIdx.x; it0 < items; it0 += LOAD_BATCH * THREADS) {
+    uint32_t raw[LOAD_BATCH][NC];
 
 #pragma unroll
-    for (int c = 0; c < NC; c++)
-      s[c * g.cs + row * g.spx + k] = (xi < 0 || yi < 0) ? 0.0f :
-          sample_f < WIDE > (p, raw_sample < WIDE > (src, xi * NC + c));
+    for (int b = 0; b < LOAD_BATCH; b++) {
+      const int it = it0 + b * THREADS, row = it / g.kw, k = it - row * g.kw;
+
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        raw[b][c] = 0;
+      if (it >= items)
+        break;
+      const int xi = colmap[k], yi = rowmap[row];
+      if (xi < 0 || yi < 0)
+        continue;
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        raw[b][c] = raw_sample < WIDE > (p.src + (size_t) yi * p.src_pitch,
+            xi * NC + c);
+    }
+#pragma unroll
+    for (int b = 0; b < LOAD_BATCH; b++) {
+      const int it = it0 + b * THREADS, row = it / g.kw, k = it - row * g.kw;
+
+      if (it >= items)
+        break;
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        s[c * g.cs + row * g.spx + k] = sample_f < WIDE > (p, raw[b][c]);
+    }
   }
 }
 
@@ -529,6 +571,10 @@ launch_matrix (const MatrixParams & p, cudaStream_t stream)
 
   if (p.radius < 0 || p.radius > CCV_MAX_MATRIX_RADIUS || p.width <= 0
       || p.height <= 0 || p.row_begin < 0 || p.row_end > p.height)
+    return cudaErrorInvalidValue;
+  /* 16-bit samples are read and written as words */
+  if (p.depth > 8 && (((uintptr_t) p.src | (uintptr_t) p.dst | p.src_pitch
+              | p.dst_pitch) & 1))
     return cudaErrorInvalidValue;
   launch = p.depth > 8 ? pick_comps < true > (p.n_comp, p.radius) :
       pick_comps < false > (p.n_comp, p.radius);

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "gstcudaconvolve.h"
+#include "gstccvkernelprops.h"
 #ifdef HAVE_CUDA
 #include "ccv-cuda.h"
 #include "gstccvhostallocator.h"
@@ -59,7 +60,14 @@ enum
   PROP_KERNEL,
   PROP_RADIUS,
   PROP_SIGMA,
+  PROP_SIGMA_Y,
+  PROP_AMOUNT,
   PROP_BORDER,
+  PROP_PLANES,
+  PROP_KERNEL_X,
+  PROP_KERNEL_Y,
+  PROP_MATRIX,
+  PROP_NORMALIZE,
   PROP_BACKEND,
   PROP_ACTIVE_BACKEND,
   N_PROPERTIES
@@ -68,7 +76,11 @@ enum
 #define DEFAULT_KERNEL GST_CUDA_CONVOLVE_KERNEL_GAUSSIAN
 #define DEFAULT_RADIUS 2
 #define DEFAULT_SIGMA 0.0
+#define DEFAULT_SIGMA_Y 0.0
+#define DEFAULT_AMOUNT 1.0
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
+#define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
+#define DEFAULT_NORMALIZE TRUE
 #define DEFAULT_BACKEND GST_CUDA_CONVOLVE_BACKEND_AUTO
 
 static GParamSpec *properties[N_PROPERTIES];
@@ -79,6 +91,7 @@ struct _GstCudaConvolve
 
   /* Properties, under the object lock. */
   CcvSettings settings;
+  GstCudaConvolvePlanes planes;
   GstCudaConvolveBackend backend;
   const gchar *active_backend;
 #ifdef HAVE_CUDA
@@ -87,6 +100,7 @@ struct _GstCudaConvolve
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CcvSettings frame_settings;   /* this frame's copy of settings */
+  GstCudaConvolvePlanes frame_planes;
   GstCudaConvolveBackend frame_backend;
   CcvFilter filter;
   gboolean filter_valid;
@@ -99,7 +113,12 @@ struct _GstCudaConvolve
 #endif
 };
 
-#define VIDEO_FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y42B, Y444 }"
+/* Every format the element filters, the same on both pads; one list for
+ * every caps feature.  gst_cuda_convolve_map_planes () describes their
+ * planes to the engine from their GstVideoFormatInfo. */
+#define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, NV12, NV21, Y42B, " \
+    "Y444, I420_10LE, I420_12LE, P010_10LE, P016_LE, Y444_16LE, RGBA, BGRA, " \
+    "RGBx, BGRx, AYUV }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -179,6 +198,25 @@ gst_cuda_convolve_border_get_type (void)
 }
 
 GType
+gst_cuda_convolve_planes_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+#define GST_CUDA_CONVOLVE_PLANES_VALUE(name, nick, desc) \
+    {GST_CUDA_CONVOLVE_PLANES_##name, desc, nick},
+    CCV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_VALUE)
+#undef GST_CUDA_CONVOLVE_PLANES_VALUE
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolvePlanes", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
 gst_cuda_convolve_backend_get_type (void)
 {
   static GType type = 0;
@@ -208,28 +246,75 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
   const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  /* A controller cannot interpolate arrays. */
+  const GParamFlags custom = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cuda_convolve_set_property;
   gobject_class->get_property = gst_cuda_convolve_get_property;
   gobject_class->finalize = gst_cuda_convolve_finalize;
 
   properties[PROP_KERNEL] = g_param_spec_enum ("kernel", "Kernel",
-      "Shape of the blur kernel: gaussian (weights from sigma) or box "
-      "(equal weights)", GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
+      "What the filter computes: a gaussian or box blur, sharpen (unsharp "
+      "mask), sobel (gradient magnitude) or laplacian edges, or custom (the "
+      "kernel in kernel-x/kernel-y or matrix)",
+      GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-64: the kernel spans 2 * radius + 1 "
       "pixels in each direction (halved, rounded up, on subsampled chroma). "
-      "0 = derive it from sigma as ceil (3 * sigma), at most 64; radius 0 "
-      "and sigma 0 pass buffers through untouched", 0, CCV_MAX_RADIUS,
-      DEFAULT_RADIUS, live);
+      "0 = derive it from sigma as ceil (3 * sigma), at most 64; sobel and "
+      "laplacian take radius 0 and sigma 0 as radius 1. Not used by custom. "
+      "gaussian, box and sharpen with radius, sigma and sigma-y 0 pass "
+      "buffers through untouched", 0, CCV_MAX_RADIUS, DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
-      "Standard deviation of the gaussian kernel in luma pixels, 0-64. "
-      "0 = derive it from radius as 0.3 * (radius - 1) + 0.8. Ignored by "
-      "the box kernel except to derive the radius when radius is 0",
-      0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA, live);
+      "Standard deviation of the gaussian in luma pixels, 0-64, for "
+      "gaussian, sharpen, and sobel and laplacian above radius 1; "
+      "vertically too unless sigma-y is set. 0 = derive it from radius as "
+      "0.3 * (radius - 1) + 0.8. box uses it only to derive the radius when "
+      "radius is 0", 0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA, live);
+  properties[PROP_SIGMA_Y] = g_param_spec_double ("sigma-y", "Sigma Y",
+      "Vertical standard deviation in luma pixels, 0-64, for a filter "
+      "stronger in one direction; with radius 0 it also gives the vertical "
+      "radius, ceil (3 * sigma-y). 0 = the same as sigma",
+      0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA_Y, live);
+  properties[PROP_AMOUNT] = g_param_spec_double ("amount", "Amount",
+      "Strength of kernel=sharpen, 0-10: out = in + amount * (in - "
+      "gaussian (in)), the gaussian of radius and sigma. 0 = passthrough; "
+      "1 doubles the detail finer than the gaussian",
+      0.0, CCV_MAX_AMOUNT, DEFAULT_AMOUNT, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
+  properties[PROP_PLANES] = g_param_spec_enum ("planes", "Planes",
+      "Which components are filtered; the others are copied unchanged. "
+      "Luma means Y, and R, G and B in RGB formats; chroma means U and V. "
+      "Alpha and padding bytes are always copied. auto: blurs and custom "
+      "filter everything, sharpen luma only, sobel and laplacian filter luma "
+      "and set chroma to neutral grey", GST_TYPE_CUDA_CONVOLVE_PLANES,
+      DEFAULT_PLANES, live);
+  properties[PROP_KERNEL_X] =
+      gst_ccv_kernel_props_param_spec ("kernel-x", "Kernel X",
+      "kernel=custom, separable: the horizontal taps, left to right, an odd "
+      "number (1-129) of numbers centred on the output pixel, e.g. "
+      "\"<1, 2, 1>\". Empty (<>) = not set: no horizontal filtering. "
+      "Ignored while matrix is set. An invalid value is refused with a "
+      "warning and the previous one stays", custom);
+  properties[PROP_KERNEL_Y] =
+      gst_ccv_kernel_props_param_spec ("kernel-y", "Kernel Y",
+      "kernel=custom, separable: the vertical taps, top to bottom, as "
+      "kernel-x. Empty (<>) = not set: no vertical filtering", custom);
+  properties[PROP_MATRIX] =
+      gst_ccv_kernel_props_param_spec ("matrix", "Matrix",
+      "kernel=custom, 2-D: rows top to bottom of numbers left to right, "
+      "square with an odd side (1-31), centred on the output pixel and not "
+      "flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>\". Used instead "
+      "of kernel-x/kernel-y when set; empty (<>) = not set. An invalid value "
+      "is refused with a warning and the previous one stays", custom);
+  properties[PROP_NORMALIZE] = g_param_spec_boolean ("normalize",
+      "Normalize", "kernel=custom: divide kernel-x, kernel-y and matrix each "
+      "by the sum of its values, so that flat areas keep their brightness; "
+      "a kernel summing to 0 (an edge detector) is used as given. FALSE = "
+      "use every kernel as given", DEFAULT_NORMALIZE, live);
   properties[PROP_BACKEND] = g_param_spec_enum ("backend", "Backend",
       "Where frames are filtered; a change while PLAYING applies from the "
       "next frame (see active-backend for the one in use)",
@@ -242,11 +327,12 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
-      "CUDA convolution blur", "Filter/Effect/Video",
-      "Blurs video with a separable gaussian or box kernel of radius 0-64 "
-      "on every plane (chroma scaled to its subsampling) with a choice of "
-      "border handling. Runs on a CUDA GPU when one is usable, else on the "
-      "CPU; radius 0 and sigma 0 pass buffers through untouched",
+      "CUDA convolution filter", "Filter/Effect/Video",
+      "Blurs (gaussian, box), sharpens (unsharp mask), finds edges (sobel, "
+      "laplacian) or applies a custom separable or 2-D kernel, in 8 to 16 "
+      "bit YUV, grey and RGB, with a choice of planes and of border "
+      "handling. Runs on a CUDA GPU when one is usable, else on the CPU; "
+      "identity settings pass buffers through untouched",
       "gst-cudaconvolve authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -271,6 +357,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_PLANES, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BACKEND, 0);
 }
 
@@ -281,6 +368,10 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.border = (CcvBorder) DEFAULT_BORDER;
   self->settings.radius = DEFAULT_RADIUS;
   self->settings.sigma = DEFAULT_SIGMA;
+  self->settings.sigma_y = DEFAULT_SIGMA_Y;
+  self->settings.amount = DEFAULT_AMOUNT;
+  self->settings.normalize = DEFAULT_NORMALIZE;
+  self->planes = DEFAULT_PLANES;
   self->backend = DEFAULT_BACKEND;
   self->active_backend = "none";
 
@@ -288,11 +379,36 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
       ccv_settings_is_identity (&self->settings));
 }
 
+/* An invalid value of property, refused: on the bus as an element warning
+ * when the element has one (in a pipeline, so the application or
+ * gst-launch-1.0 shows it), else on stderr through g_warning (), as GObject
+ * refuses an out-of-range number: gst-launch-1.0 sets properties before
+ * the pipeline exists. */
+static void
+gst_cuda_convolve_refuse (GstCudaConvolve * self, const gchar * property,
+    const gchar * why)
+{
+  GstBus *bus = gst_element_get_bus (GST_ELEMENT (self));
+
+  if (bus) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Invalid %s refused: %s. The previous value stays in effect.",
+            property, why), (NULL));
+    gst_object_unref (bus);
+  } else {
+    g_warning ("%s: invalid %s refused: %s. The previous value stays in "
+        "effect.", GST_OBJECT_NAME (self), property, why);
+  }
+}
+
 static void
 gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
+  CcvSettings *s = &self->settings;
+  gboolean valid = TRUE;
+  gchar *why = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -305,8 +421,35 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_SIGMA:
       self->settings.sigma = g_value_get_double (value);
       break;
+    case PROP_SIGMA_Y:
+      self->settings.sigma_y = g_value_get_double (value);
+      break;
+    case PROP_AMOUNT:
+      self->settings.amount = g_value_get_double (value);
+      break;
     case PROP_BORDER:
       self->settings.border = (CcvBorder) g_value_get_enum (value);
+      break;
+    case PROP_PLANES:
+      self->planes = (GstCudaConvolvePlanes) g_value_get_enum (value);
+      break;
+      /* Checked in full before they replace the kernel in effect, which an
+       * invalid value leaves as it was: the streaming thread copies the
+       * settings under the lock, so no frame sees half a kernel. */
+    case PROP_KERNEL_X:
+      valid = gst_ccv_kernel_props_parse_taps (value, s->custom_x,
+          &s->custom_x_len, &why);
+      break;
+    case PROP_KERNEL_Y:
+      valid = gst_ccv_kernel_props_parse_taps (value, s->custom_y,
+          &s->custom_y_len, &why);
+      break;
+    case PROP_MATRIX:
+      valid = gst_ccv_kernel_props_parse_matrix (value, s->matrix,
+          &s->matrix_side, &why);
+      break;
+    case PROP_NORMALIZE:
+      self->settings.normalize = g_value_get_boolean (value);
       break;
     case PROP_BACKEND:
       self->backend = (GstCudaConvolveBackend) g_value_get_enum (value);
@@ -316,6 +459,11 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+
+  if (!valid) {
+    gst_cuda_convolve_refuse (self, pspec->name, why);
+    g_free (why);
+  }
 }
 
 static void
@@ -335,8 +483,32 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_SIGMA:
       g_value_set_double (value, self->settings.sigma);
       break;
+    case PROP_SIGMA_Y:
+      g_value_set_double (value, self->settings.sigma_y);
+      break;
+    case PROP_AMOUNT:
+      g_value_set_double (value, self->settings.amount);
+      break;
     case PROP_BORDER:
       g_value_set_enum (value, self->settings.border);
+      break;
+    case PROP_PLANES:
+      g_value_set_enum (value, self->planes);
+      break;
+    case PROP_KERNEL_X:
+      gst_ccv_kernel_props_taps_to_value (self->settings.custom_x,
+          self->settings.custom_x_len, value);
+      break;
+    case PROP_KERNEL_Y:
+      gst_ccv_kernel_props_taps_to_value (self->settings.custom_y,
+          self->settings.custom_y_len, value);
+      break;
+    case PROP_MATRIX:
+      gst_ccv_kernel_props_matrix_to_value (self->settings.matrix,
+          self->settings.matrix_side, value);
+      break;
+    case PROP_NORMALIZE:
+      g_value_set_boolean (value, self->settings.normalize);
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, self->backend);
@@ -532,6 +704,7 @@ gst_cuda_convolve_before_transform (GstBaseTransform * trans,
 
   GST_OBJECT_LOCK (self);
   self->frame_settings = self->settings;
+  self->frame_planes = self->planes;
   self->frame_backend = self->backend;
   GST_OBJECT_UNLOCK (self);
 
@@ -811,49 +984,117 @@ gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   return TRUE;
 }
 
+/* Whether a and b make the same filter; custom kernels are compared as far
+ * as they are set. */
 static gboolean
 settings_equal (const CcvSettings * a, const CcvSettings * b)
 {
   return a->kernel == b->kernel && a->border == b->border &&
-      a->radius == b->radius && a->sigma == b->sigma;
+      a->radius == b->radius && a->sigma == b->sigma &&
+      a->sigma_y == b->sigma_y && a->amount == b->amount &&
+      a->normalize == b->normalize &&
+      a->custom_x_len == b->custom_x_len &&
+      a->custom_y_len == b->custom_y_len &&
+      a->matrix_side == b->matrix_side &&
+      memcmp (a->custom_x, b->custom_x,
+      a->custom_x_len * sizeof (double)) == 0 &&
+      memcmp (a->custom_y, b->custom_y,
+      a->custom_y_len * sizeof (double)) == 0 &&
+      memcmp (a->matrix, b->matrix,
+      a->matrix_side * a->matrix_side * sizeof (double)) == 0;
 }
 
-/* Describes each plane of the frames to the engine.  Returns the number of
+/* What becomes of component comp (GST_VIDEO_COMP_Y, _U, ...) of a frame of
+ * finfo, by the planes rule: Y, and R, G, B, are luma; U and V chroma;
+ * alpha is copied. */
+static CcvCompOp
+comp_op (const GstVideoFormatInfo * finfo, gint comp, CcvKernel kernel,
+    GstCudaConvolvePlanes which)
+{
+  gboolean chroma;
+
+  if (comp == GST_VIDEO_COMP_A)
+    return CCV_COMP_COPY;
+  chroma = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) &&
+      (comp == GST_VIDEO_COMP_U || comp == GST_VIDEO_COMP_V);
+
+  switch (which) {
+    case GST_CUDA_CONVOLVE_PLANES_ALL:
+      return CCV_COMP_FILTER;
+    case GST_CUDA_CONVOLVE_PLANES_LUMA:
+      return chroma ? CCV_COMP_COPY : CCV_COMP_FILTER;
+    case GST_CUDA_CONVOLVE_PLANES_CHROMA:
+      return chroma ? CCV_COMP_FILTER : CCV_COMP_COPY;
+    case GST_CUDA_CONVOLVE_PLANES_AUTO:
+    default:
+      if (!chroma)
+        return CCV_COMP_FILTER;
+      switch (kernel) {
+        case CCV_KERNEL_SHARPEN:
+          /* sharpening colour would only add colour noise */
+          return CCV_COMP_COPY;
+        case CCV_KERNEL_SOBEL:
+        case CCV_KERNEL_LAPLACIAN:
+          /* edges of colour mean nothing: a grey edge map */
+          return CCV_COMP_FILL;
+        default:
+          return CCV_COMP_FILTER;
+      }
+  }
+}
+
+/* Describes each plane of the frames to the engine, with what becomes of
+ * each of its components for kernel and which.  Returns the number of
  * planes. */
 static guint
 gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
-    GstVideoFrame * out_frame, CcvPlane * planes)
+    GstVideoFrame * out_frame, CcvKernel kernel, GstCudaConvolvePlanes which,
+    CcvPlane * planes)
 {
   const GstVideoFormatInfo *finfo = in_frame->info.finfo;
   guint n_planes = GST_VIDEO_FRAME_N_PLANES (in_frame);
-  guint p, c;
+  guint p;
 
   for (p = 0; p < n_planes; p++) {
     CcvPlane *plane = &planes[p];
-    gint first = -1, n_comp = 0;
+    gint comp[GST_VIDEO_MAX_COMPONENTS], first, bytes, i;
 
-    /* fields not set below (depth, shift, op) keep their 8-bit meaning */
-    memset (plane, 0, sizeof (*plane));
-
-    for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
-      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p)
-        continue;
-      if (first < 0)
-        first = c;
-      n_comp++;
-    }
+    gst_video_format_info_component (finfo, p, comp);
+    first = comp[0];
     g_assert (first >= 0);
 
+    memset (plane, 0, sizeof (*plane));
     plane->src = GST_VIDEO_FRAME_PLANE_DATA (in_frame, p);
     plane->dst = GST_VIDEO_FRAME_PLANE_DATA (out_frame, p);
     plane->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in_frame, p);
     plane->dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p);
     plane->width = GST_VIDEO_FRAME_COMP_WIDTH (in_frame, first);
     plane->height = GST_VIDEO_FRAME_COMP_HEIGHT (in_frame, first);
-    plane->n_comp = n_comp;
     /* The factors, not the size ratio: 5 luma columns have 3 chroma ones. */
     plane->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, first);
     plane->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, first);
+    /* The components of a plane share depth and shift in every format. */
+    plane->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, first);
+    plane->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, first);
+    plane->fill = 1u << (plane->depth - 1);
+
+    /* A pixel's samples: its components in the order of their offsets,
+     * then in RGBx or BGRx a padding byte that is no component, copied
+     * like alpha.  The order, not the offset itself: GStreamer 1.22 gives
+     * the V of P010 and P016 NV12's offset of 1, not 2 bytes. */
+    bytes = ccv_plane_sample_bytes (plane);
+    plane->n_comp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, first) / bytes;
+    g_assert (plane->n_comp >= 1 && plane->n_comp <= CCV_MAX_COMP);
+    for (i = 0; i < plane->n_comp; i++)
+      plane->op[i] = CCV_COMP_COPY;
+    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
+      gint j, pos = 0;
+
+      for (j = 0; j < GST_VIDEO_MAX_COMPONENTS && comp[j] >= 0; j++)
+        pos += GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[j]) <
+            GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[i]);
+      plane->op[pos] = comp_op (finfo, comp[i], kernel, which);
+    }
   }
 
   return n_planes;
@@ -879,7 +1120,8 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
     self->filter_valid = TRUE;
   }
 
-  n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame, planes);
+  n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame,
+      self->frame_settings.kernel, self->frame_planes, planes);
 
 #ifdef HAVE_CUDA
   if (self->use_cuda) {

@@ -32,6 +32,15 @@ typedef enum
   GST_CUDA_CONVOLVE_BORDER_ZERO = CCV_BORDER_ZERO,
 } GstCudaConvolveBorder;
 
+/* Values equal CcvPlanes: both are generated from CCV_PLANES_TYPES. */
+typedef enum
+{
+#define GST_CUDA_CONVOLVE_PLANES_ENUM(name, nick, desc) \
+  GST_CUDA_CONVOLVE_PLANES_##name = CCV_PLANES_##name,
+  CCV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_ENUM)
+#undef GST_CUDA_CONVOLVE_PLANES_ENUM
+} GstCudaConvolvePlanes;
+
 typedef enum
 {
   GST_CUDA_CONVOLVE_BACKEND_AUTO,
@@ -44,6 +53,9 @@ GType gst_cuda_convolve_kernel_get_type (void);
 
 #define GST_TYPE_CUDA_CONVOLVE_BORDER (gst_cuda_convolve_border_get_type ())
 GType gst_cuda_convolve_border_get_type (void);
+
+#define GST_TYPE_CUDA_CONVOLVE_PLANES (gst_cuda_convolve_planes_get_type ())
+GType gst_cuda_convolve_planes_get_type (void);
 
 #define GST_TYPE_CUDA_CONVOLVE_BACKEND (gst_cuda_convolve_backend_get_type ())
 GType gst_cuda_convolve_backend_get_type (void);

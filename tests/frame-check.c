@@ -67,47 +67,180 @@ frame_check_buffer_random (const GstVideoInfo * info, GRand * rand,
   return buf;
 }
 
+/* Reads the GstValueArray of doubles property name of e into taps. */
+static int
+element_get_taps (GstElement * e, const gchar * name, double *taps)
+{
+  GValue v = G_VALUE_INIT;
+  guint i, n;
+
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), name, &v);
+  n = gst_value_array_get_size (&v);
+  fail_unless (n <= CCV_MAX_TAPS);
+  for (i = 0; i < n; i++)
+    taps[i] = g_value_get_double (gst_value_array_get_value (&v, i));
+  g_value_unset (&v);
+  return n;
+}
+
 void
 frame_check_element_settings (GstElement * e, CcvSettings * s)
 {
-  gint kernel, border;
+  GValue m = G_VALUE_INIT;
+  gint kernel, border, j, i;
+  gboolean normalize;
 
   memset (s, 0, sizeof (*s));
   g_object_get (e, "kernel", &kernel, "border", &border, "radius",
-      &s->radius, "sigma", &s->sigma, NULL);
+      &s->radius, "sigma", &s->sigma, "sigma-y", &s->sigma_y, "amount",
+      &s->amount, "normalize", &normalize, NULL);
   s->kernel = (CcvKernel) kernel;
   s->border = (CcvBorder) border;
+  s->normalize = normalize;
+  s->custom_x_len = element_get_taps (e, "kernel-x", s->custom_x);
+  s->custom_y_len = element_get_taps (e, "kernel-y", s->custom_y);
+
+  g_value_init (&m, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "matrix", &m);
+  s->matrix_side = gst_value_array_get_size (&m);
+  fail_unless (s->matrix_side <= CCV_MAX_MATRIX_SIDE);
+  for (j = 0; j < s->matrix_side; j++) {
+    const GValue *row = gst_value_array_get_value (&m, j);
+
+    fail_unless_equals_int (gst_value_array_get_size (row), s->matrix_side);
+    for (i = 0; i < s->matrix_side; i++)
+      s->matrix[j * s->matrix_side + i] =
+          g_value_get_double (gst_value_array_get_value (row, i));
+  }
+  g_value_unset (&m);
+}
+
+CcvPlanes
+frame_check_element_planes (GstElement * e)
+{
+  gint planes;
+
+  g_object_get (e, "planes", &planes, NULL);
+  return (CcvPlanes) planes;
+}
+
+/* The formats' layouts, written out from their definitions rather than
+ * read from GstVideoFormatInfo as the element does.  Per plane: the
+ * subsampling, the depth and shift of its samples, and the class of each
+ * interleaved sample in memory order: L luma (Y, or R, G, B), C chroma
+ * (U, V), A alpha or padding. */
+typedef struct
+{
+  gint sub_x, sub_y, depth, shift;
+  const gchar *samples;
+} PlaneLayout;
+
+typedef struct
+{
+  const gchar *format;
+  PlaneLayout planes[GST_VIDEO_MAX_PLANES];
+} FormatLayout;
+
+#define LAYOUT_420(depth, shift) \
+  {{1, 1, depth, shift, "L"}, {2, 2, depth, shift, "C"}, \
+    {2, 2, depth, shift, "C"}}
+#define LAYOUT_SEMI_420(depth, shift) \
+  {{1, 1, depth, shift, "L"}, {2, 2, depth, shift, "CC"}}
+#define LAYOUT_444(depth) \
+  {{1, 1, depth, 0, "L"}, {1, 1, depth, 0, "C"}, {1, 1, depth, 0, "C"}}
+
+static const FormatLayout layouts[] = {
+  {"GRAY8", {{1, 1, 8, 0, "L"}}},
+  {"GRAY16_LE", {{1, 1, 16, 0, "L"}}},
+  {"I420", LAYOUT_420 (8, 0)},
+  {"YV12", LAYOUT_420 (8, 0)},
+  {"NV12", LAYOUT_SEMI_420 (8, 0)},
+  {"NV21", LAYOUT_SEMI_420 (8, 0)},
+  {"Y42B", {{1, 1, 8, 0, "L"}, {2, 1, 8, 0, "C"}, {2, 1, 8, 0, "C"}}},
+  {"Y444", LAYOUT_444 (8)},
+  {"I420_10LE", LAYOUT_420 (10, 0)},
+  {"I420_12LE", LAYOUT_420 (12, 0)},
+  {"P010_10LE", LAYOUT_SEMI_420 (10, 6)},
+  {"P016_LE", LAYOUT_SEMI_420 (16, 0)},
+  {"Y444_16LE", LAYOUT_444 (16)},
+  {"RGBA", {{1, 1, 8, 0, "LLLA"}}},
+  {"BGRA", {{1, 1, 8, 0, "LLLA"}}},
+  {"RGBx", {{1, 1, 8, 0, "LLLA"}}},
+  {"BGRx", {{1, 1, 8, 0, "LLLA"}}},
+  {"AYUV", {{1, 1, 8, 0, "ALCC"}}},
+};
+
+static const FormatLayout *
+layout_find (const gchar * format)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (layouts); i++)
+    if (g_str_equal (layouts[i].format, format))
+      return &layouts[i];
+  fail ("no layout for %s in frame-check.c", format);
+  return NULL;
+}
+
+/* The planes rule: what becomes of a sample of class cls. */
+static CcvCompOp
+expected_op (gchar cls, CcvKernel kernel, CcvPlanes planes)
+{
+  if (cls == 'A')
+    return CCV_COMP_COPY;
+  if (planes == CCV_PLANES_ALL)
+    return CCV_COMP_FILTER;
+  if (cls == 'L')
+    return planes == CCV_PLANES_CHROMA ? CCV_COMP_COPY : CCV_COMP_FILTER;
+  if (planes == CCV_PLANES_LUMA)
+    return CCV_COMP_COPY;
+  if (planes == CCV_PLANES_CHROMA)
+    return CCV_COMP_FILTER;
+  if (kernel == CCV_KERNEL_SHARPEN)
+    return CCV_COMP_COPY;
+  if (kernel == CCV_KERNEL_SOBEL || kernel == CCV_KERNEL_LAPLACIAN)
+    return CCV_COMP_FILL;
+  return CCV_COMP_FILTER;
 }
 
 /* What ccv_reference_frame () makes of in: one tightly packed array per
- * plane, in expected[p], with expected_stride[p].  The planes are
- * described here from the format, independently of the element. */
+ * plane, in expected[p], with expected_stride[p] and sample_bytes[p]. */
 static void
 reference_run (const GstVideoInfo * info, GstBuffer * in,
-    const CcvSettings * s, guint8 * expected[], gsize expected_stride[])
+    const CcvSettings * s, CcvPlanes which, guint8 * expected[],
+    gsize expected_stride[], gint sample_bytes[])
 {
-  const GstVideoFormatInfo *finfo = info->finfo;
+  const FormatLayout *layout = layout_find (GST_VIDEO_INFO_NAME (info));
   CcvPlane planes[GST_VIDEO_MAX_PLANES];
   CcvFilter filter;
   GstVideoFrame frame;
   guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  gint c;
 
   fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
           GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    fail_unless_equals_int (layout->planes[p].samples != NULL, p < n_planes);
   for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    const PlaneLayout *l = &layout->planes[p];
     CcvPlane *pl = &planes[p];
 
     memset (pl, 0, sizeof (*pl));
-    gst_video_format_info_component (finfo, p, comp);
-    pl->width = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]);
-    pl->height = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-    pl->n_comp = comp[1] >= 0 ? 2 : 1;
-    pl->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comp[0]);
-    pl->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
+    pl->sub_x = l->sub_x;
+    pl->sub_y = l->sub_y;
+    pl->width = (GST_VIDEO_INFO_WIDTH (info) + l->sub_x - 1) / l->sub_x;
+    pl->height = (GST_VIDEO_INFO_HEIGHT (info) + l->sub_y - 1) / l->sub_y;
+    pl->depth = l->depth;
+    pl->shift = l->shift;
+    pl->fill = 1u << (l->depth - 1);
+    pl->n_comp = strlen (l->samples);
+    for (c = 0; c < pl->n_comp; c++)
+      pl->op[c] = expected_op (l->samples[c], s->kernel, which);
     pl->src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
     pl->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    expected_stride[p] = (gsize) pl->width * pl->n_comp;
+    sample_bytes[p] = l->depth > 8 ? 2 : 1;
+    expected_stride[p] = (gsize) pl->width * pl->n_comp * sample_bytes[p];
     expected[p] = g_malloc (expected_stride[p] * pl->height);
     memset (expected[p], 0xa5, expected_stride[p] * pl->height);
     pl->dst = expected[p];
@@ -118,51 +251,74 @@ reference_run (const GstVideoInfo * info, GstBuffer * in,
   gst_video_frame_unmap (&frame);
 }
 
-guint64
-frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, guint tolerance, gchar * first,
-    gsize first_len, guint64 * samples, guint64 * near)
+static guint
+read_sample (const guint8 * row, gsize i, gint bytes)
 {
+  return bytes == 1 ? row[i] : GST_READ_UINT16_LE (row + 2 * i);
+}
+
+guint64
+frame_check_compare_planes (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    guint tolerance, gchar * first, gsize first_len, guint64 * samples,
+    guint64 * near)
+{
+  const FormatLayout *layout = layout_find (GST_VIDEO_INFO_NAME (info));
   guint8 *expected[GST_VIDEO_MAX_PLANES];
   gsize expected_stride[GST_VIDEO_MAX_PLANES];
+  gint sample_bytes[GST_VIDEO_MAX_PLANES];
   GstVideoFrame frame;
   guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
   guint64 bad = 0;
 
   if (first_len)
     first[0] = '\0';
-  reference_run (info, in, s, expected, expected_stride);
+  reference_run (info, in, s, planes, expected, expected_stride,
+      sample_bytes);
   fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, out,
           GST_MAP_READ));
   for (p = 0; p < n_planes; p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS], y, rows;
+    const guint shift = layout->planes[p].shift;
+    const gsize n = expected_stride[p] / sample_bytes[p];
+    gint y, rows = (GST_VIDEO_INFO_HEIGHT (info) + layout->planes[p].sub_y -
+        1) / layout->planes[p].sub_y;
     gsize x;
 
-    gst_video_format_info_component (info->finfo, p, comp);
-    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
     for (y = 0; y < rows; y++) {
-      const guint8 *got = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
-          p) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-      const guint8 *want = expected[p] + y * expected_stride[p];
+      const guint8 *got_row = (const guint8 *)
+          GST_VIDEO_FRAME_PLANE_DATA (&frame, p) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+      const guint8 *want_row = expected[p] + y * expected_stride[p];
 
-      for (x = 0; x < expected_stride[p]; x++) {
-        guint d = ABS ((gint) got[x] - (gint) want[x]);
+      for (x = 0; x < n; x++) {
+        guint got = read_sample (got_row, x, sample_bytes[p]);
+        guint want = read_sample (want_row, x, sample_bytes[p]);
+        guint d = ABS ((gint) (got >> shift) - (gint) (want >> shift));
 
-        if (d > tolerance) {
+        /* the bits below the value (P010) are compared exactly */
+        if (d > tolerance || ((got ^ want) & ((1u << shift) - 1))) {
           if (bad == 0 && first_len)
-            g_snprintf (first, first_len, "plane %u row %d byte %"
-                G_GSIZE_FORMAT ": got %u, reference %u", p, y, x, got[x],
-                want[x]);
+            g_snprintf (first, first_len, "plane %u row %d sample %"
+                G_GSIZE_FORMAT ": got %u, reference %u", p, y, x, got, want);
           bad++;
         } else if (d && near) {
           (*near)++;
         }
       }
       if (samples)
-        *samples += expected_stride[p];
+        *samples += n;
     }
     g_free (expected[p]);
   }
   gst_video_frame_unmap (&frame);
   return bad;
+}
+
+guint64
+frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, guint tolerance, gchar * first,
+    gsize first_len, guint64 * samples, guint64 * near)
+{
+  return frame_check_compare_planes (info, in, out, s, CCV_PLANES_AUTO,
+      tolerance, first, first_len, samples, near);
 }

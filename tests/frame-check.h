@@ -26,14 +26,26 @@ void frame_check_fill_random (GstBuffer * buf, GRand * rand);
 GstBuffer *frame_check_buffer_random (const GstVideoInfo * info,
     GRand * rand, gboolean padded);
 
-/* The settings e filters with now. */
+/* The settings e filters with now, custom kernels included. */
 void frame_check_element_settings (GstElement * e, CcvSettings * s);
 
+/* The planes property of e. */
+CcvPlanes frame_check_element_planes (GstElement * e);
+
 /* Compares out, read through its own layout, with ccv_reference_frame ()
- * on in for s.  Returns the number of samples that differ by more than
- * tolerance and describes the first of them in first (first_len bytes).
- * Adds the samples compared to *samples and those that differ but within
- * tolerance to *near, when given. */
+ * on in for s and planes, the planes described from a table of the
+ * formats' layouts written here, independently of the element.  Returns
+ * the number of samples (bytes, or 16-bit words) whose value differs by
+ * more than tolerance, or whose bits below the value (P010) differ, and
+ * describes the first of them in first (first_len bytes).  Adds the
+ * samples compared to *samples and those that differ but within tolerance
+ * to *near, when given. */
+guint64 frame_check_compare_planes (const GstVideoInfo * info,
+    GstBuffer * in, GstBuffer * out, const CcvSettings * s,
+    CcvPlanes planes, guint tolerance, gchar * first, gsize first_len,
+    guint64 * samples, guint64 * near);
+
+/* frame_check_compare_planes () with planes=auto. */
 guint64 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * out, const CcvSettings * s, guint tolerance,
     gchar * first, gsize first_len, guint64 * samples, guint64 * near);

@@ -24,7 +24,9 @@
 #endif
 
 static const gchar *formats[] = {
-  "GRAY8", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444"
+  "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
+  "I420_10LE", "I420_12LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA",
+  "BGRA", "RGBx", "BGRx", "AYUV"
 };
 
 static const gchar *borders[] = { "clamp", "mirror", "wrap", "zero" };
@@ -82,33 +84,45 @@ buffer_new_grey (gsize size)
  * result on in: the CPU backend is the reference, so to the bit. */
 static void
 check_against_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, const gchar * what)
+    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    const gchar * what)
 {
   gchar first[160];
 
-  if (frame_check_compare (info, in, out, s, 0, first, sizeof (first), NULL,
-          NULL) != 0)
+  if (frame_check_compare_planes (info, in, out, s, planes, 0, first,
+          sizeof (first), NULL, NULL) != 0)
     fail ("%s %s %dx%d: %s", what, GST_VIDEO_INFO_NAME (info),
         GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), first);
 }
 
 /* Pushes one random frame through h and checks the output against the
- * reference with the element's current settings. */
+ * reference with settings s and planes. */
+static void
+push_and_check_with (GstHarness * h, const GstVideoInfo * info,
+    GRand * rand, gboolean padded, const CcvSettings * s, CcvPlanes planes,
+    const gchar * what)
+{
+  GstBuffer *in, *out;
+
+  in = frame_check_buffer_random (info, rand, padded);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_if (out == in, "%s: filtered in place / passed through", what);
+  check_against_reference (info, in, out, s, planes, what);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+/* The same with the element's current settings. */
 static void
 push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
     GRand * rand, gboolean padded, const gchar * what)
 {
-  GstBuffer *in, *out;
   CcvSettings s;
 
-  in = frame_check_buffer_random (info, rand, padded);
   frame_check_element_settings (e, &s);
-  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-  fail_unless (out != NULL);
-  fail_if (out == in, "%s: filtered in place / passed through", what);
-  check_against_reference (info, in, out, &s, what);
-  gst_buffer_unref (out);
-  gst_buffer_unref (in);
+  push_and_check_with (h, info, rand, padded, &s,
+      frame_check_element_planes (e), what);
 }
 
 /* Every format, odd sizes, both kernels, every border mode. */
@@ -267,7 +281,7 @@ check_system_memory_allocation (const gchar * backend)
   frame_check_element_settings (e, &s);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL && out != in);
-  check_against_reference (&info, in, out, &s, backend);
+  check_against_reference (&info, in, out, &s, CCV_PLANES_AUTO, backend);
   fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
           GST_ALLOCATOR_SYSMEM));
   fail_if (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
@@ -307,8 +321,47 @@ GST_START_TEST (test_allocation_auto_without_gpu)
 
 GST_END_TEST;
 
+/* Where component comp of pixel (x, y) of f lies.  Not at
+ * GST_VIDEO_FRAME_COMP_DATA (): GStreamer 1.22 puts the V of P010 and P016
+ * at byte 1, as in NV12, where it is at byte 2. */
+static guint8 *
+comp_ptr (const GstVideoFrame * f, gint comp, gint x, gint y)
+{
+  gsize offset = GST_VIDEO_FRAME_COMP_POFFSET (f, comp);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, comp) > 8)
+    offset *= 2;
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f,
+      GST_VIDEO_FRAME_COMP_PLANE (f, comp)) + offset +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, comp) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, comp);
+}
+
+/* The sample (a byte, or a 16-bit word with its shifted value) of
+ * component comp of pixel (x, y). */
+static guint
+comp_get (const GstVideoFrame * f, gint comp, gint x, gint y)
+{
+  const guint8 *d = comp_ptr (f, comp, x, y);
+
+  return GST_VIDEO_FRAME_COMP_DEPTH (f, comp) > 8 ? GST_READ_UINT16_LE (d) :
+      d[0];
+}
+
+static void
+comp_set (const GstVideoFrame * f, gint comp, gint x, gint y, guint v)
+{
+  guint8 *d = comp_ptr (f, comp, x, y);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, comp) > 8)
+    GST_WRITE_UINT16_LE (d, v);
+  else
+    d[0] = v;
+}
+
 /* A constant picture stays constant under any normalised blur, except with
- * border=zero, which darkens the edges but not the middle. */
+ * border=zero, which darkens the edges but not the middle (and not alpha,
+ * which is copied). */
 GST_START_TEST (test_constant_frame)
 {
   guint f, b;
@@ -321,37 +374,47 @@ GST_START_TEST (test_constant_frame)
       GstVideoInfo info;
       GstVideoFrame frame;
       GstBuffer *in, *out;
-      guint p;
+      guint c, n_comp;
+      gint x, y;
 
       gst_util_set_object_arg (G_OBJECT (e), "border", borders[b]);
       frame_check_info_init (&info, formats[f], 40, 30);
       harness_set_info (h, &info);
+      n_comp = GST_VIDEO_INFO_N_COMPONENTS (&info);
+      /* 77 of 255 at every depth, in place (P010: shifted) */
       in = gst_buffer_new_allocate (NULL, info.size, NULL);
-      gst_buffer_memset (in, 0, 77, info.size);
+      gst_buffer_memset (in, 0, 0, info.size);
+      fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_WRITE));
+      for (c = 0; c < n_comp; c++)
+        for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, c); y++)
+          for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&frame, c); x++)
+            comp_set (&frame, c, x, y,
+                (77u << (GST_VIDEO_FRAME_COMP_DEPTH (&frame, c) - 8)) <<
+                GST_VIDEO_FORMAT_INFO_SHIFT (frame.info.finfo, c));
+      gst_video_frame_unmap (&frame);
       out = gst_harness_push_and_pull (h, in);
 
       fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
-      for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
-        const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-        gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-        gint comp[GST_VIDEO_MAX_COMPONENTS], w, rows, x, y;
+      for (c = 0; c < n_comp; c++) {
+        guint want = (77u << (GST_VIDEO_FRAME_COMP_DEPTH (&frame, c) - 8)) <<
+            GST_VIDEO_FORMAT_INFO_SHIFT (frame.info.finfo, c);
+        gint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, c);
+        gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, c);
 
-        gst_video_format_info_component (info.finfo, p, comp);
-        w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0]) *
-            GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
-        rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
-        for (y = 0; y < rows; y++) {
-          for (x = 0; x < w; x++) {
-            if (!zero)
-              fail_unless_equals_int (d[y * stride + x], 77);
-          }
-        }
-        if (zero) {
+        if (!zero || c == GST_VIDEO_COMP_A) {
+          for (y = 0; y < rows; y++)
+            for (x = 0; x < w; x++)
+              fail_unless (comp_get (&frame, c, x, y) == want,
+                  "%s %s component %u (%d,%d): %u, not %u", formats[f],
+                  borders[b], c, x, y, comp_get (&frame, c, x, y), want);
+        } else {
           /* the corner sees zeros on two sides; the centre (radius 5, or 3
            * on subsampled chroma, from any edge) sees none */
-          fail_unless (d[0] < 77, "%s plane %u corner %u", formats[f], p,
-              d[0]);
-          fail_unless_equals_int (d[(rows / 2) * stride + w / 2], 77);
+          fail_unless (comp_get (&frame, c, 0, 0) < want,
+              "%s component %u corner %u", formats[f], c,
+              comp_get (&frame, c, 0, 0));
+          fail_unless_equals_int (comp_get (&frame, c, w / 2, rows / 2),
+              want);
         }
       }
       gst_video_frame_unmap (&frame);
@@ -420,10 +483,14 @@ GST_END_TEST;
 GST_START_TEST (test_caps)
 {
   static const gchar *refused[] = {
-    "video/x-raw,format=RGBA,width=16,height=16,framerate=30/1",
-    "video/x-raw,format=I420_10LE,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=UYVY,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=I420_10BE,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=P010_10BE,width=16,height=16,framerate=30/1",
+#ifndef HAVE_GST_CUDA
     "video/x-raw(memory:CUDAMemory),format=NV12,width=16,height=16,"
         "framerate=30/1",
+#endif
     "image/jpeg,width=16,height=16,framerate=30/1",
     "video/x-raw,format=NV12,width=0,height=16,framerate=30/1",
   };
@@ -482,31 +549,46 @@ check_enum (GType type, const gchar * nick, gint value)
 
 GST_START_TEST (test_properties)
 {
-  static const gchar *live[] =
-      { "kernel", "radius", "sigma", "border", "backend" };
+  static const gchar *live[] = { "kernel", "radius", "sigma", "sigma-y",
+    "amount", "border", "planes", "normalize", "backend"
+  };
+  /* arrays: changeable while playing, but no controller interpolates them */
+  static const gchar *arrays[] = { "kernel-x", "kernel-y", "matrix" };
   GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
   GObjectClass *klass;
   GParamSpec *pspec;
   GValue v = G_VALUE_INIT;
   gchar *active;
   guint radius, i;
-  gdouble sigma;
-  gint kernel, border, backend;
+  gdouble sigma, sigma_y, amount;
+  gint kernel, border, backend, planes;
+  gboolean normalize;
 
   fail_unless (e != NULL);
   klass = G_OBJECT_GET_CLASS (e);
 
   /* defaults */
   g_object_get (e, "kernel", &kernel, "radius", &radius, "sigma", &sigma,
-      "border", &border, "backend", &backend, "active-backend", &active,
-      NULL);
+      "sigma-y", &sigma_y, "amount", &amount, "border", &border, "planes",
+      &planes, "normalize", &normalize, "backend", &backend,
+      "active-backend", &active, NULL);
   fail_unless_equals_int (kernel, CCV_KERNEL_GAUSSIAN);
   fail_unless_equals_int (radius, 2);
   fail_unless_equals_float (sigma, 0.0);
+  fail_unless_equals_float (sigma_y, 0.0);
+  fail_unless_equals_float (amount, 1.0);
   fail_unless_equals_int (border, CCV_BORDER_CLAMP);
+  fail_unless_equals_int (planes, CCV_PLANES_AUTO);
+  fail_unless (normalize);
   fail_unless_equals_int (backend, 0);
   fail_unless_equals_string (active, "none");
   g_free (active);
+  for (i = 0; i < G_N_ELEMENTS (arrays); i++) {
+    g_value_init (&v, GST_TYPE_ARRAY);
+    g_object_get_property (G_OBJECT (e), arrays[i], &v);
+    fail_unless_equals_int (gst_value_array_get_size (&v), 0);
+    g_value_unset (&v);
+  }
 
   /* every filter property can change while playing, under a controller */
   for (i = 0; i < G_N_ELEMENTS (live); i++) {
@@ -515,6 +597,19 @@ GST_START_TEST (test_properties)
     fail_unless ((pspec->flags & GST_PARAM_MUTABLE_PLAYING) &&
         (pspec->flags & GST_PARAM_CONTROLLABLE) &&
         (pspec->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE, "%s",
+        live[i]);
+  }
+  for (i = 0; i < G_N_ELEMENTS (arrays); i++) {
+    pspec = g_object_class_find_property (klass, arrays[i]);
+    fail_unless (pspec != NULL && GST_IS_PARAM_SPEC_ARRAY_LIST (pspec));
+    fail_unless ((pspec->flags & GST_PARAM_MUTABLE_PLAYING) &&
+        (pspec->flags & G_PARAM_READWRITE) == G_PARAM_READWRITE, "%s",
+        arrays[i]);
+  }
+  /* every blurb says what the property does, in a sentence or more */
+  for (i = 0; i < G_N_ELEMENTS (live); i++) {
+    pspec = g_object_class_find_property (klass, live[i]);
+    fail_unless (strlen (g_param_spec_get_blurb (pspec)) > 40, "%s",
         live[i]);
   }
   pspec = g_object_class_find_property (klass, "active-backend");
@@ -545,6 +640,33 @@ GST_START_TEST (test_properties)
   fail_unless_equals_float (sigma, 3.5);
   ASSERT_WARNING (g_object_set (e, "border", 4, NULL));
 
+  pspec = g_object_class_find_property (klass, "sigma-y");
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 64.0);
+  g_object_set (e, "sigma-y", 2.25, NULL);
+  ASSERT_WARNING (g_object_set (e, "sigma-y", -0.5, NULL));
+  ASSERT_WARNING (g_object_set (e, "sigma-y", 65.0, NULL));
+  g_object_get (e, "sigma-y", &sigma_y, NULL);
+  fail_unless_equals_float (sigma_y, 2.25);
+
+  pspec = g_object_class_find_property (klass, "amount");
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 10.0);
+  g_object_set (e, "amount", 10.0, NULL);
+  ASSERT_WARNING (g_object_set (e, "amount", 10.5, NULL));
+  ASSERT_WARNING (g_object_set (e, "amount", -1.0, NULL));
+  g_object_get (e, "amount", &amount, NULL);
+  fail_unless_equals_float (amount, 10.0);
+
+  gst_util_set_object_arg (G_OBJECT (e), "planes", "chroma");
+  gst_util_set_object_arg (G_OBJECT (e), "normalize", "false");
+  g_object_get (e, "planes", &planes, "normalize", &normalize, NULL);
+  fail_unless_equals_int (planes, CCV_PLANES_CHROMA);
+  fail_unless (!normalize);
+  ASSERT_WARNING (g_object_set (e, "planes", CCV_PLANES_N, NULL));
+  g_object_get (e, "planes", &planes, NULL);
+  fail_unless_equals_int (planes, CCV_PLANES_CHROMA);
+
   /* enum values equal the engine's */
   pspec = g_object_class_find_property (klass, "kernel");
 #define CHECK_KERNEL(name, nick, desc) \
@@ -557,6 +679,11 @@ GST_START_TEST (test_properties)
     fail_unless_equals_int (k->n_values, CCV_KERNEL_N);
     g_type_class_unref (k);
   }
+  pspec = g_object_class_find_property (klass, "planes");
+#define CHECK_PLANES(name, nick, desc) \
+  check_enum (pspec->value_type, nick, CCV_PLANES_##name);
+  CCV_PLANES_TYPES (CHECK_PLANES);
+#undef CHECK_PLANES
   pspec = g_object_class_find_property (klass, "border");
   check_enum (pspec->value_type, "clamp", CCV_BORDER_CLAMP);
   check_enum (pspec->value_type, "mirror", CCV_BORDER_MIRROR);
@@ -826,6 +953,620 @@ GST_START_TEST (test_backend_auto)
 
 GST_END_TEST;
 
+/* Sets the properties in args, "name=value" separated by spaces, from
+ * strings as gst-launch-1.0 does. */
+static void
+set_args (GstElement * e, const gchar * args)
+{
+  gchar **kv = g_strsplit (args, " ", -1);
+  guint i;
+
+  for (i = 0; kv[i]; i++) {
+    gchar **nv = g_strsplit (kv[i], "=", 2);
+
+    fail_unless (nv[0] && nv[1], "bad argument %s", kv[i]);
+    gst_util_set_object_arg (G_OBJECT (e), nv[0], nv[1]);
+    g_strfreev (nv);
+  }
+  g_strfreev (kv);
+}
+
+/* Every filter property back to its default. */
+static void
+reset_filter (GstElement * e)
+{
+  set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
+      "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
+      "matrix=<>");
+}
+
+/* Each kernel type with parameters that exercise it: radius from sigma,
+ * anisotropic sigma-y, saturation, every border, custom kernels of both
+ * kinds with and without normalisation (the matrix wins over kernel-x). */
+static const gchar *kernel_configs[] = {
+  "kernel=gaussian radius=3",
+  "kernel=gaussian radius=0 sigma=1.2 sigma-y=2.5",
+  "kernel=gaussian radius=4 sigma=3 sigma-y=0.6 border=wrap",
+  "kernel=box radius=0 sigma=1 sigma-y=2 border=mirror",
+  "kernel=sharpen radius=2 amount=1.5",
+  "kernel=sharpen radius=0 sigma=1.5 amount=10 border=zero",
+  "kernel=sobel radius=0",
+  "kernel=sobel radius=3 border=wrap",
+  "kernel=sobel radius=2 sigma=2 sigma-y=0.8 border=zero",
+  "kernel=laplacian radius=1",
+  "kernel=laplacian radius=4 sigma=1.5 border=mirror",
+  "kernel=custom kernel-x=<-1,0,1> normalize=false",
+  "kernel=custom kernel-x=<1,4,6,4,1> kernel-y=<1,2,1> border=zero",
+  "kernel=custom kernel-y=<0.25,-1.5,3,-1.5,0.25>",
+  "kernel=custom matrix=<<0,-1,0>,<-1,5,-1>,<0,-1,0>>",
+  "kernel=custom matrix=<<1,2,1>,<2,4,2>,<1,2,1>> border=zero",
+  "kernel=custom matrix=<<-1,-1,-1>,<-1,8,-1>,<-1,-1,-1>> normalize=false "
+      "border=wrap",
+  "kernel=custom kernel-x=<1,2,1> normalize=false "
+      "matrix=<<1,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,-1>>",
+};
+
+/* Every format, every kernel type: the CPU backend equals the reference
+ * run on planes described independently of the element. */
+GST_START_TEST (test_kernels_match_reference)
+{
+  static const gint sizes[][2] = { {1, 1}, {17, 5}, {33, 18} };
+  GRand *rand = g_rand_new_with_seed (6);
+  guint f, z, k;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+      GstElement *e;
+      GstHarness *h = harness_new (&e, NULL);
+      GstVideoInfo info;
+
+      frame_check_info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
+      harness_set_info (h, &info);
+      for (k = 0; k < G_N_ELEMENTS (kernel_configs); k++) {
+        reset_filter (e);
+        set_args (e, kernel_configs[k]);
+        push_and_check (h, e, &info, rand, z == 1, kernel_configs[k]);
+      }
+      gst_harness_teardown (h);
+    }
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Every format, every planes value, against the reference. */
+GST_START_TEST (test_planes_match_reference)
+{
+  static const gchar *planes[] = { "auto", "all", "luma", "chroma" };
+  static const gchar *configs[] = {
+    "kernel=gaussian radius=2",
+    "kernel=sharpen radius=1 amount=2",
+    "kernel=sobel",
+    "kernel=laplacian radius=2",
+    "kernel=custom matrix=<<1,2,1>,<2,4,2>,<1,2,1>>",
+  };
+  GRand *rand = g_rand_new_with_seed (7);
+  guint f, p, k;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstElement *e;
+    GstHarness *h = harness_new (&e, NULL);
+    GstVideoInfo info;
+
+    frame_check_info_init (&info, formats[f], 19, 11);
+    harness_set_info (h, &info);
+    for (p = 0; p < G_N_ELEMENTS (planes); p++) {
+      for (k = 0; k < G_N_ELEMENTS (configs); k++) {
+        gchar *what = g_strdup_printf ("planes=%s %s", planes[p], configs[k]);
+
+        reset_filter (e);
+        set_args (e, configs[k]);
+        gst_util_set_object_arg (G_OBJECT (e), "planes", planes[p]);
+        push_and_check (h, e, &info, rand, TRUE, what);
+        g_free (what);
+      }
+    }
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+typedef enum
+{
+  FILTERED,                     /* P010: with its low bits 0 */
+  COPIED,                       /* the input sample, bit for bit */
+  GREY,                         /* neutral chroma, 1 << (depth - 1) */
+} Expect;
+
+/* Checks component c of out against in: every sample as expect says.
+ * FILTERED also asks that some sample changed, so that a component copied
+ * by mistake is caught. */
+static void
+check_component (const GstVideoFrame * in, const GstVideoFrame * out,
+    gint c, Expect expect, const gchar * what)
+{
+  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (out->info.finfo, c);
+  const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (out, c);
+  gboolean changed = FALSE;
+  gint x, y;
+
+  for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (out, c); y++) {
+    for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (out, c); x++) {
+      guint a = comp_get (in, c, x, y), b = comp_get (out, c, x, y);
+
+      switch (expect) {
+        case FILTERED:
+          fail_unless ((b & ((1u << shift) - 1)) == 0 && (b >> shift) <
+              (1u << depth), "%s component %d (%d,%d): %#x is no %u-bit "
+              "value shifted by %u", what, c, x, y, b, depth, shift);
+          changed |= a != b;
+          break;
+        case COPIED:
+          fail_unless (a == b, "%s component %d (%d,%d): %#x, input %#x",
+              what, c, x, y, b, a);
+          break;
+        case GREY:
+          fail_unless (b == (1u << (depth - 1)) << shift, "%s component %d "
+              "(%d,%d): %#x is not neutral grey", what, c, x, y, b);
+          break;
+      }
+    }
+  }
+  if (expect == FILTERED)
+    fail_unless (changed, "%s component %d: unchanged", what, c);
+}
+
+/* The planes rule, checked by hand rather than against the reference: what
+ * is copied is the input bit for bit (alpha and RGBx's padding always),
+ * chroma of an edge map is neutral grey, and what is filtered is a value
+ * of the format's depth (P010: its low 6 bits 0, though random in the
+ * input). */
+GST_START_TEST (test_planes_rule)
+{
+  static const struct
+  {
+    const gchar *args;
+    Expect luma, chroma;
+  } cases[] = {
+    {"kernel=gaussian", FILTERED, FILTERED},
+    {"kernel=box planes=all", FILTERED, FILTERED},
+    {"kernel=custom matrix=<<1,2,1>,<2,4,2>,<1,2,1>>", FILTERED, FILTERED},
+    {"kernel=sharpen amount=3", FILTERED, COPIED},
+    {"kernel=sobel", FILTERED, GREY},
+    {"kernel=laplacian", FILTERED, GREY},
+    {"kernel=sobel planes=all", FILTERED, FILTERED},
+    {"kernel=sharpen planes=all", FILTERED, FILTERED},
+    {"kernel=gaussian planes=luma", FILTERED, COPIED},
+    {"kernel=sobel planes=luma", FILTERED, COPIED},
+    {"kernel=gaussian planes=chroma", COPIED, FILTERED},
+    {"kernel=sharpen amount=3 planes=chroma", COPIED, FILTERED},
+  };
+  GRand *rand = g_rand_new_with_seed (8);
+  guint f, k;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstElement *e;
+    GstHarness *h = harness_new (&e, NULL);
+    GstVideoInfo info;
+
+    frame_check_info_init (&info, formats[f], 16, 8);
+    harness_set_info (h, &info);
+    for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+      GstVideoFrame in_frame, out_frame;
+      GstBuffer *in, *out;
+      gchar *what = g_strdup_printf ("%s %s", formats[f], cases[k].args);
+      guint c;
+      gint x, y;
+
+      reset_filter (e);
+      set_args (e, cases[k].args);
+      in = frame_check_buffer_random (&info, rand, FALSE);
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&out_frame, &info, out,
+              GST_MAP_READ));
+
+      for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++) {
+        Expect expect = cases[k].luma;
+
+        if (c == GST_VIDEO_COMP_A)
+          expect = COPIED;
+        else if (GST_VIDEO_INFO_IS_YUV (&info) && c != GST_VIDEO_COMP_Y)
+          expect = cases[k].chroma;
+        check_component (&in_frame, &out_frame, c, expect, what);
+      }
+      /* RGBx, BGRx: the fourth byte is padding */
+      if (GST_VIDEO_INFO_N_COMPONENTS (&info) == 3 &&
+          GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0) == 4) {
+        for (y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); y++) {
+          const guint8 *a = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&in_frame, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, 0);
+          const guint8 *b = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&out_frame, 0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame,
+              0);
+
+          for (x = 0; x < GST_VIDEO_INFO_WIDTH (&info); x++)
+            fail_unless_equals_int (b[4 * x + 3], a[4 * x + 3]);
+        }
+      }
+
+      gst_video_frame_unmap (&out_frame);
+      gst_video_frame_unmap (&in_frame);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+      g_free (what);
+    }
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* value, a GstValueArray, holds exactly the doubles want[0..n - 1]. */
+static void
+check_array (const GValue * value, const gdouble * want, guint n)
+{
+  guint i;
+
+  fail_unless (GST_VALUE_HOLDS_ARRAY (value));
+  fail_unless_equals_int (gst_value_array_get_size (value), n);
+  for (i = 0; i < n; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+
+    fail_unless (G_VALUE_HOLDS_DOUBLE (v), "element %u is a %s", i,
+        G_VALUE_TYPE_NAME (v));
+    fail_unless_equals_float (g_value_get_double (v), want[i]);
+  }
+}
+
+static void
+check_taps_property (GstElement * e, const gchar * name,
+    const gdouble * want, guint n)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), name, &v);
+  check_array (&v, want, n);
+  g_value_unset (&v);
+}
+
+static void
+check_matrix_property (GstElement * e, const gdouble * want, guint side)
+{
+  GValue v = G_VALUE_INIT;
+  guint j;
+
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "matrix", &v);
+  fail_unless_equals_int (gst_value_array_get_size (&v), side);
+  for (j = 0; j < side; j++)
+    check_array (gst_value_array_get_value (&v, j), want + j * side, side);
+  g_value_unset (&v);
+}
+
+static void
+array_append_int (GValue * array, gint i)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, i);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+/* The array properties from strings as gst-launch-1.0 writes them (whose
+ * integers deserialise as ints, mixed with doubles), from an application's
+ * GValues of ints, and back as doubles; an empty array unsets. */
+GST_START_TEST (test_custom_kernel_values)
+{
+  static const gdouble deriv[] = { -1, 0, 1 }, smooth[] = { 1, 2, 1 };
+  static const gdouble m3[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  static const gdouble m1[] = { 0.5 };
+  GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
+  GValue v = G_VALUE_INIT, row = G_VALUE_INIT;
+  gdouble long_taps[CCV_MAX_TAPS];
+  GString *str;
+  guint i, j;
+
+  fail_unless (e != NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-x", "<-1.0, 0, 1.0>");
+  check_taps_property (e, "kernel-x", deriv, 3);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-y", "<1,2,1>");
+  check_taps_property (e, "kernel-y", smooth, 3);
+  gst_util_set_object_arg (G_OBJECT (e), "matrix",
+      "<<1,2,1>,<2,4,2>,<1,2,1>>");
+  check_matrix_property (e, m3, 3);
+  gst_util_set_object_arg (G_OBJECT (e), "matrix", "< < 0.5 > >");
+  check_matrix_property (e, m1, 1);
+
+  /* ints from an application */
+  g_value_init (&v, GST_TYPE_ARRAY);
+  array_append_int (&v, 1);
+  array_append_int (&v, 2);
+  array_append_int (&v, 1);
+  g_object_set_property (G_OBJECT (e), "kernel-x", &v);
+  check_taps_property (e, "kernel-x", smooth, 3);
+  g_value_unset (&v);
+  g_value_init (&v, GST_TYPE_ARRAY);
+  for (j = 0; j < 3; j++) {
+    g_value_init (&row, GST_TYPE_ARRAY);
+    for (i = 0; i < 3; i++)
+      array_append_int (&row, (gint) m3[j * 3 + i]);
+    gst_value_array_append_and_take_value (&v, &row);
+  }
+  g_object_set_property (G_OBJECT (e), "matrix", &v);
+  check_matrix_property (e, m3, 3);
+  g_value_unset (&v);
+
+  /* the longest kernel */
+  str = g_string_new ("<");
+  for (i = 0; i < CCV_MAX_TAPS; i++) {
+    long_taps[i] = (gint) (i % 7) - 3;
+    g_string_append_printf (str, "%s%d", i ? ", " : "", (gint) (i % 7) - 3);
+  }
+  g_string_append (str, ">");
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-y", str->str);
+  check_taps_property (e, "kernel-y", long_taps, CCV_MAX_TAPS);
+  g_string_free (str, TRUE);
+
+  /* empty arrays unset */
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-x", "<>");
+  check_taps_property (e, "kernel-x", NULL, 0);
+  g_value_init (&v, GST_TYPE_ARRAY);
+  g_object_set_property (G_OBJECT (e), "matrix", &v);
+  g_value_unset (&v);
+  check_matrix_property (e, NULL, 0);
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* gst_parse_launch (), as gst-launch-1.0 runs it, with the quoting of the
+ * usage examples. */
+GST_START_TEST (test_parse_launch_arrays)
+{
+  static const gdouble deriv[] = { -1, 0, 1 }, smooth[] = { 1, 2, 1 };
+  static const gdouble m3[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  GError *err = NULL;
+  GstElement *e;
+  gint kernel;
+
+  e = gst_parse_launch ("cudaconvolve kernel=custom "
+      "kernel-x=\"<-1.0, 0, 1.0>\" kernel-y=\"<1, 2, 1>\" "
+      "matrix=\"<<1,2,1>,<2,4,2>,<1,2,1>>\"", &err);
+  fail_unless (e != NULL && err == NULL, "%s", err ? err->message : "");
+  g_object_get (e, "kernel", &kernel, NULL);
+  fail_unless_equals_int (kernel, CCV_KERNEL_CUSTOM);
+  check_taps_property (e, "kernel-x", deriv, 3);
+  check_taps_property (e, "kernel-y", smooth, 3);
+  check_matrix_property (e, m3, 3);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static guint n_refusals;
+
+static gboolean
+count_refusal (const gchar * log_domain, GLogLevelFlags log_level,
+    const gchar * message, gpointer user_data)
+{
+  n_refusals++;
+  return TRUE;
+}
+
+/* Invalid kernels, each refused with a warning that names the property
+ * and the rule broken; the kernel in effect stays, and the next frame is
+ * filtered with it. */
+GST_START_TEST (test_invalid_kernels)
+{
+  static const struct
+  {
+    const gchar *property, *value, *rule;
+  } cases[] = {
+    {"kernel-x", "<1, 2>", "odd number of taps"},
+    {"kernel-y", "<1, 2, 3, 4>", "odd number of taps"},
+    {"kernel-x", "<5, nan, 1>", "finite"},
+    {"kernel-y", "<4, 4, 4, 1e400, 4>", "finite"},
+    {"kernel-x", "<-inf, 1, 1>", "finite"},
+    {"kernel-x", "<7, a, 1>", "not a number"},
+    {"kernel-y", "<<1>>", "not a number"},
+    {"matrix", "<<1, 2>, <3, 4>>", "odd side"},
+    {"matrix", "<<1, 2, 1>>", "square"},
+    {"matrix", "<<1, 2, 1>, <1, 2, 1>, <1, 2>>", "square"},
+    {"matrix", "<<1, 2, 1>, <1, 2, 1, 0>, <1, 2, 1>>", "square"},
+    {"matrix", "<1, 2, 1>", "not an array"},
+    {"matrix", "<<1, 2, 1>, <1, inf, 1>, <1, 2, 1>>", "finite"},
+    {"matrix", "<<1, 2, 1>, <1, b, 1>, <1, 2, 1>>", "not a number"},
+    {NULL, NULL, "at most 129"},        /* 131 taps, built below */
+    {NULL, NULL, "odd side from 1 to 31"},      /* 33 x 33 */
+  };
+  GRand *rand = g_rand_new_with_seed (9);
+  GstElement *e;
+  GstHarness *h = harness_new (&e, NULL);
+  GstVideoInfo info;
+  CcvSettings before;
+  guint c, i;
+
+  frame_check_info_init (&info, "I420", 23, 13);
+  harness_set_info (h, &info);
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const gchar *property = cases[c].property;
+    gchar *value = g_strdup (cases[c].value), *pattern;
+    GstCheckLogFilter *filter;
+    GRegex *regex;
+    GValue got = G_VALUE_INIT, was = G_VALUE_INIT;
+
+    if (!property) {
+      GString *s = g_string_new ("<");
+      gboolean matrix = g_str_has_prefix (cases[c].rule, "odd side");
+      guint n = matrix ? 33 : 131;
+
+      property = matrix ? "matrix" : "kernel-x";
+      for (i = 0; i < n; i++) {
+        if (matrix)
+          g_string_append_printf (s, "%s<1%s>", i ? "," : "",
+              ",1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1");
+        else
+          g_string_append_printf (s, "%s1", i ? "," : "");
+      }
+      g_string_append (s, ">");
+      value = g_string_free (s, FALSE);
+    }
+
+    /* a valid kernel in effect, then the invalid one */
+    reset_filter (e);
+    set_args (e, "kernel=custom kernel-x=<1,3,1> kernel-y=<2,1,0,1,2> "
+        "normalize=false");
+    if (g_str_equal (property, "matrix"))
+      set_args (e, "matrix=<<0,1,0>,<1,-3,1>,<0,1,0>>");
+    frame_check_element_settings (e, &before);
+    fail_unless_equals_int (before.custom_x_len, 3);
+    fail_unless_equals_int (before.custom_y_len, 5);
+    g_value_init (&was, GST_TYPE_ARRAY);
+    g_object_get_property (G_OBJECT (e), property, &was);
+
+    pattern = g_strdup_printf ("invalid %s refused: .*%s", property,
+        cases[c].rule);
+    regex = g_regex_new (pattern, 0, 0, NULL);
+    n_refusals = 0;
+    filter = gst_check_add_log_filter (NULL, G_LOG_LEVEL_WARNING, regex,
+        count_refusal, NULL, NULL);
+    gst_util_set_object_arg (G_OBJECT (e), property, value);
+    gst_check_remove_log_filter (filter);
+    fail_unless (n_refusals == 1, "%s=%s: %u warnings matching '%s'",
+        property, value, n_refusals, pattern);
+
+    g_value_init (&got, GST_TYPE_ARRAY);
+    g_object_get_property (G_OBJECT (e), property, &got);
+    fail_unless (gst_value_compare (&got, &was) == GST_VALUE_EQUAL,
+        "%s changed", property);
+    /* the settings built before the refusal, not read back */
+    push_and_check_with (h, &info, rand, FALSE, &before, CCV_PLANES_AUTO,
+        value);
+
+    g_value_unset (&got);
+    g_value_unset (&was);
+    g_free (pattern);
+    g_free (value);
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* In a pipeline (with a bus) the refusal is an element warning message,
+ * which applications and gst-launch-1.0 show. */
+GST_START_TEST (test_invalid_kernel_on_bus)
+{
+  static const gdouble smooth[] = { 1, 2, 1 };
+  GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-x", "<1, 2, 1>");
+  gst_util_set_object_arg (G_OBJECT (e), "kernel-x", "<1, 2, 1, 0>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning message");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (e));
+  gst_message_parse_warning (msg, &err, &debug);
+  fail_unless (strstr (err->message, "kernel-x") &&
+      strstr (err->message, "odd number of taps") &&
+      strstr (err->message, "previous value stays"), "%s", err->message);
+  check_taps_property (e, "kernel-x", smooth, 3);
+
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* The new properties change while playing, from the next frame on; the
+ * identity settings of each kernel type pass buffers through. */
+GST_START_TEST (test_new_properties_while_playing)
+{
+  static const gchar *steps[] = {
+    "kernel=sharpen",
+    "amount=0.5",
+    "sigma-y=3",
+    "planes=all",
+    "kernel=sobel",
+    "planes=chroma",
+    "kernel=laplacian planes=auto radius=3",
+    "kernel=custom kernel-x=<1,-2,1>",
+    "normalize=false",
+    "kernel-y=<1,1,1,1,1>",
+    "kernel-x=<1,-2,3>",
+    "kernel-y=<1,1,2,1,1>",
+    "matrix=<<1,0,0>,<0,0,0>,<0,0,-1>>",
+    "matrix=<<0,0,1>,<0,0,0>,<-1,0,0>>",
+    "normalize=true",
+    "matrix=<>",
+    "kernel-x=<>",
+  };
+  /* identity settings, and a change that leaves them */
+  static const gchar *identities[][2] = {
+    {"kernel=gaussian radius=0", "sigma-y=1.5"},
+    {"kernel=box radius=0", "sigma=0.5"},
+    {"kernel=sharpen radius=0", "radius=1"},
+    {"kernel=sharpen radius=3 amount=0", "amount=0.1"},
+    {"kernel=custom", "kernel-y=<1,2,1>"},
+    {"kernel=custom normalize=false sigma=3", "matrix=<<2>>"},
+  };
+  GRand *rand = g_rand_new_with_seed (10);
+  GstElement *e;
+  GstHarness *h = harness_new (&e, NULL);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  guint i;
+
+  frame_check_info_init (&info, "P010_10LE", 29, 15);
+  harness_set_info (h, &info);
+  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
+    set_args (e, steps[i]);
+    push_and_check (h, e, &info, rand, FALSE, steps[i]);
+  }
+
+  for (i = 0; i < G_N_ELEMENTS (identities); i++) {
+    reset_filter (e);
+    set_args (e, identities[i][0]);
+    in = frame_check_buffer_random (&info, rand, FALSE);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out == in, "%s: not passed through", identities[i][0]);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    /* and out of passthrough again */
+    set_args (e, identities[i][1]);
+    push_and_check (h, e, &info, rand, FALSE, identities[i][1]);
+  }
+  /* sobel and laplacian filter even at radius 0 and sigma 0 */
+  reset_filter (e);
+  set_args (e, "kernel=sobel radius=0");
+  push_and_check (h, e, &info, rand, FALSE, "sobel radius 0");
+  set_args (e, "kernel=laplacian");
+  push_and_check (h, e, &info, rand, FALSE, "laplacian radius 0");
+
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_suite (void)
 {
@@ -848,6 +1589,14 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_backend_cuda_without_gpu);
   tcase_add_test (tc, test_backend_cuda_while_playing);
   tcase_add_test (tc, test_backend_auto);
+  tcase_add_test (tc, test_kernels_match_reference);
+  tcase_add_test (tc, test_planes_match_reference);
+  tcase_add_test (tc, test_planes_rule);
+  tcase_add_test (tc, test_custom_kernel_values);
+  tcase_add_test (tc, test_parse_launch_arrays);
+  tcase_add_test (tc, test_invalid_kernels);
+  tcase_add_test (tc, test_invalid_kernel_on_bus);
+  tcase_add_test (tc, test_new_properties_while_playing);
   return s;
 }
 

@@ -1,0 +1,189 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstccvkernelprops.h"
+
+GParamSpec *
+gst_ccv_kernel_props_param_spec (const gchar * name, const gchar * nick,
+    const gchar * blurb, GParamFlags flags)
+{
+  return gst_param_spec_array (name, nick, blurb, NULL, flags);
+}
+
+/* The number v holds, for the numeric types gst_value_deserialize () and
+ * applications produce. */
+static gboolean
+value_get_number (const GValue * v, double *out)
+{
+  switch (G_VALUE_TYPE (v)) {
+    case G_TYPE_DOUBLE:
+      *out = g_value_get_double (v);
+      break;
+    case G_TYPE_FLOAT:
+      *out = g_value_get_float (v);
+      break;
+    case G_TYPE_INT:
+      *out = g_value_get_int (v);
+      break;
+    case G_TYPE_UINT:
+      *out = g_value_get_uint (v);
+      break;
+    case G_TYPE_INT64:
+      *out = (double) g_value_get_int64 (v);
+      break;
+    case G_TYPE_UINT64:
+      *out = (double) g_value_get_uint64 (v);
+      break;
+    default:
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Reads the n numbers of array (a GstValueArray) into out.  what names
+ * them in *why ("tap", "row 2, column"). */
+static gboolean
+parse_numbers (const GValue * array, guint n, double *out,
+    const gchar * what, gchar ** why)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const GValue *v = gst_value_array_get_value (array, i);
+
+    if (!value_get_number (v, &out[i])) {
+      *why = g_strdup_printf ("%s %u is a %s, not a number", what, i + 1,
+          G_VALUE_TYPE_NAME (v));
+      return FALSE;
+    }
+    if (!isfinite (out[i])) {
+      *why = g_strdup_printf ("%s %u is %g; every value must be a finite "
+          "number", what, i + 1, out[i]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+gst_ccv_kernel_props_parse_taps (const GValue * value, double *taps,
+    int *len, gchar ** why)
+{
+  double parsed[CCV_MAX_TAPS];
+  guint n;
+
+  g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
+
+  n = gst_value_array_get_size (value);
+  if (n % 2 == 0 && n != 0) {
+    *why = g_strdup_printf ("it has %u taps; a kernel has an odd number of "
+        "taps (1 to %d) so that it has a centre", n, CCV_MAX_TAPS);
+    return FALSE;
+  }
+  if (n > CCV_MAX_TAPS) {
+    *why = g_strdup_printf ("it has %u taps; a kernel has at most %d "
+        "(radius %d)", n, CCV_MAX_TAPS, CCV_MAX_RADIUS);
+    return FALSE;
+  }
+  if (!parse_numbers (value, n, parsed, "tap", why))
+    return FALSE;
+
+  memcpy (taps, parsed, n * sizeof (double));
+  *len = n;
+  return TRUE;
+}
+
+gboolean
+gst_ccv_kernel_props_parse_matrix (const GValue * value, double *m,
+    int *side, gchar ** why)
+{
+  double *parsed;
+  guint n, j;
+
+  g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
+
+  n = gst_value_array_get_size (value);
+  if ((n % 2 == 0 && n != 0) || n > CCV_MAX_MATRIX_SIDE) {
+    *why = g_strdup_printf ("it has %u rows; a matrix is square with an odd "
+        "side from 1 to %d", n, CCV_MAX_MATRIX_SIDE);
+    return FALSE;
+  }
+
+  parsed = g_new (double, n * n);
+  for (j = 0; j < n; j++) {
+    const GValue *row = gst_value_array_get_value (value, j);
+    gchar *what;
+    gboolean ok;
+
+    if (!GST_VALUE_HOLDS_ARRAY (row)) {
+      *why = g_strdup_printf ("row %u is a %s, not an array of numbers "
+          "such as <1, 2, 1>", j + 1, G_VALUE_TYPE_NAME (row));
+      goto refused;
+    }
+    if (gst_value_array_get_size (row) != n) {
+      *why = g_strdup_printf ("row %u has %u values and there are %u rows; "
+          "a matrix is square, every row as long as the number of rows",
+          j + 1, gst_value_array_get_size (row), n);
+      goto refused;
+    }
+    what = g_strdup_printf ("row %u, value", j + 1);
+    ok = parse_numbers (row, n, parsed + j * n, what, why);
+    g_free (what);
+    if (!ok)
+      goto refused;
+  }
+
+  memcpy (m, parsed, n * n * sizeof (double));
+  *side = n;
+  g_free (parsed);
+  return TRUE;
+
+refused:
+  g_free (parsed);
+  return FALSE;
+}
+
+static void
+append_double (GValue * array, double d)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, d);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+void
+gst_ccv_kernel_props_taps_to_value (const double *taps, int len,
+    GValue * value)
+{
+  int i;
+
+  for (i = 0; i < len; i++)
+    append_double (value, taps[i]);
+}
+
+void
+gst_ccv_kernel_props_matrix_to_value (const double *m, int side,
+    GValue * value)
+{
+  int j;
+
+  for (j = 0; j < side; j++) {
+    GValue row = G_VALUE_INIT;
+
+    g_value_init (&row, GST_TYPE_ARRAY);
+    gst_ccv_kernel_props_taps_to_value (m + j * side, side, &row);
+    gst_value_array_append_and_take_value (value, &row);
+  }
+}
