@@ -1,17 +1,24 @@
 /* gst-cudaconvolve: kernel benchmark, no GStreamer.
  *
- * Times ccv_cuda_filter_device () on one 8-bit plane (3840x2160 and
- * 1920x1080, gaussian and box, radius 1..16, clamp border) and, when built
- * with HAVE_NPP, NPP's nppiFilterGaussAdvancedBorder_8u_C1R_Ctx (same taps)
- * and nppiFilterBoxBorder_8u_C1R_Ctx (replicate border) on the same planes.
- * The two ceilings of the roofline are measured in the same run:
+ * Times ccv_cuda_filter_device (), the engine's entry point with its
+ * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
+ * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
+ * 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
+ * gaussians at 3840x2160.  When built with HAVE_NPP it times NPP's same
+ * operation on the same planes where NPP has one: the gaussians with
+ * nppiFilterGaussAdvancedBorder_{8u,16u}_C1R_Ctx (our taps), the box with
+ * nppiFilterBoxBorder_8u_C1R_Ctx, the matrices with
+ * nppiFilterBorder32f_8u_C1R_Ctx (our taps, reversed: NPP convolves),
+ * all with a replicate border.  The two ceilings of the roofline are
+ * measured in the same run:
  *
  *   copy  = device-to-device cudaMemcpy bandwidth, bytes read + written
  *   fma   = FP32 FMA/s of a kernel of independent FMA chains (1 FMA = 1 op)
- *   roofline (r) = min (copy / 2 bytes per pixel, fma / (2 * (2r + 1)))
+ *   roofline = min (copy / bytes a pixel, fma / FMAs a pixel)
  *
- * since a separable pass reads and writes each 8-bit pixel once and does
- * 2r + 1 FMA per direction.  Each time is the median over many batches of
+ * with the bytes and FMAs of each row's kernel as row_cost () counts them
+ * (a separable pass reads and writes each pixel once and does 2r + 1 FMA
+ * per direction).  Each time is the median over many batches of
  * back-to-back calls (a CUDA graph when the calls can be captured), timed
  * with CUDA events after a warm-up, rotating over enough input and output
  * planes that they add up to more than twice the L2.  Prints a markdown
@@ -136,28 +143,21 @@ time_calls (LaunchFn fn, void *ctx, int batch, cudaStream_t stream,
 /* ---------------------------------------------------------------------- */
 /* Ceilings */
 
-static double
-measure_copy_bandwidth (cudaStream_t stream, size_t * bytes_out)
+/* Median time of op () (which enqueues work on stream), in ms, over 10
+ * runs after 2 warm-up runs. */
+template < typename F > static float
+median_ms (cudaStream_t stream, F op)
 {
-  size_t free_b, total_b, bytes = (size_t) 1 << 30;
-  void *a, *b;
   cudaEvent_t e0, e1;
   std::vector < float >t;
-  int r;
 
-  CHECK (cudaMemGetInfo (&free_b, &total_b));
-  while (bytes > free_b / 4)
-    bytes /= 2;
-  CHECK (cudaMalloc (&a, bytes));
-  CHECK (cudaMalloc (&b, bytes));
-  CHECK (cudaMemset (a, 1, bytes));
   CHECK (cudaEventCreate (&e0));
   CHECK (cudaEventCreate (&e1));
-  for (r = 0; r < 12; r++) {
+  for (int r = 0; r < 12; r++) {
     float ms;
 
     CHECK (cudaEventRecord (e0, stream));
-    CHECK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice, stream));
+    op ();
     CHECK (cudaEventRecord (e1, stream));
     CHECK (cudaEventSynchronize (e1));
     CHECK (cudaEventElapsedTime (&ms, e0, e1));
@@ -166,11 +166,31 @@ measure_copy_bandwidth (cudaStream_t stream, size_t * bytes_out)
   }
   CHECK (cudaEventDestroy (e0));
   CHECK (cudaEventDestroy (e1));
+  return median (t);
+}
+
+static double
+measure_copy_bandwidth (cudaStream_t stream, size_t * bytes_out)
+{
+  size_t free_b, total_b, bytes = (size_t) 1 << 30;
+  void *a, *b;
+  float ms;
+
+  CHECK (cudaMemGetInfo (&free_b, &total_b));
+  while (bytes > free_b / 4)
+    bytes /= 2;
+  CHECK (cudaMalloc (&a, bytes));
+  CHECK (cudaMalloc (&b, bytes));
+  CHECK (cudaMemset (a, 1, bytes));
+  ms = median_ms (stream,[&] {
+        CHECK (cudaMemcpyAsync (b, a, bytes, cudaMemcpyDeviceToDevice,
+                stream));
+      });
   CHECK (cudaFree (a));
   CHECK (cudaFree (b));
   *bytes_out = bytes;
   /* read + written */
-  return 2.0 * bytes / (median (t) * 1e-3);
+  return 2.0 * bytes / (ms * 1e-3);
 }
 
 #define FMA_CHAINS 8
@@ -208,47 +228,155 @@ measure_fma_rate (const cudaDeviceProp & prop, cudaStream_t stream)
 {
   const int threads = 256, iters = 4096;
   int blocks_per_sm = 0, blocks;
-  float *out;
-  cudaEvent_t e0, e1;
-  std::vector < float >t;
-  int r;
+  float *out, ms;
 
   CHECK (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks_per_sm,
           fma_kernel, threads, 0));
   /* several waves, so a partial last wave costs little */
   blocks = prop.multiProcessorCount * std::max (blocks_per_sm, 1) * 4;
   CHECK (cudaMalloc (&out, sizeof (float) * blocks * threads));
-  CHECK (cudaEventCreate (&e0));
-  CHECK (cudaEventCreate (&e1));
-  for (r = 0; r < 12; r++) {
-    float ms;
-
-    CHECK (cudaEventRecord (e0, stream));
-    fma_kernel <<< blocks, threads, 0, stream >>> (out, iters, 0.999f,
-        1e-3f);
-    CHECK (cudaGetLastError ());
-    CHECK (cudaEventRecord (e1, stream));
-    CHECK (cudaEventSynchronize (e1));
-    CHECK (cudaEventElapsedTime (&ms, e0, e1));
-    if (r >= 2)
-      t.push_back (ms);
-  }
-  CHECK (cudaEventDestroy (e0));
-  CHECK (cudaEventDestroy (e1));
+  ms = median_ms (stream,[&] {
+        fma_kernel <<< blocks, threads, 0, stream >>> (out, iters, 0.999f,
+            1e-3f);
+        CHECK (cudaGetLastError ());
+      });
   CHECK (cudaFree (out));
   return (double) blocks * threads * iters * FMA_UNROLL * FMA_CHAINS /
-      (median (t) * 1e-3);
+      (ms * 1e-3);
 }
 
 /* ---------------------------------------------------------------------- */
 /* The code under test */
 
+/* A row of the table: what ccv_filter_init is given. */
+typedef struct
+{
+  const char *name;
+  CcvKernel kernel;
+  int radius;
+  int matrix_side;              /* custom: a random side x side matrix */
+  int depth;                    /* of the plane: 8 or 16 */
+  int big_only;                 /* 3840x2160 only */
+} Row;
+
+static const Row table_rows[] = {
+  {"gaussian", CCV_KERNEL_GAUSSIAN, 1, 0, 8, 0},
+  {"gaussian", CCV_KERNEL_GAUSSIAN, 2, 0, 8, 0},
+  {"gaussian", CCV_KERNEL_GAUSSIAN, 4, 0, 8, 0},
+  {"gaussian", CCV_KERNEL_GAUSSIAN, 8, 0, 8, 0},
+  {"gaussian", CCV_KERNEL_GAUSSIAN, 16, 0, 8, 0},
+  {"box", CCV_KERNEL_BOX, 1, 0, 8, 0},
+  {"box", CCV_KERNEL_BOX, 2, 0, 8, 0},
+  {"box", CCV_KERNEL_BOX, 4, 0, 8, 0},
+  {"box", CCV_KERNEL_BOX, 8, 0, 8, 0},
+  {"box", CCV_KERNEL_BOX, 16, 0, 8, 0},
+  {"sharpen", CCV_KERNEL_SHARPEN, 2, 0, 8, 0},
+  {"sharpen", CCV_KERNEL_SHARPEN, 4, 0, 8, 0},
+  {"sobel", CCV_KERNEL_SOBEL, 1, 0, 8, 0},
+  {"sobel", CCV_KERNEL_SOBEL, 3, 0, 8, 0},
+  {"laplacian", CCV_KERNEL_LAPLACIAN, 1, 0, 8, 0},
+  {"laplacian", CCV_KERNEL_LAPLACIAN, 3, 0, 8, 0},
+  {"custom 7x7", CCV_KERNEL_CUSTOM, 0, 7, 8, 0},
+  {"custom 31x31", CCV_KERNEL_CUSTOM, 0, 31, 8, 0},
+  {"gaussian 16-bit", CCV_KERNEL_GAUSSIAN, 2, 0, 16, 1},
+  {"gaussian 16-bit", CCV_KERNEL_GAUSSIAN, 4, 0, 16, 1},
+};
+
+/* The settings of a row.  Its matrix is random (so not separable), the
+ * same in every run, and normalised to sum 1 by ccv_filter_init. */
+static void
+row_settings (const Row * row, CcvSettings * s)
+{
+  unsigned seed = 2024u + row->matrix_side;
+
+  memset (s, 0, sizeof (*s));
+  s->kernel = row->kernel;
+  s->border = CCV_BORDER_CLAMP;
+  s->radius = row->radius;
+  s->amount = 1.0;
+  s->normalize = 1;
+  s->matrix_side = row->matrix_side;
+  for (int i = 0; i < row->matrix_side * row->matrix_side; i++) {
+    seed = seed * 1103515245u + 12345u;
+    s->matrix[i] = 0.05 + ((seed >> 16) % 1000) / 1000.0;
+  }
+}
+
+/* The least a pixel costs: bytes read plus written, and FP32 FMAs as the
+ * filter's definition counts them (1 FMA = 1 operation):
+ *   2-D matrix of radius r:    (2r + 1)^2
+ *   each separable term:       (2rx + 1) + (2ry + 1), horizontal + vertical
+ *   combine:                   sharpen 2 (in - t0, then one FMA),
+ *                              magnitude 3 (t0^2 + t1^2 as a multiply and
+ *                              an FMA, the square root as 1), |sum| 1
+ * Zero taps are counted (Sobel's centre): the cost of the definition, not
+ * of a particular kernel's shortcut. */
+static void
+row_cost (const CcvFilter * f, int depth, double *bytes, double *fmas)
+{
+  *bytes = 2.0 * (depth > 8 ? 2 : 1);
+  if (f->n_terms == 0) {
+    const double n = 2 * f->m.radius + 1;
+    *fmas = n * n;
+    return;
+  }
+  switch (f->combine) {
+    case CCV_COMBINE_SHARPEN:
+      *fmas = 2;
+      break;
+    case CCV_COMBINE_MAGNITUDE:
+      *fmas = 3;
+      break;
+    case CCV_COMBINE_ABS_SUM:
+      *fmas = 1;
+      break;
+    case CCV_COMBINE_NONE:
+    default:
+      *fmas = 0;
+      break;
+  }
+  *fmas += 2 * f->x[0].radius + 1 + 2 * f->y[0].radius + 1;
+  if (f->n_terms == 2)
+    *fmas += 2 * f->x2[0].radius + 1 + 2 * f->y2[0].radius + 1;
+}
+
+/* NPP's same operation, where it has one. */
+typedef enum
+{
+  NPP_OP_NONE,
+  NPP_OP_GAUSS,                 /* our taps, 8u or 16u */
+  NPP_OP_BOX,
+  NPP_OP_MATRIX,                /* our matrix, 8u */
+} NppOp;
+
+static NppOp
+row_npp_op (const Row * row)
+{
+  switch (row->kernel) {
+    case CCV_KERNEL_GAUSSIAN:
+      return NPP_OP_GAUSS;
+    case CCV_KERNEL_BOX:
+      return row->depth == 8 ? NPP_OP_BOX : NPP_OP_NONE;
+    case CCV_KERNEL_CUSTOM:
+      return row->matrix_side > 0 && row->depth == 8 ? NPP_OP_MATRIX :
+          NPP_OP_NONE;
+    default:
+      /* NPP's sharpen is one fixed 3x3 mask, its Sobel gives the signed
+       * gradients (the magnitude needs another pass), its Laplace the
+       * 8-neighbour mask without the absolute value */
+      return NPP_OP_NONE;
+  }
+}
+
 typedef struct
 {
   int w, h, n;                  /* plane size, buffer pairs */
+  int depth, bytes;             /* of a sample */
   size_t pitch;
   uint8_t *src, *dst;           /* n planes each, pitch * h apart */
   CcvFilter filter;
+  int err;                      /* of the last failed call */
+  NppOp npp_op;
 #ifdef HAVE_NPP
   NppStreamContext npp;
   Npp32f *d_taps;
@@ -262,6 +390,7 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   Bench *b = (Bench *) ctx;
   size_t off = (size_t) (i % b->n) * b->pitch * b->h;
   CcvPlane p;
+  int err;
 
   memset (&p, 0, sizeof (p));
   p.src = b->src + off;
@@ -271,7 +400,11 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   p.height = b->h;
   p.n_comp = 1;
   p.sub_x = p.sub_y = 1;
-  return ccv_cuda_filter_device (&p, 1, &b->filter, stream) == 0;
+  p.depth = b->depth;
+  err = ccv_cuda_filter_device (&p, 1, &b->filter, stream);
+  if (err != 0)
+    b->err = err;
+  return err == 0;
 }
 
 /* A 4:2:0 frame (I420, or NV12 when nv12) in device memory: frame i of
@@ -380,32 +513,73 @@ launch_npp (void *ctx, int i, cudaStream_t stream)
   int r = b->filter.x[0].radius;
 
   b->npp.hStream = stream;
-  if (b->filter.settings.kernel == CCV_KERNEL_BOX) {
-    NppiSize mask = { 2 * r + 1, 2 * r + 1 };
-    NppiPoint anchor = { r, r };
+  switch (b->npp_op) {
+    case NPP_OP_BOX:{
+      NppiSize mask = { 2 * r + 1, 2 * r + 1 };
+      NppiPoint anchor = { r, r };
 
-    st = nppiFilterBoxBorder_8u_C1R_Ctx (b->src + off, (Npp32s) b->pitch,
-        size, origin, b->dst + off, (Npp32s) b->pitch, size, mask, anchor,
-        NPP_BORDER_REPLICATE, b->npp);
-  } else {
-    st = nppiFilterGaussAdvancedBorder_8u_C1R_Ctx (b->src + off,
-        (Npp32s) b->pitch, size, origin, b->dst + off, (Npp32s) b->pitch,
-        size, b->n_taps, b->d_taps, NPP_BORDER_REPLICATE, b->npp);
+      st = nppiFilterBoxBorder_8u_C1R_Ctx (b->src + off, (Npp32s) b->pitch,
+          size, origin, b->dst + off, (Npp32s) b->pitch, size, mask, anchor,
+          NPP_BORDER_REPLICATE, b->npp);
+      break;
+    }
+    case NPP_OP_MATRIX:{
+      const int side = 2 * b->filter.m.radius + 1;
+      NppiSize ksize = { side, side };
+      NppiPoint anchor = { b->filter.m.radius, b->filter.m.radius };
+
+      st = nppiFilterBorder32f_8u_C1R_Ctx (b->src + off, (int) b->pitch,
+          size, origin, b->dst + off, (int) b->pitch, size, b->d_taps, ksize,
+          anchor, NPP_BORDER_REPLICATE, b->npp);
+      break;
+    }
+    case NPP_OP_GAUSS:
+      if (b->bytes == 2)
+        st = nppiFilterGaussAdvancedBorder_16u_C1R_Ctx ((const Npp16u *)
+            (b->src + off), (Npp32s) b->pitch, size, origin,
+            (Npp16u *) (b->dst + off), (Npp32s) b->pitch, size, b->n_taps,
+            b->d_taps, NPP_BORDER_REPLICATE, b->npp);
+      else
+        st = nppiFilterGaussAdvancedBorder_8u_C1R_Ctx (b->src + off,
+            (Npp32s) b->pitch, size, origin, b->dst + off, (Npp32s) b->pitch,
+            size, b->n_taps, b->d_taps, NPP_BORDER_REPLICATE, b->npp);
+      break;
+    default:
+      return false;
   }
   if (st != NPP_SUCCESS)
     fprintf (stderr, "bench-kernel: NPP returned %d\n", (int) st);
   return st == NPP_SUCCESS;
 }
-#endif
 
-#ifdef HAVE_NPP
-/* Max |a - b| over a plane of buffer pair 0 computed by two launchers. */
+/* Gives NPP our taps: the gaussian's 2r + 1, or the matrix reversed (NPP
+ * convolves, we correlate). */
+static void
+npp_set_taps (Bench * b)
+{
+  std::vector < Npp32f > t;
+
+  if (b->npp_op == NPP_OP_MATRIX) {
+    const int n = 2 * b->filter.m.radius + 1;
+    for (int i = n * n - 1; i >= 0; i--)
+      t.push_back (b->filter.m.w[i]);
+  } else {
+    t.assign (b->filter.x[0].w, b->filter.x[0].w + 2 * b->filter.x[0].radius
+        + 1);
+  }
+  b->n_taps = (int) t.size ();
+  CHECK (cudaMemcpy (b->d_taps, t.data (), sizeof (Npp32f) * t.size (),
+          cudaMemcpyHostToDevice));
+}
+
+/* Max |a - b| of the samples of a plane of buffer pair 0 computed by two
+ * launchers. */
 static int
 compare_outputs (Bench * b, LaunchFn f1, LaunchFn f2, cudaStream_t stream)
 {
-  size_t n = b->pitch * b->h, i;
+  size_t n = b->pitch * b->h;
   std::vector < uint8_t > o1 (n), o2 (n);
-  int maxd = 0, x, y;
+  int maxd = 0;
 
   CHECK (cudaMemsetAsync (b->dst, 0xA5, n, stream));
   if (!f1 (b, 0, stream))
@@ -418,23 +592,80 @@ compare_outputs (Bench * b, LaunchFn f1, LaunchFn f2, cudaStream_t stream)
   CHECK (cudaMemcpyAsync (o2.data (), b->dst, n, cudaMemcpyDeviceToHost,
           stream));
   CHECK (cudaStreamSynchronize (stream));
-  for (y = 0; y < b->h; y++)
-    for (x = 0; x < b->w; x++) {
-      i = (size_t) y * b->pitch + x;
-      maxd = std::max (maxd, abs ((int) o1[i] - (int) o2[i]));
+  for (int y = 0; y < b->h; y++)
+    for (int x = 0; x < b->w; x++) {
+      const size_t i = (size_t) y * b->pitch + (size_t) x * b->bytes;
+      const int v1 = b->bytes == 2 ? o1[i] | o1[i + 1] << 8 : o1[i];
+      const int v2 = b->bytes == 2 ? o2[i] | o2[i + 1] << 8 : o2[i];
+
+      maxd = std::max (maxd, abs (v1 - v2));
     }
   return maxd;
 }
 #endif
 
+/* One row of the table on the planes of b. */
+static bool
+bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
+    cudaStream_t stream)
+{
+  const int batch = std::max (b->n, 24);
+  const double pix = (double) b->w * b->h;
+  double bytes, fmas, roof;
+  CcvSettings s;
+  float us;
+  bool graph;
+
+  row_settings (row, &s);
+  ccv_filter_init (&b->filter, &s);
+  row_cost (&b->filter, row->depth, &bytes, &fmas);
+  roof = std::min (copy_bw / bytes, fma_rate / fmas);
+  b->npp_op = row_npp_op (row);
+  b->err = 0;
+
+  printf ("| %dx%d | %s | %d | %d |", b->w, b->h, row->name,
+      row->matrix_side ? row->matrix_side / 2 : row->radius, b->n);
+  us = time_calls (launch_ours, b, batch, stream, &graph);
+  if (us < 0) {
+    printf (" failed: %s | | | | | | | |\n",
+        cudaGetErrorString ((cudaError_t) b->err));
+    (void) cudaGetLastError ();
+    return false;
+  }
+  printf (" %.1f%s | %.1f | %.1f | %.0f%% |", us, graph ? "" : " (no graph)",
+      pix / us * 1e-3, roof / 1e9, 100.0 * (pix / (us * 1e-6)) / roof);
+#ifdef HAVE_NPP
+  if (b->npp_op != NPP_OP_NONE) {
+    float nus;
+    bool ngraph;
+    int maxd;
+
+    npp_set_taps (b);
+    nus = time_calls (launch_npp, b, batch, stream, &ngraph);
+    maxd = nus < 0 ? -1 : compare_outputs (b, launch_ours, launch_npp,
+        stream);
+    if (nus < 0)
+      printf (" failed | | | |\n");
+    else
+      printf (" %.1f%s | %.1f | %.2fx | %d |\n", nus,
+          ngraph ? "" : " (no graph)", pix / nus * 1e-3, nus / us, maxd);
+    return true;
+  }
+  printf (" no NPP equivalent | | | |\n");
+#else
+  printf (" n/a | n/a | n/a | n/a |\n");
+#endif
+  return true;
+}
+
 int
 main (int argc, char **argv)
 {
   static const int sizes[][2] = { {3840, 2160}, {1920, 1080} };
-  static const int radii[] = { 1, 2, 4, 8, 16 };
+  static const int depths[] = { 8, 16 };
   cudaDeviceProp prop;
   cudaStream_t stream;
-  int dev, drv = 0, rt = 0, i, z, k, ri;
+  int dev, drv = 0, rt = 0, i, z, ok = 1;
   size_t copy_bytes;
   double copy_bw, fma_rate;
   char date[64];
@@ -474,15 +705,23 @@ main (int argc, char **argv)
   printf ("- FP32 FMA ceiling: %.2f TFMA/s (1 FMA counted as 1 operation, "
       "= %.1f TFLOP/s at 2 FLOP per FMA)\n", fma_rate / 1e12,
       2 * fma_rate / 1e12);
-  printf ("- roofline(r) = min(copy / 2 B per pixel, FMA rate / "
-      "(2 * (2r + 1))) pixels/s; %% roofline = achieved / roofline\n");
-  printf ("- one 8-bit plane, border clamp (NPP: replicate), pitch = width; "
-      "time per plane = median of %d batches of back-to-back calls, CUDA "
-      "events\n", reps);
+  printf ("- roofline = min(copy / bytes a pixel, FMA rate / FMAs a pixel) "
+      "pixels/s; %% roofline = achieved / roofline.  Bytes a pixel: 2 for "
+      "8-bit planes, 4 for 16-bit.  FMAs a pixel: (2r+1)^2 for a 2-D "
+      "matrix; (2rx+1) + (2ry+1) for each separable term (gaussian, box, "
+      "sharpen: 1 term; sobel, laplacian: 2), plus the combine: sharpen 2, "
+      "sobel's magnitude 3, laplacian's |sum| 1\n");
+  printf ("- one plane through ccv_cuda_filter_device () (the engine's "
+      "dispatch included), border clamp (NPP: replicate), pitch = row "
+      "bytes rounded up to 256; time per plane = median of %d batches of "
+      "back-to-back calls, CUDA events; r of a custom matrix = side / 2\n",
+      reps);
 #ifdef HAVE_NPP
-  printf ("- NPP: nppiFilterGaussAdvancedBorder_8u_C1R_Ctx with our taps, "
-      "nppiFilterBoxBorder_8u_C1R_Ctx with a (2r+1)^2 mask; NPP max |d| is "
-      "its largest difference from our output on the same plane\n");
+  printf ("- NPP: nppiFilterGaussAdvancedBorder_{8u,16u}_C1R_Ctx with our "
+      "taps, nppiFilterBoxBorder_8u_C1R_Ctx with a (2r+1)^2 mask, "
+      "nppiFilterBorder32f_8u_C1R_Ctx with our matrix (reversed, as NPP "
+      "convolves); NPP max |d| is its largest difference from our output on "
+      "the same plane\n");
 #else
   printf ("- NPP: not built (configure with NPP available, or build with "
       "tests/gpu-host.sh)\n");
@@ -493,99 +732,67 @@ main (int argc, char **argv)
   printf ("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 
   for (z = 0; z < 2; z++) {
-    Bench b;
-    size_t plane;
+    for (int d = 0; d < 2; d++) {
+      const int nrows = (int) (sizeof (table_rows) / sizeof (table_rows[0]));
+      Bench b;
+      size_t plane;
+      int k, any = 0;
 
-    memset (&b, 0, sizeof (b));
-    b.w = sizes[z][0];
-    b.h = sizes[z][1];
-    b.pitch = (b.w + 255) / 256 * 256;
-    plane = b.pitch * b.h;
-    /* in + out planes over all pairs > 2x L2 */
-    b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * plane)) + 1);
-    CHECK (cudaMalloc (&b.src, plane * b.n));
-    CHECK (cudaMalloc (&b.dst, plane * b.n));
-    {
-      std::vector < uint8_t > h (plane * b.n);
-      unsigned s = 12345;
+      for (k = 0; k < nrows; k++)
+        any |= table_rows[k].depth == depths[d] &&
+            (z == 0 || !table_rows[k].big_only);
+      if (!any)
+        continue;
+      memset (&b, 0, sizeof (b));
+      b.w = sizes[z][0];
+      b.h = sizes[z][1];
+      b.depth = depths[d];
+      b.bytes = b.depth > 8 ? 2 : 1;
+      b.pitch = ((size_t) b.w * b.bytes + 255) / 256 * 256;
+      plane = b.pitch * b.h;
+      /* in + out planes over all pairs > 2x L2 */
+      b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * plane)) +
+          1);
+      CHECK (cudaMalloc (&b.src, plane * b.n));
+      CHECK (cudaMalloc (&b.dst, plane * b.n));
+      {
+        std::vector < uint8_t > h (plane * b.n);
+        unsigned s = 12345;
 
-      for (size_t j = 0; j < h.size (); j++) {
-        s = s * 1103515245u + 12345u;
-        h[j] = (uint8_t) (s >> 16);
-      }
-      CHECK (cudaMemcpy (b.src, h.data (), h.size (),
-              cudaMemcpyHostToDevice));
-    }
-#ifdef HAVE_NPP
-    b.npp.hStream = stream;
-    b.npp.nCudaDeviceId = dev;
-    b.npp.nMultiProcessorCount = prop.multiProcessorCount;
-    b.npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-    b.npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-    b.npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
-    b.npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
-    b.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-    CHECK (cudaStreamGetFlags (stream, &b.npp.nStreamFlags));
-    CHECK (cudaMalloc (&b.d_taps, sizeof (Npp32f) * CCV_MAX_TAPS));
-#endif
-
-    for (k = 0; k < CCV_KERNEL_N; k++) {
-      for (ri = 0; ri < (int) (sizeof (radii) / sizeof (radii[0])); ri++) {
-        CcvSettings s;
-        int r = radii[ri], batch = std::max (b.n, 24);
-        double pix = (double) b.w * b.h;
-        double roof = std::min (copy_bw / 2.0, fma_rate / (2.0 * (2 * r + 1)));
-        float us;
-        bool graph;
-
-        memset (&s, 0, sizeof (s));
-        s.kernel = (CcvKernel) k;
-        s.border = CCV_BORDER_CLAMP;
-        s.radius = r;
-        ccv_filter_init (&b.filter, &s);
-
-        us = time_calls (launch_ours, &b, batch, stream, &graph);
-        if (us < 0) {
-          printf ("bench-kernel: ccv_cuda_filter_device failed at %dx%d r=%d"
-              ": %s\n", b.w, b.h, r, cudaGetErrorString (cudaGetLastError ()));
-          return 1;
+        for (size_t j = 0; j < h.size (); j++) {
+          s = s * 1103515245u + 12345u;
+          h[j] = (uint8_t) (s >> 16);
         }
-        printf ("| %dx%d | %s | %d | %d | %.1f%s | %.1f | %.1f | %.0f%% |",
-            b.w, b.h, k == CCV_KERNEL_BOX ? "box" : "gaussian", r, b.n, us,
-            graph ? "" : " (no graph)", pix / us * 1e-3, roof / 1e9,
-            100.0 * (pix / (us * 1e-6)) / roof);
-#ifdef HAVE_NPP
-        {
-          float nus;
-          bool ngraph;
-          int maxd;
-
-          b.n_taps = 2 * b.filter.x[0].radius + 1;
-          CHECK (cudaMemcpy (b.d_taps, b.filter.x[0].w,
-                  sizeof (Npp32f) * b.n_taps, cudaMemcpyHostToDevice));
-          nus = time_calls (launch_npp, &b, batch, stream, &ngraph);
-          maxd = nus < 0 ? -1 : compare_outputs (&b, launch_ours, launch_npp,
-              stream);
-          if (nus < 0)
-            printf (" failed | | | |\n");
-          else
-            printf (" %.1f%s | %.1f | %.2fx | %d |\n", nus,
-                ngraph ? "" : " (no graph)", pix / nus * 1e-3, nus / us,
-                maxd);
-        }
-#else
-        printf (" n/a | n/a | n/a | n/a |\n");
-#endif
+        CHECK (cudaMemcpy (b.src, h.data (), h.size (),
+                cudaMemcpyHostToDevice));
       }
-    }
 #ifdef HAVE_NPP
-    CHECK (cudaFree (b.d_taps));
+      b.npp.hStream = stream;
+      b.npp.nCudaDeviceId = dev;
+      b.npp.nMultiProcessorCount = prop.multiProcessorCount;
+      b.npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+      b.npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+      b.npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
+      b.npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
+      b.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+      CHECK (cudaStreamGetFlags (stream, &b.npp.nStreamFlags));
+      CHECK (cudaMalloc (&b.d_taps, sizeof (Npp32f) *
+              std::max (CCV_MAX_TAPS, CCV_MAX_MATRIX_SIDE *
+                  CCV_MAX_MATRIX_SIDE)));
 #endif
-    CHECK (cudaFree (b.src));
-    CHECK (cudaFree (b.dst));
+      for (k = 0; k < nrows; k++)
+        if (table_rows[k].depth == b.depth &&
+            (z == 0 || !table_rows[k].big_only))
+          ok &= bench_row (&b, &table_rows[k], copy_bw, fma_rate, stream);
+#ifdef HAVE_NPP
+      CHECK (cudaFree (b.d_taps));
+#endif
+      CHECK (cudaFree (b.src));
+      CHECK (cudaFree (b.dst));
+    }
   }
   if (bench_frames (prop, stream) != 0)
     return 1;
   CHECK (cudaStreamDestroy (stream));
-  return 0;
+  return ok ? 0 : 1;
 }
