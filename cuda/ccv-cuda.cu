@@ -28,7 +28,7 @@ struct DevPlane
   uint8_t *src, *dst;
   size_t src_pitch, dst_pitch;
   uint8_t *stage_in, *stage_out;        /* wb * height, tight */
-  int wb, height;
+  int wb, height;               /* wb: bytes of a row */
 };
 
 struct _CcvCuda
@@ -85,9 +85,10 @@ box_takes_sums (const CcvFilter * f)
       || f->y[0].radius >= CCV_BOX_SUMS_MIN_RADIUS;
 }
 
-/* The one place that maps a kernel type to its GPU implementation. */
+/* The tuned 8-bit path: the box by radius, every other kernel with its
+ * taps. */
 static cudaError_t
-launch_plane (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
+launch_tuned (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
 {
   switch (kernel) {
     case CCV_KERNEL_BOX:
@@ -102,6 +103,80 @@ launch_plane (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
     default:
       return launch_separable (p, stream);
   }
+}
+
+static bool
+all_ops (const CcvPlane & pl, int op)
+{
+  for (int c = 0; c < pl.n_comp; c++)
+    if (pl.op[c] != op)
+      return false;
+  return true;
+}
+
+/* Taps the tuned kernels round exactly: their rounding has no clamp, so
+ * every result must lie in [0, 255.5), which non-negative taps summing to
+ * at most 1 (plus float error) in each direction guarantee: gaussian, box
+ * and normalised custom blurs. */
+static bool
+taps_bounded (const CcvTaps & t)
+{
+  float sum = 0.0f;
+
+  for (int i = 0; i <= 2 * t.radius; i++) {
+    if (t.w[i] < 0.0f)
+      return false;
+    sum += t.w[i];
+  }
+  return sum <= 1.0001f;
+}
+
+/* Whether plane pl takes the tuned 8-bit kernels (ccv-separable.cu,
+ * ccv-box.cu): one term, every component filtered, at most 2 of them. */
+static bool
+takes_tuned (const CcvPlane & pl, const CcvFilter & f)
+{
+  return ccv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
+      && f.combine == CCV_COMBINE_NONE && pl.n_comp <= 2
+      && all_ops (pl, CCV_COMP_FILTER)
+      && taps_bounded (*ccv_filter_taps_x (&f, &pl))
+      && taps_bounded (*ccv_filter_taps_y (&f, &pl));
+}
+
+/* The one place that maps a plane and a filter to a GPU path
+ * (docs/design.md, section 7): rows [row_begin, row_end) of pl (device
+ * pointers). */
+static cudaError_t
+launch_plane (const CcvPlane & pl, const CcvFilter & f, int row_begin,
+    int row_end, cudaStream_t stream)
+{
+  const size_t rb = (size_t) pl.width * pl.n_comp *
+      ccv_plane_sample_bytes (&pl);
+
+  if (row_end <= row_begin)
+    return cudaSuccess;
+  if (all_ops (pl, CCV_COMP_COPY))
+    return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
+        pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
+        pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
+        stream);
+  if (all_ops (pl, CCV_COMP_FILL))
+    return launch_fill (pl, row_begin, row_end, stream);
+  if (f.n_terms == 0) {
+    /* the 2-D matrix (ccv-matrix.cu) */
+    MatrixParams mp;
+
+    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
+    return launch_matrix (mp, stream);
+  }
+  if (takes_tuned (pl, f)) {
+    SepParams p;
+
+    sep_params_init (p, pl, *ccv_filter_taps_x (&f, &pl),
+        *ccv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    return launch_tuned (p, f.settings.kernel, stream);
+  }
+  return launch_general (pl, f, row_begin, row_end, stream);
 }
 
 }                               /* namespace ccv */
@@ -259,7 +334,7 @@ ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
     size_t err_len)
 {
   DevPlane *d = &cc->planes[i];
-  const int wb = pl->width * pl->n_comp;
+  const int wb = pl->width * pl->n_comp * ccv_plane_sample_bytes (pl);
 
   if (d->src && d->wb == wb && d->height == pl->height)
     return 0;
@@ -322,6 +397,24 @@ copy_rows (uint8_t * dst, size_t dst_stride, const uint8_t * src,
     memcpy (dst + y * dst_stride, src + y * src_stride, wb);
 }
 
+/* Rows above and below an output row that filtering it reads: the
+ * largest vertical radius of any term, or the matrix's; 0 for a plane
+ * that is only copied or filled. */
+static int
+vertical_reach (const CcvPlane * pl, const CcvFilter * f)
+{
+  int r;
+
+  if (all_ops (*pl, CCV_COMP_COPY) || all_ops (*pl, CCV_COMP_FILL))
+    return 0;
+  if (f->n_terms == 0)
+    return f->m.radius;
+  r = ccv_filter_taps_y (f, pl)->radius;
+  if (f->n_terms == 2 && f->y2[pl->sub_y - 1].radius > r)
+    r = f->y2[pl->sub_y - 1].radius;
+  return r;
+}
+
 /* One plane of a frame in host memory, in strips: strip k uploads while
  * strip k - 1 is filtered and strip k - 2 downloads (three streams,
  * ordered by events).  Pageable memory goes through page-locked staging,
@@ -335,8 +428,7 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     size_t err_len)
 {
   const CcvBorder border = f->settings.border;
-  const CcvTaps *kx = ccv_filter_taps_x (f, pl), *ky = ccv_filter_taps_y (f,
-      pl);
+  const int reach = vertical_reach (pl, f);
   const int tile_rows = separable_tile_rows ();
   DevPlane *d = &cc->planes[pi];
   cudaEvent_t *uploaded = cc->uploaded + pi * CCV_MAX_STRIPS;
@@ -353,7 +445,8 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     return -1;
 
   /* strips of whole tiles, each at least as tall as the vertical apron
-   * (tile_rows >= CCV_MAX_RADIUS), so strip k only needs k - 1 .. k + 1 */
+   * (tile_rows >= CCV_MAX_RADIUS >= reach), so strip k only needs
+   * k - 1 .. k + 1, and only strip k when nothing reaches across rows */
   strip = (pl->height + CCV_MAX_STRIPS - 1) / CCV_MAX_STRIPS;
   strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
   n_strips = (pl->height + strip - 1) / strip;
@@ -365,11 +458,10 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
     /* filtering strip k needs the apron below, in strip k + 1; wrap's top
      * rows read the bottom of the plane */
-    int need = k + 1 < n_strips ? k + 1 : k;
+    int need = reach > 0 && k + 1 < n_strips ? k + 1 : k;
     CcvPlane dev = *pl;
-    SepParams p;
 
-    if (border == CCV_BORDER_WRAP && k == 0)
+    if (reach > 0 && border == CCV_BORDER_WRAP && k == 0)
       need = n_strips - 1;
     for (; next_up <= need; next_up++) {
       const int u0 = next_up * strip;
@@ -397,8 +489,7 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     dev.dst = d->dst;
     dev.src_stride = (ptrdiff_t) d->src_pitch;
     dev.dst_stride = (ptrdiff_t) d->dst_pitch;
-    sep_params_init (p, dev, *kx, *ky, border, y0, y1);
-    CHECK (launch_plane (p, f->settings.kernel, cc->compute),
+    CHECK (launch_plane (dev, *f, y0, y1, cc->compute),
         "cannot launch the convolution kernel");
     CHECK (cudaEventRecord (filtered[k], cc->compute),
         "cannot record a CUDA event");
@@ -471,11 +562,14 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
     const CcvFilter * f, void *stream)
 {
   const cudaStream_t s = (cudaStream_t) stream;
+  bool tuned = true;
   int i;
 
+  for (i = 0; i < n_planes; i++)
+    tuned &= takes_tuned (planes[i], *f);
   /* a 4:2:0 frame through the tap kernel: one launch for all planes,
    * which saves the ramp and tail of the chroma launches */
-  if (n_planes >= 2 && n_planes <= 3 && (f->settings.kernel ==
+  if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
           CCV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
     FrameParams fp;
     cudaError_t e;
@@ -492,13 +586,9 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
   }
 
   for (i = 0; i < n_planes; i++) {
-    const CcvPlane *pl = &planes[i];
-    SepParams p;
-    cudaError_t e;
+    const cudaError_t e = launch_plane (planes[i], *f, 0, planes[i].height,
+        s);
 
-    sep_params_init (p, *pl, *ccv_filter_taps_x (f, pl),
-        *ccv_filter_taps_y (f, pl), f->settings.border, 0, pl->height);
-    e = launch_plane (p, f->settings.kernel, s);
     if (e != cudaSuccess)
       return (int) e;
   }
