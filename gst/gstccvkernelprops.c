@@ -62,8 +62,11 @@ parse_numbers (const GValue * array, guint n, double *out,
     const GValue *v = gst_value_array_get_value (array, i);
 
     if (!value_get_number (v, &out[i])) {
-      *why = g_strdup_printf ("%s %u is a %s, not a number", what, i + 1,
-          G_VALUE_TYPE_NAME (v));
+      gchar *str = gst_value_serialize (v);
+
+      *why = g_strdup_printf ("%s %u, %s, is not a number", what, i + 1,
+          str ? str : G_VALUE_TYPE_NAME (v));
+      g_free (str);
       return FALSE;
     }
     if (!isfinite (out[i])) {
@@ -126,8 +129,11 @@ gst_ccv_kernel_props_parse_matrix (const GValue * value, double *m,
     gboolean ok;
 
     if (!GST_VALUE_HOLDS_ARRAY (row)) {
-      *why = g_strdup_printf ("row %u is a %s, not an array of numbers "
-          "such as <1, 2, 1>", j + 1, G_VALUE_TYPE_NAME (row));
+      gchar *str = gst_value_serialize (row);
+
+      *why = g_strdup_printf ("row %u, %s, is not an array of numbers such "
+          "as <1, 2, 1>", j + 1, str ? str : G_VALUE_TYPE_NAME (row));
+      g_free (str);
       goto refused;
     }
     if (gst_value_array_get_size (row) != n) {

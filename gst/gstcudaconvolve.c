@@ -8,15 +8,24 @@
  * SECTION:element-cudaconvolve
  * @title: cudaconvolve
  *
- * Blurs raw video with a separable Gaussian or box kernel, on a CUDA GPU
- * when one is usable and on the CPU otherwise.  Every plane is filtered;
- * chroma planes with a kernel scaled to their subsampling, so luma and
- * chroma blur by the same amount in picture space.  The border property
- * says what the kernel reads beyond the frame's edges.
+ * Convolves raw video on a CUDA GPU when one is usable and on the CPU
+ * otherwise: a gaussian or box blur, sharpening (an unsharp mask of
+ * strength #GstCudaConvolve:amount), sobel or laplacian edges, or the
+ * user's own separable (#GstCudaConvolve:kernel-x,
+ * #GstCudaConvolve:kernel-y) or 2-D (#GstCudaConvolve:matrix) kernel, in
+ * 8 to 16 bit grey, YUV and RGB.  Chroma planes are filtered with a kernel
+ * scaled to their subsampling, so luma and chroma blur by the same amount
+ * in picture space.  #GstCudaConvolve:planes picks the components filtered
+ * (by default: everything for blurs, luma for sharpen, luma with neutral
+ * chroma for edge maps); alpha is always copied.  The border property says
+ * what the kernel reads beyond the frame's edges.
  *
- * With radius 0 and sigma 0 the element is in passthrough: buffers go
- * through untouched, without a copy.  Every filter property can change
- * while PLAYING and is taken into account from the next frame on.
+ * With identity settings (a blur or sharpen of radius, sigma and sigma-y
+ * 0, sharpen of amount 0, custom without a kernel) the element is in
+ * passthrough: buffers go through untouched, without a copy.  Every filter
+ * property can change while PLAYING and is taken into account from the
+ * next frame on; an invalid custom kernel is refused with a warning and
+ * the previous one stays in effect.
  *
  * The read-only #GstCudaConvolve:active-backend property tells which
  * backend filters the frames ("cuda" or "cpu"; "none" before the element
@@ -35,6 +44,12 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudaconvolve kernel=box radius=4 border=mirror ! videoconvert ! autovideosink
  * ]| Box-blurs a camera, mirroring the picture at its edges.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaconvolve kernel=sobel ! videoconvert ! autovideosink
+ * ]| Shows a camera's edges, white on black.
+ * |[
+ * gst-launch-1.0 videotestsrc ! cudaconvolve kernel=custom matrix="<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>" ! videoconvert ! autovideosink
+ * ]| Sharpens with a 3x3 matrix of the user's.
  */
 
 #ifdef HAVE_CONFIG_H
