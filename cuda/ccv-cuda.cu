@@ -594,3 +594,9 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
   }
   return 0;
 }
+
+extern "C" const char *
+ccv_cuda_error_name (int err)
+{
+  return cudaGetErrorName ((cudaError_t) err);
+}

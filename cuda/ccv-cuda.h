@@ -53,6 +53,10 @@ void ccv_cuda_host_free (void *ptr);
 int ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
     const CcvFilter * f, void *stream);
 
+/* "cudaErrorInvalidValue" for a cudaError_t that ccv_cuda_filter_device
+ * returned. */
+const char *ccv_cuda_error_name (int err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,10 +48,13 @@ gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element)
 
   if (cuda->stream)
     return TRUE;
+  cuda->opened = TRUE;
   if (!gst_cuda_load_library ()) {
     GST_INFO_OBJECT (element, "no CUDA driver library: system memory only");
     return FALSE;
   }
+  /* the CUDA allocator, which nvcodec registers when it is loaded */
+  gst_cuda_memory_init_once ();
   if (!gst_cuda_ensure_element_context (element, cuda->device_id,
           &cuda->context)) {
     GST_INFO_OBJECT (element, "no CUDA context for device %d",
@@ -81,6 +84,13 @@ gst_ccv_cuda_close (GstCcvCuda * cuda)
   cuda->stream = NULL;
   gst_clear_object (&cuda->context);
   cuda->in_cuda = cuda->out_cuda = FALSE;
+  cuda->opened = FALSE;
+}
+
+gboolean
+gst_ccv_cuda_can_offer (const GstCcvCuda * cuda)
+{
+  return !cuda->opened || cuda->stream != NULL;
 }
 
 gint
@@ -97,17 +107,31 @@ gst_ccv_cuda_device (const GstCcvCuda * cuda)
 GstCaps *
 gst_ccv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda)
 {
-  const gchar *features[] = { GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-    GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY
-  };
-  GstCaps *ret = gst_caps_new_empty ();
+  GstCaps *ret;
   guint i, f;
 
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    for (f = offer_cuda ? 0 : 1; f < G_N_ELEMENTS (features); f++) {
-      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+  if (gst_caps_is_any (caps))
+    return gst_caps_ref (caps);
 
-      ret = gst_caps_merge_structure_full (ret, s,
+  ret = gst_caps_new_empty ();
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *have = gst_caps_get_features (caps, i);
+    const gchar *features[2] = { GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
+    };
+
+    /* the memory of this side first, as a passthrough would keep it */
+    if (have && gst_caps_features_contains (have,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
+      features[0] = GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY;
+      features[1] = GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
+    }
+    for (f = 0; f < G_N_ELEMENTS (features); f++) {
+      if (!offer_cuda && g_str_equal (features[f],
+              GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+        continue;
+      ret = gst_caps_merge_structure_full (ret,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
           gst_caps_features_new (features[f], NULL));
     }
   }

@@ -23,6 +23,7 @@ typedef struct
   GstCudaContext *context;
   CUstream stream;
   gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
+  gboolean opened;              /* gst_ccv_cuda_open () was tried */
 } GstCcvCuda;
 
 /* The element's GstElement::set_context and the context part of its
@@ -41,8 +42,12 @@ void gst_ccv_cuda_close (GstCcvCuda * cuda);
 /* The device of the context, or of cuda-device-id when there is none. */
 gint gst_ccv_cuda_device (const GstCcvCuda * cuda);
 
-/* caps with each structure offered in CUDA memory (first, when
- * offer_cuda) and in system memory. */
+/* Whether CUDA memory can be offered: until the element has tried to
+ * open CUDA (pads are linked in NULL), and afterwards when it could. */
+gboolean gst_ccv_cuda_can_offer (const GstCcvCuda * cuda);
+
+/* caps with each structure offered in its own memory first, then in the
+ * other of CUDA memory (when offer_cuda) and system memory. */
 GstCaps *gst_ccv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda);
 
 /* Whether caps are in CUDA memory. */

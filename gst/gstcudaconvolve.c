@@ -65,8 +65,12 @@
 #include "ccv-cuda.h"
 #include "gstccvhostallocator.h"
 #endif
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/cuda-gst.h>
+#include "gstccvcudamemory.h"
+#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
+GST_DEBUG_CATEGORY (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
 
 enum
@@ -85,6 +89,7 @@ enum
   PROP_NORMALIZE,
   PROP_BACKEND,
   PROP_ACTIVE_BACKEND,
+  PROP_CUDA_DEVICE_ID,
   N_PROPERTIES
 };
 
@@ -97,6 +102,7 @@ enum
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
 #define DEFAULT_BACKEND GST_CUDA_CONVOLVE_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
 
 static GParamSpec *properties[N_PROPERTIES];
 
@@ -108,6 +114,7 @@ struct _GstCudaConvolve
   CcvSettings settings;
   GstCudaConvolvePlanes planes;
   GstCudaConvolveBackend backend;
+  gint device_id;               /* cuda-device-id; changed in READY only */
   const gchar *active_backend;
 #ifdef HAVE_CUDA
   GstAllocator *host_allocator; /* pinned memory, opened on first use */
@@ -126,6 +133,11 @@ struct _GstCudaConvolve
 #ifdef HAVE_CUDA
   CcvCuda *cuda;
 #endif
+#ifdef HAVE_GST_CUDA
+  /* device_id is the cuda-device-id property (under the object lock,
+   * changed in READY only); the rest is set up in start (). */
+  GstCcvCuda cuda_mem;
+#endif
 };
 
 /* Every format the element filters, the same on both pads; one list for
@@ -135,15 +147,24 @@ struct _GstCudaConvolve
     "Y444, I420_10LE, I420_12LE, P010_10LE, P016_LE, Y444_16LE, RGBA, BGRA, " \
     "RGBx, BGRx, AYUV }"
 
+/* CUDA memory first: preferred where the neighbours have it too. */
+#ifdef HAVE_GST_CUDA
+#define CCV_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+    (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, VIDEO_FORMATS) "; " \
+    GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
+#else
+#define CCV_CAPS GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+    GST_STATIC_CAPS (CCV_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+    GST_STATIC_CAPS (CCV_CAPS));
 
 static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
@@ -151,6 +172,16 @@ static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_finalize (GObject * object);
 
+#ifdef HAVE_GST_CUDA
+static void gst_cuda_convolve_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_convolve_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn gst_cuda_convolve_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+#endif
+static GstCaps *gst_cuda_convolve_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_convolve_start (GstBaseTransform * trans);
 static gboolean gst_cuda_convolve_stop (GstBaseTransform * trans);
 static void gst_cuda_convolve_before_transform (GstBaseTransform * trans,
@@ -339,6 +370,12 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "The backend filtering frames: \"cuda\" or \"cpu\", \"none\" until the "
       "element is started. Notified when it changes", "none",
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CUDA_DEVICE_ID] = g_param_spec_int ("cuda-device-id",
+      "CUDA device id", "The CUDA device to filter on (0-based, as "
+      "nvidia-smi numbers them). -1 = automatic: the device of the CUDA "
+      "context shared by neighbouring CUDA elements (nvh264dec, cudaupload, "
+      "...), else device 0", -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -352,6 +389,14 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+#ifdef HAVE_GST_CUDA
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_convolve_query);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_convolve_transform);
+#endif
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_convolve_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_convolve_stop);
   trans_class->before_transform =
@@ -388,6 +433,10 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->backend = DEFAULT_BACKEND;
+  self->device_id = DEFAULT_CUDA_DEVICE_ID;
+#ifdef HAVE_GST_CUDA
+  self->cuda_mem.device_id = DEFAULT_CUDA_DEVICE_ID;
+#endif
   self->active_backend = "none";
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
@@ -469,6 +518,12 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_BACKEND:
       self->backend = (GstCudaConvolveBackend) g_value_get_enum (value);
       break;
+    case PROP_CUDA_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+#ifdef HAVE_GST_CUDA
+      self->cuda_mem.device_id = self->device_id;
+#endif
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -528,6 +583,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_BACKEND:
       g_value_set_enum (value, self->backend);
       break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
       break;
@@ -571,6 +629,22 @@ gst_cuda_convolve_set_active_backend (GstCudaConvolve * self,
 
 /* Opens the CUDA engine unless it is open.  On failure, err holds a
  * sentence saying why. */
+/* The CUDA device to filter on: the shared context's, when there is one. */
+static gint
+gst_cuda_convolve_device (GstCudaConvolve * self)
+{
+  gint device;
+
+#ifdef HAVE_GST_CUDA
+  if (self->cuda_mem.context)
+    return gst_ccv_cuda_device (&self->cuda_mem);
+#endif
+  GST_OBJECT_LOCK (self);
+  device = MAX (self->device_id, 0);
+  GST_OBJECT_UNLOCK (self);
+  return device;
+}
+
 static gboolean
 gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
     gsize err_len)
@@ -584,7 +658,7 @@ gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
         "(no GPU, or no NVIDIA driver).");
     return FALSE;
   }
-  self->cuda = ccv_cuda_new (0, err, err_len);
+  self->cuda = ccv_cuda_new (gst_cuda_convolve_device (self), err, err_len);
   if (!self->cuda)
     return FALSE;
 
@@ -676,6 +750,13 @@ gst_cuda_convolve_start (GstBaseTransform * trans)
   self->filter_valid = FALSE;
   self->engine_valid = FALSE;
 
+#ifdef HAVE_GST_CUDA
+  /* The context first: it says which device the engine opens.  Without
+   * one, CUDA memory is not offered and frames come in system memory. */
+  if (backend != GST_CUDA_CONVOLVE_BACKEND_CPU)
+    gst_ccv_cuda_open (&self->cuda_mem, GST_ELEMENT (self));
+#endif
+
   return gst_cuda_convolve_ensure_backend (self, backend);
 }
 
@@ -688,6 +769,9 @@ gst_cuda_convolve_stop (GstBaseTransform * trans)
 #endif
 
   gst_cuda_convolve_close_cuda (self);
+#ifdef HAVE_GST_CUDA
+  gst_ccv_cuda_close (&self->cuda_mem);
+#endif
   self->use_cuda = FALSE;
   self->engine_valid = FALSE;
   self->filter_valid = FALSE;
@@ -724,6 +808,10 @@ gst_cuda_convolve_before_transform (GstBaseTransform * trans,
   GST_OBJECT_UNLOCK (self);
 
   identity = ccv_settings_is_identity (&self->frame_settings);
+#ifdef HAVE_GST_CUDA
+  /* A buffer cannot pass from system memory to CUDA memory untouched. */
+  identity &= self->cuda_mem.in_cuda == self->cuda_mem.out_cuda;
+#endif
   if (identity != gst_base_transform_is_passthrough (trans)) {
     GST_DEBUG_OBJECT (self, "passthrough %d", identity);
     gst_base_transform_set_passthrough (trans, identity);
@@ -774,7 +862,8 @@ gst_cuda_convolve_get_host_allocator (GstCudaConvolve * self)
 
   /* Opening the device takes a while: not under the lock.  When two
    * threads race here, the second allocator is dropped. */
-  allocator = gst_ccv_host_allocator_new (0, err, sizeof (err));
+  allocator = gst_ccv_host_allocator_new (gst_cuda_convolve_device (self),
+      err, sizeof (err));
   if (!allocator) {
     GST_WARNING_OBJECT (self, "No pinned memory, using system memory: %s",
         err);
@@ -939,6 +1028,18 @@ gst_cuda_convolve_decide_pinned (GstCudaConvolve * self, GstQuery * query)
 }
 #endif
 
+#ifdef HAVE_GST_CUDA
+/* Whether an allocation query is for frames in CUDA memory. */
+static gboolean
+gst_cuda_convolve_caps_are_cuda (GstQuery * query)
+{
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  return gst_ccv_cuda_caps_are_cuda (caps);
+}
+#endif
+
 static gboolean
 gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -956,6 +1057,15 @@ gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
   if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
+#ifdef HAVE_GST_CUDA
+  /* CUDA memory: a pool of the shared context, so that upstream's frames
+   * are already where the kernels read them. */
+  if (gst_cuda_convolve_caps_are_cuda (query)) {
+    gst_ccv_cuda_propose_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
+        GST_ELEMENT (trans), query);
+    return TRUE;
+  }
+#endif
 #ifdef HAVE_CUDA
   /* On the CPU, GstVideoFilter's pool of system memory. */
   if (gst_cuda_convolve_wants_pinned (GST_CUDA_CONVOLVE (trans)))
@@ -969,6 +1079,13 @@ static gboolean
 gst_cuda_convolve_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
+#ifdef HAVE_GST_CUDA
+  /* The CUDA pool is configured there, whole: the base class would set
+   * downstream's allocator (none, or system memory) on it. */
+  if (gst_cuda_convolve_caps_are_cuda (query))
+    return gst_ccv_cuda_decide_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
+        GST_ELEMENT (trans), query);
+#endif
 #ifdef HAVE_CUDA
   if (gst_cuda_convolve_wants_pinned (GST_CUDA_CONVOLVE (trans)))
     gst_cuda_convolve_decide_pinned (GST_CUDA_CONVOLVE (trans), query);
@@ -994,6 +1111,17 @@ gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   /* The staging buffers are sized for the old geometry. */
   if (self->cuda)
     ccv_cuda_release_buffers (self->cuda);
+#endif
+#ifdef HAVE_GST_CUDA
+  self->cuda_mem.in_cuda = gst_ccv_cuda_caps_are_cuda (incaps);
+  self->cuda_mem.out_cuda = gst_ccv_cuda_caps_are_cuda (outcaps);
+  GST_DEBUG_OBJECT (self, "CUDA memory in %d, out %d",
+      self->cuda_mem.in_cuda, self->cuda_mem.out_cuda);
+  if ((self->cuda_mem.in_cuda || self->cuda_mem.out_cuda) &&
+      !self->cuda_mem.context) {
+    GST_ERROR_OBJECT (self, "CUDA memory negotiated without a CUDA context");
+    return FALSE;
+  }
 #endif
 
   return TRUE;
@@ -1115,6 +1243,21 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
   return n_planes;
 }
 
+/* This frame's backend and filter, from the settings copied for it. */
+static gboolean
+gst_cuda_convolve_prepare (GstCudaConvolve * self)
+{
+  if (!gst_cuda_convolve_ensure_backend (self, self->frame_backend))
+    return FALSE;
+
+  if (!self->filter_valid ||
+      !settings_equal (&self->filter.settings, &self->frame_settings)) {
+    ccv_filter_init (&self->filter, &self->frame_settings);
+    self->filter_valid = TRUE;
+  }
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -1126,14 +1269,8 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
   gchar err[256] = "";
 #endif
 
-  if (!gst_cuda_convolve_ensure_backend (self, self->frame_backend))
+  if (!gst_cuda_convolve_prepare (self))
     return GST_FLOW_ERROR;
-
-  if (!self->filter_valid ||
-      !settings_equal (&self->filter.settings, &self->frame_settings)) {
-    ccv_filter_init (&self->filter, &self->frame_settings);
-    self->filter_valid = TRUE;
-  }
 
   n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame,
       self->frame_settings.kernel, self->frame_planes, planes);
@@ -1168,3 +1305,176 @@ cpu_failed:
     return GST_FLOW_ERROR;
   }
 }
+
+static GstCaps *
+gst_cuda_convolve_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret, *tmp;
+#ifdef HAVE_GST_CUDA
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+  gboolean offer_cuda;
+
+  /* Each side may be in CUDA or system memory, whatever the other is
+   * (CUDA memory only when there is a context to use it in); the other
+   * side's memory first, so that a pipeline stays in the memory it is in
+   * unless a neighbour needs the other. */
+  GST_OBJECT_LOCK (self);
+  offer_cuda = self->backend != GST_CUDA_CONVOLVE_BACKEND_CPU &&
+      gst_ccv_cuda_can_offer (&self->cuda_mem);
+  GST_OBJECT_UNLOCK (self);
+  ret = gst_ccv_cuda_transform_caps (caps, offer_cuda);
+#else
+  ret = gst_caps_ref (caps);
+#endif
+
+  if (filter) {
+    tmp = gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps,
+      ret);
+  return ret;
+}
+
+#ifdef HAVE_GST_CUDA
+static void
+gst_cuda_convolve_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (element);
+
+  gst_ccv_cuda_set_context (&self->cuda_mem, element, context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_convolve_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+
+  if (gst_ccv_cuda_handle_context_query (&self->cuda_mem,
+          GST_ELEMENT (self), query))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+/* In and out in CUDA memory of the shared context: the kernels read and
+ * write the buffers where they are, in the context, on our stream, which
+ * is finished before the buffer goes downstream. */
+static GstFlowReturn
+gst_cuda_convolve_filter_cuda (GstCudaConvolve * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoFrame in_frame, out_frame;
+  CcvPlane planes[GST_VIDEO_MAX_PLANES];
+  guint n_planes;
+  int rc = 0;
+  CUresult cr = CUDA_SUCCESS;
+  const char *what = "cannot launch the kernel";
+
+  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA))
+    goto map_failed;
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE | GST_MAP_CUDA)) {
+    gst_video_frame_unmap (&in_frame);
+    goto map_failed;
+  }
+  n_planes = gst_cuda_convolve_map_planes (&in_frame, &out_frame,
+      self->frame_settings.kernel, self->frame_planes, planes);
+
+  if (!gst_cuda_context_push (self->cuda_mem.context)) {
+    rc = -1;
+    what = "cannot make the CUDA context current";
+  } else {
+    rc = ccv_cuda_filter_device (planes, n_planes, &self->filter,
+        self->cuda_mem.stream);
+    if (rc == 0) {
+      cr = CuStreamSynchronize (self->cuda_mem.stream);
+      what = "the kernel failed";
+    }
+    gst_cuda_context_pop (NULL);
+  }
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  if (rc != 0 || cr != CUDA_SUCCESS)
+    goto cuda_failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot map a frame in CUDA memory."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+cuda_failed:
+  {
+    const char *name = NULL;
+
+    if (cr != CUDA_SUCCESS)
+      CuGetErrorName (cr, &name);
+    else if (rc > 0)
+      name = ccv_cuda_error_name (rc);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Filtering CUDA memory on the GPU failed: %s (%s).", what,
+            GST_STR_NULL (name)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* System memory on one side, CUDA memory on the other, and nothing to
+ * filter: a copy, through the mapped (staged) memory. */
+static GstFlowReturn
+gst_cuda_convolve_copy (GstCudaConvolve * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoFrame in_frame, out_frame;
+  gboolean ok;
+
+  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
+          GST_MAP_READ))
+    return GST_FLOW_ERROR;
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    return GST_FLOW_ERROR;
+  }
+  ok = gst_video_frame_copy (&out_frame, &in_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_cuda_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+  GstCcvCuda *cm = &self->cuda_mem;
+
+  if (cm->in_cuda != cm->out_cuda &&
+      ccv_settings_is_identity (&self->frame_settings))
+    return gst_cuda_convolve_copy (self, inbuf, outbuf);
+
+  if (cm->in_cuda && cm->out_cuda && gst_ccv_cuda_buffer_is_local (cm, inbuf)
+      && gst_ccv_cuda_buffer_is_local (cm, outbuf)) {
+    if (!gst_cuda_convolve_prepare (self))
+      return GST_FLOW_ERROR;
+    if (self->use_cuda)
+      return gst_cuda_convolve_filter_cuda (self, inbuf, outbuf);
+  }
+
+  /* Any other mix: GstVideoFilter maps the frames into system memory
+   * (GstCudaMemory stages them) and transform_frame () filters them. */
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
+      outbuf);
+}
+#endif
