@@ -37,10 +37,21 @@
  * GPU reads by DMA, and the result comes back the same way, with no
  * staging copy.  To every other element it is ordinary system memory.
  *
+ * Frames already on the GPU stay there: both pads also take GStreamer's
+ * CUDA memory (memory:CUDAMemory), and the element shares one
+ * #GstCudaContext with nvcodec's elements (nvh264dec, cudaupload,
+ * cudadownload, ...) through #GstContext, filtering their buffers in place
+ * on a stream it finishes before pushing.  #GstCudaConvolve:cuda-device-id
+ * picks the GPU (-1: the neighbours' context's, else device 0).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=I420,width=1280,height=720 ! cudaconvolve radius=8 ! videoconvert ! autovideosink
  * ]| Blurs the test pattern with a Gaussian of radius 8 (sigma 2.9).
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudaconvolve radius=4 ! cudadownload ! videoconvert ! autovideosink
+ * ]| Decodes, blurs and downloads once: the frames stay in CUDA memory
+ * from the decoder to cudadownload.
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudaconvolve kernel=box radius=4 border=mirror ! videoconvert ! autovideosink
  * ]| Box-blurs a camera, mirroring the picture at its edges.
