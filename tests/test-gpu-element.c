@@ -27,7 +27,9 @@
 #define SEED 20240611
 
 static const gchar *formats[] = {
-  "GRAY8", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444"
+  "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
+  "I420_10LE", "I420_12LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA",
+  "BGRA", "RGBx", "BGRx", "AYUV"
 };
 
 /* Over the whole run, for the summary line. */
@@ -47,17 +49,17 @@ harness_new_cuda (GstElement ** element)
   return h;
 }
 
-/* Compares out with the reference's result for s on in, to 1 LSB.
- * Returns the number of samples off by more than 1; with must_match,
- * fails on any and counts the samples into the run's totals. */
+/* Compares out with the reference's result for s and planes on in, to 1
+ * LSB.  Returns the number of samples off by more than 1; with
+ * must_match, fails on any and counts the samples into the run's totals. */
 static guint64
-compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, gboolean must_match,
-    const gchar * what)
+compare_planes_with_reference (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    gboolean must_match, const gchar * what)
 {
   gchar first[160];
-  guint64 bad = frame_check_compare (info, in, out, s, 1, first,
-      sizeof (first), must_match ? &total_samples : NULL,
+  guint64 bad = frame_check_compare_planes (info, in, out, s, planes, 1,
+      first, sizeof (first), must_match ? &total_samples : NULL,
       must_match ? &total_off_by_one : NULL);
 
   if (must_match)
@@ -66,6 +68,15 @@ compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
         GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
         GST_VIDEO_INFO_HEIGHT (info), bad, first);
   return bad;
+}
+
+static guint64
+compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const CcvSettings * s, gboolean must_match,
+    const gchar * what)
+{
+  return compare_planes_with_reference (info, in, out, s, CCV_PLANES_AUTO,
+      must_match, what);
 }
 
 static void
@@ -94,7 +105,8 @@ push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no output buffer", what);
   fail_if (out == in, "%s: passed through", what);
-  compare_with_reference (info, in, out, &s, TRUE, what);
+  compare_planes_with_reference (info, in, out, &s,
+      frame_check_element_planes (e), TRUE, what);
   if (in_out)
     *in_out = in;
   else
@@ -105,23 +117,46 @@ push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
     gst_buffer_unref (out);
 }
 
-/* Every format, odd sizes, a few frames each with different settings, in
- * the default layout and padded. */
+/* Sets "name=value name=value ..." on e, as gst-launch-1.0 would. */
+static void
+set_props (GstElement * e, const gchar * props)
+{
+  gchar **kv = g_strsplit (props, " ", -1);
+  guint i;
+
+  for (i = 0; kv[i]; i++) {
+    gchar *eq = strchr (kv[i], '=');
+
+    if (!eq)
+      continue;
+    *eq = '\0';
+    gst_util_set_object_arg (G_OBJECT (e), kv[i], eq + 1);
+  }
+  g_strfreev (kv);
+}
+
+/* Every format, odd sizes, frames of every kernel type and planes choice,
+ * in the default layout and padded. */
 GST_START_TEST (test_formats_cuda_match_reference)
 {
   static const gint sizes[][2] = { {1, 1}, {3, 7}, {37, 19}, {385, 289},
   {1921, 1081}
   };
-  static const struct
-  {
-    const gchar *kernel, *border;
-    guint radius;
-    gdouble sigma;
-  } frames[] = {
-    {"gaussian", "mirror", 3, 0.0},
-    {"box", "wrap", 7, 0.0},
-    {"gaussian", "clamp", 0, 2.5},
-    {"gaussian", "zero", 16, 0.0},
+  /* gst-launch syntax, set in order on top of the previous frame's */
+  static const gchar *frames[] = {
+    "kernel=gaussian border=mirror radius=3 sigma=0",
+    "kernel=box border=wrap radius=7",
+    "kernel=gaussian border=clamp radius=0 sigma=2.5 sigma-y=0.7",
+    "kernel=gaussian border=zero radius=16 sigma=0 sigma-y=0",
+    "kernel=sharpen border=mirror radius=2 amount=1.5",
+    "kernel=sobel border=clamp radius=1",
+    "kernel=laplacian border=wrap radius=3 planes=all",
+    "kernel=custom border=zero kernel-x=<1,2,1> kernel-y=<-1,0,2,0,-1> "
+        "normalize=false planes=luma",
+    "kernel=custom border=mirror matrix=<<0,-1,0>,<-1,5,-1>,<0,-1,3>> "
+        "planes=chroma",
+    "kernel=custom matrix=<> kernel-x=<> kernel-y=<> kernel=box radius=1 "
+        "planes=auto",
   };
   GRand *rand = g_rand_new_with_seed (SEED);
   guint f, z, i;
@@ -135,16 +170,9 @@ GST_START_TEST (test_formats_cuda_match_reference)
       frame_check_info_init (&info, formats[f], sizes[z][0], sizes[z][1]);
       gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
       for (i = 0; i < G_N_ELEMENTS (frames); i++) {
-        gchar *what = g_strdup_printf ("%s %s r=%u sigma=%g",
-            frames[i].kernel, frames[i].border, frames[i].radius,
-            frames[i].sigma);
-
-        gst_util_set_object_arg (G_OBJECT (e), "kernel", frames[i].kernel);
-        gst_util_set_object_arg (G_OBJECT (e), "border", frames[i].border);
-        g_object_set (e, "radius", frames[i].radius, "sigma",
-            frames[i].sigma, NULL);
-        push_and_check (h, e, &info, rand, i % 2 == 1, what, NULL, NULL);
-        g_free (what);
+        set_props (e, frames[i]);
+        push_and_check (h, e, &info, rand, i % 2 == 1, frames[i], NULL,
+            NULL);
       }
       check_active_backend (e, "cuda");
       gst_harness_teardown (h);
