@@ -31,6 +31,7 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include "ccv.h"
@@ -691,6 +692,81 @@ stop_running (void)
   g_clear_list (&running, NULL);
 }
 
+/* The device of the CUDA context e answers a context query with. */
+static gint
+context_device (GstElement * e)
+{
+  GstQuery *q = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *ctx = NULL;
+  GstCudaContext *cuda = NULL;
+  guint dev = G_MAXUINT;
+
+  if (gst_element_query (e, q)) {
+    gst_query_parse_context (q, &ctx);
+    if (ctx && gst_structure_get (gst_context_get_structure (ctx),
+            GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &cuda, NULL)) {
+      g_object_get (cuda, "cuda-device-id", &dev, NULL);
+      gst_object_unref (cuda);
+    }
+  }
+  gst_query_unref (q);
+  return (gint) dev;
+}
+
+/* Two elements on two GPUs in one pipeline: each uses its own device, and
+ * the frame that crosses from one to the other is filtered twice, as two
+ * elements on the CPU filter it. */
+GST_START_TEST (test_two_devices)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 4);
+  GstVideoInfo info;
+  GstElement *a;
+  GstBuffer *in, *out_gpu, *out_cpu;
+  Pipe gpu, cpu;
+  gchar first[160] = "";
+  CcvSettings s;
+  guint64 bad;
+
+  if (ccv_cuda_device_count () < 2) {
+    g_print ("  one CUDA device: two-device test not run\n");
+    g_rand_free (rand);
+    return;
+  }
+  frame_check_info_init (&info, "NV12", 128, 72);
+  pipe_start (&gpu, "appsrc name=src ! cudaconvolve name=a cuda-device-id=0 "
+      "radius=2 ! cudaconvolve name=conv cuda-device-id=1 kernel=sobel ! "
+      "appsink name=sink", &info);
+  pipe_start (&cpu, "appsrc name=src ! cudaconvolve backend=cpu radius=2 ! "
+      "cudaconvolve name=conv backend=cpu kernel=sobel ! appsink name=sink",
+      &info);
+  in = frame_check_buffer_random (&info, rand, FALSE);
+  out_gpu = pipe_push_pull (&gpu, in, "two devices");
+  out_cpu = pipe_push_pull (&cpu, in, "two elements on the CPU");
+  a = gst_bin_get_by_name (GST_BIN (gpu.pipeline), "a");
+  fail_unless_equals_int (context_device (a), 0);
+  fail_unless_equals_int (context_device (gpu.conv), 1);
+  gst_object_unref (a);
+  /* the second filter on the GPU against the reference on the CPU's
+   * first output would need that output: the chain is compared with
+   * the CPU chain instead, to 2 (1 each) */
+  memset (&s, 0, sizeof (s));
+  s.kernel = CCV_KERNEL_CUSTOM; /* identity: compare the frames as they are */
+  bad = frame_check_compare_planes (&info, out_cpu, out_gpu, &s,
+      CCV_PLANES_ALL, 2, first, sizeof (first), NULL, NULL);
+  fail_unless (bad == 0, "two devices: %" G_GUINT64_FORMAT " samples differ "
+      "from the CPU chain by more than 2, the first at %s", bad, first);
+  g_print ("  cudaconvolve on device 0 ! cudaconvolve on device 1: each on "
+      "its own device, output within 2 of the CPU chain\n");
+  gst_buffer_unref (in);
+  gst_buffer_unref (out_gpu);
+  gst_buffer_unref (out_cpu);
+  pipe_stop (&gpu);
+  pipe_stop (&cpu);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_pipeline_suite (void)
 {
@@ -706,6 +782,7 @@ cudaconvolve_pipeline_suite (void)
     tcase_add_test (tc, test_renegotiate_memory);
     tcase_add_test (tc, test_nvh264dec_pipeline);
     tcase_add_test (tc, test_cuda_device_id);
+    tcase_add_test (tc, test_two_devices);
   }
   return s;
 }
