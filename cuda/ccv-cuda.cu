@@ -196,16 +196,6 @@ fail (char *err, size_t len, const char *what, cudaError_t e)
   do { cudaError_t _e = (call); \
     if (_e != cudaSuccess) return fail (err, err_len, what, _e); } while (0)
 
-extern "C" int
-ccv_cuda_device_count (void)
-{
-  int n = 0;
-
-  if (cudaGetDeviceCount (&n) != cudaSuccess)
-    return 0;
-  return n;
-}
-
 extern "C" CcvCuda *
 ccv_cuda_new (int device_id, char *err, size_t err_len)
 {
