@@ -56,6 +56,7 @@ struct GenParams
   int src_aligned;              /* src and src_pitch multiples of 8 */
   int dst_aligned;              /* dst and dst_pitch: of 4 samples */
   uint8_t op[CCV_MAX_COMP];     /* CcvCompOp */
+  uint32_t word_mask;           /* 0xff or 0xffff */
   uint32_t fill;                /* the FILL sample as stored */
   /* term m's taps; a term narrower than rx or ry is padded with zeros,
    * which adds exact zeros to its sums */
@@ -92,7 +93,7 @@ gen_params_init (GenParams & p, const CcvPlane & pl, const CcvFilter & f,
   p.row_begin = row_begin;
   p.row_end = row_end;
   p.border = f.settings.border;
-  p.shift = pl.shift;
+  p.shift = depth > 8 ? pl.shift : 0;
   p.mask = (1u << depth) - 1;
   p.combine = f.combine;
   p.amount = f.amount;
@@ -109,7 +110,10 @@ gen_params_init (GenParams & p, const CcvPlane & pl, const CcvFilter & f,
     p.op[c] = pl.op[c];
     p.need_src |= pl.op[c] == CCV_COMP_COPY;
   }
-  p.fill = (pl.fill & p.mask) << pl.shift;
+  /* words are stored as T: what does not fit is cut, as the reference
+   * cuts it */
+  p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
+  p.fill = (pl.fill << p.shift) & p.word_mask;
   p.src_aligned = ((uintptr_t) pl.src | p.src_pitch) % 8 == 0;
   p.dst_aligned = ((uintptr_t) pl.dst | p.dst_pitch) % (4 * bytes) == 0;
 }
@@ -364,7 +368,7 @@ gen_output (const GenParams & p, float t0, float t1, uint32_t in, int op)
   } else {
     v = t0;
   }
-  return ccv_round_sat (v, p.mask) << p.shift;
+  return (ccv_round_sat (v, p.mask) << p.shift) & p.word_mask;
 }
 
 /* Writes the 4 samples of row y from column x on.  GUARD: a border tile,
@@ -597,19 +601,18 @@ launch_fill (const CcvPlane & pl, int row_begin, int row_end,
     cudaStream_t stream)
 {
   const int ws = pl.width * pl.n_comp;
-  const uint32_t mask = (1u << (pl.depth > 8 ? pl.depth : 8)) - 1;
   uint8_t *d = pl.dst + (size_t) row_begin * pl.dst_stride;
 
   if (row_end <= row_begin)
     return cudaSuccess;
   if (ccv_plane_sample_bytes (&pl) == 1)
-    return cudaMemset2DAsync (d, pl.dst_stride, (int) (pl.fill & mask), ws,
+    return cudaMemset2DAsync (d, pl.dst_stride, (int) (pl.fill & 0xff), ws,
         row_end - row_begin, stream);
   if (((uintptr_t) pl.dst | (size_t) pl.dst_stride) % 2 != 0)
     return cudaErrorInvalidValue;
   dim3 grid ((ws + 255) / 256, row_end - row_begin);
   fill16_kernel <<< grid, 256, 0, stream >>> (pl.dst, pl.dst_stride, ws,
-      row_begin, (uint16_t) ((pl.fill & mask) << pl.shift));
+      row_begin, (uint16_t) (pl.fill << pl.shift));
   return cudaGetLastError ();
 }
 

@@ -1,9 +1,25 @@
 /* gst-cudaconvolve: GPU conformance suite for the CUDA engine.
  *
- * ccv_cuda_filter_device () against the CPU reference (ccv_reference_plane)
- * over every plane geometry of the supported formats, both kernels, every
- * border mode, radii 1..64, sigma-only settings and sizes from 1x1 to
- * 3840x2160, with tight (odd) and padded strides.  Tolerance: +-1 LSB.
+ * ccv_cuda_filter_device () against the CPU reference
+ * (ccv_reference_plane_filter) over the planes of the element's formats:
+ * 8, 10, 12 and 16 bits (P010's shifted samples included), planar,
+ * semi-planar and packed (1, 2 and 4 interleaved components), each
+ * component filtered, copied or filled as the `planes` choice makes it.
+ * Two sets of settings:
+ *
+ *   sweep    gaussian and box, radii 1..64 and sigma-only settings, on the
+ *            8-bit YUV formats (the tuned kernels, 4:2:0 in one launch)
+ *   general  every kernel type: gaussian (anisotropic too) and box on every
+ *            format, sharpen with several amounts, sobel and laplacian at
+ *            radii 1, 2 and 5, custom separable kernels (negative taps,
+ *            rx != ry, unnormalised), custom 3x3, 7x7 and 31x31 matrices;
+ *            each with a `planes` choice, on every format
+ *
+ * every border mode, sizes from 1x1 to 3840x2160 (the general set up to
+ * 1921x1081, there with one border a kernel), tight (odd) and padded
+ * strides.  Tolerance: +-1 LSB of the sample's depth on filtered samples
+ * (whose bits below a P010 sample must be 0); copied and filled samples
+ * exact.
  *
  *   test-gpu [--quick | --race] [--seed=N] [--threads=N] [--verbose]
  *
@@ -32,46 +48,84 @@
 #define POISON_B 0x5A
 #define MAX_FAIL_LINES 30
 #define DEFAULT_SEED 0x5eed2024u
+#define MAX_KEYS 32
+#define MAX_SETTINGS 512
 
-/* One plane of a format: its geometry and its slot, so that different planes
- * of a frame get different data while a plane shared by two formats (the
- * luma plane of all of them, the chroma planes of I420 and YV12) is
- * generated, and its reference computed, once. */
-typedef enum
-{
-  KEY_Y, KEY_420_1, KEY_420_2, KEY_NV_UV, KEY_422_1, KEY_422_2, KEY_444_1,
-  KEY_444_2, N_KEYS
-} PlaneKey;
+/* ---------------------------------------------------------------------- */
+/* Formats, as the engine sees them: planes of samples with a depth, and a
+ * class for each interleaved component, which the `planes` choice turns
+ * into an op: Y luma-class (luma, and every colour channel of RGB), C
+ * chroma-class, O other (alpha, RGBx's padding: always copied). */
 
-static const struct
+enum
 {
-  int n_comp, sub_x, sub_y;
-} key_geom[N_KEYS] = {
-  {1, 1, 1}, {1, 2, 2}, {1, 2, 2}, {2, 2, 2}, {1, 2, 1}, {1, 2, 1},
-  {1, 1, 1}, {1, 1, 1},
+  F_SWEEP = 1,                  /* in the gaussian/box radius sweep */
+  F_QUICK = 2,                  /* in --quick */
+  F_RACE = 4,                   /* in --race */
 };
 
 typedef struct
 {
+  int sub_x, sub_y;
+  int slot;                     /* planes with the same slot, geometry and
+                                 * depth share their data */
+  const char *comp;             /* a class a component */
+} FormatPlane;
+
+typedef struct
+{
   const char *name;
+  int depth, shift;
   int n_planes;
-  PlaneKey key[3];
-  int quick;                    /* in the --quick matrix */
+  FormatPlane plane[3];
+  unsigned flags;
 } Format;
 
-/* The quick set still covers every geometry except 4:4:4 chroma, which is
- * the luma geometry. */
+/* BGRA, RGBx and BGRx are RGBA's plane to the engine (three luma-class
+ * channels and a copied fourth), so they are not repeated. */
 static const Format formats[] = {
-  {"GRAY8", 1, {KEY_Y}, 0},
-  {"I420", 3, {KEY_Y, KEY_420_1, KEY_420_2}, 1},
-  {"YV12", 3, {KEY_Y, KEY_420_2, KEY_420_1}, 0},
-  {"NV12", 2, {KEY_Y, KEY_NV_UV}, 1},
-  {"NV21", 2, {KEY_Y, KEY_NV_UV}, 0},
-  {"Y42B", 3, {KEY_Y, KEY_422_1, KEY_422_2}, 1},
-  {"Y444", 3, {KEY_Y, KEY_444_1, KEY_444_2}, 0},
+  {"GRAY8", 8, 0, 1, {{1, 1, 0, "Y"}}, F_SWEEP},
+  {"I420", 8, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 1, "C"}, {2, 2, 2, "C"}},
+      F_SWEEP | F_QUICK | F_RACE},
+  {"YV12", 8, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 2, "C"}, {2, 2, 1, "C"}},
+      F_SWEEP},
+  {"NV12", 8, 0, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}},
+      F_SWEEP | F_QUICK | F_RACE},
+  {"NV21", 8, 0, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}}, F_SWEEP},
+  {"Y42B", 8, 0, 3, {{1, 1, 0, "Y"}, {2, 1, 1, "C"}, {2, 1, 2, "C"}},
+      F_SWEEP | F_QUICK},
+  {"Y444", 8, 0, 3, {{1, 1, 0, "Y"}, {1, 1, 1, "C"}, {1, 1, 2, "C"}},
+      F_SWEEP},
+  {"I420_10LE", 10, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 1, "C"}, {2, 2, 2, "C"}},
+      F_QUICK},
+  {"I420_12LE", 12, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 1, "C"}, {2, 2, 2, "C"}},
+      0},
+  {"P010_10LE", 10, 6, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}},
+      F_QUICK | F_RACE},
+  {"P016_LE", 16, 0, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}}, 0},
+  {"GRAY16_LE", 16, 0, 1, {{1, 1, 0, "Y"}}, 0},
+  {"Y444_16LE", 16, 0, 3, {{1, 1, 0, "Y"}, {1, 1, 1, "C"}, {1, 1, 2, "C"}},
+      F_QUICK},
+  {"RGBA", 8, 0, 1, {{1, 1, 0, "YYYO"}}, F_QUICK | F_RACE},
+  {"AYUV", 8, 0, 1, {{1, 1, 0, "OYCC"}}, F_QUICK},
 };
 
 #define N_FORMATS ((int) (sizeof (formats) / sizeof (formats[0])))
+
+static int
+plane_ncomp (const FormatPlane * fp)
+{
+  return (int) strlen (fp->comp);
+}
+
+static int
+sample_bytes (int depth)
+{
+  return depth > 8 ? 2 : 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Settings */
 
 typedef struct
 {
@@ -86,16 +140,15 @@ static const Size quick_sizes[] = {
   {1, 1}, {2, 3}, {17, 9}, {385, 289},
 };
 
+/* --race, for compute-sanitizer racecheck: interior and border tiles of
+ * every kernel path, mirror border. */
+static const Size race_sizes[] = { {17, 9}, {385, 289} };
+
 static const unsigned full_radii[] = { 1, 2, 3, 4, 7, 8, 16, 31, 64 };
 /* The quick run still takes the engine's unrolled radii (1, 3, 16 and
  * their chroma halves) and its generic path (31, 64). */
 static const unsigned quick_radii[] = { 1, 3, 16, 31, 64 };
-
-/* --race, for compute-sanitizer racecheck, which takes about a second a
- * launch: interior and border tiles of the unrolled (1, 16) and generic
- * (31) separable paths and of the box kernel, mirror border, I420 and
- * NV12. */
-static const Size race_sizes[] = { {17, 9}, {385, 289} };
+/* the unrolled (1, 16) and generic (31) separable paths, and the box */
 static const unsigned race_radii[] = { 1, 16, 31 };
 
 /* Radius 0 with a sigma, and a sigma that does not match the radius. */
@@ -112,22 +165,89 @@ static const struct
   {CCV_KERNEL_GAUSSIAN, 16, 0.5},
 };
 
-static const char *const kernel_names[] = { "gaussian", "box" };
-static const char *const border_names[] = { "clamp", "mirror", "wrap", "zero" };
-
+/* The general set: one line a kernel, run with every border. */
 typedef struct
 {
-  uint64_t cases;
-  uint64_t failed_cases;
-  uint64_t samples;
-  uint64_t off_by_one;
-  uint64_t off_by_more;
-  uint64_t unwritten;
-  uint64_t nondeterministic;
-  uint64_t guard;
-  uint64_t src_modified;
-  int max_diff;
-} Stats;
+  const char *label;
+  CcvKernel kernel;
+  CcvPlanes planes;
+  unsigned radius;
+  double sigma, sigma_y, amount;
+  int normalize;
+  int x_len, y_len;
+  double x[9], y[9];
+  int side;                     /* a matrix: filled by matrix_fill () */
+  int max_w;                    /* the largest width it runs at (--quick:
+                                 * 17), 0: all */
+  int race;                     /* in --race */
+} General;
+
+static const General general[] = {
+  {"gaussian r=2", CCV_KERNEL_GAUSSIAN, CCV_PLANES_ALL, 2},
+  {"gaussian r=16 sigma_y=3", CCV_KERNEL_GAUSSIAN, CCV_PLANES_LUMA, 16, 0,
+      3.0, .race = 1},
+  {"gaussian r=64", CCV_KERNEL_GAUSSIAN, CCV_PLANES_AUTO, 64},
+  {"box r=5", CCV_KERNEL_BOX, CCV_PLANES_CHROMA, 5},
+  {"box r=40", CCV_KERNEL_BOX, CCV_PLANES_AUTO, 40, .race = 1},
+  {"sharpen r=2 amount=0.5", CCV_KERNEL_SHARPEN, CCV_PLANES_AUTO, 2, 0, 0,
+      0.5},
+  {"sharpen r=5 amount=3", CCV_KERNEL_SHARPEN, CCV_PLANES_ALL, 5, 0, 0, 3.0,
+      .race = 1},
+  {"sharpen sigma=1.5 amount=10", CCV_KERNEL_SHARPEN, CCV_PLANES_CHROMA, 0,
+      1.5, 0, 10.0},
+  {"sobel r=1", CCV_KERNEL_SOBEL, CCV_PLANES_AUTO, 1},
+  {"sobel r=2", CCV_KERNEL_SOBEL, CCV_PLANES_ALL, 2, .race = 1},
+  {"sobel r=5", CCV_KERNEL_SOBEL, CCV_PLANES_AUTO, 5},
+  {"laplacian r=1", CCV_KERNEL_LAPLACIAN, CCV_PLANES_AUTO, 1},
+  {"laplacian r=2", CCV_KERNEL_LAPLACIAN, CCV_PLANES_LUMA, 2},
+  {"laplacian r=5", CCV_KERNEL_LAPLACIAN, CCV_PLANES_ALL, 5, .race = 1},
+  {"custom 7x3 negative taps", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, 0, 0, 0, 0,
+        1, 7, 3, {-1, 0, 2, 5, 2, 0, -1}, {1, 2, 1}},
+  {"custom 3x1 unnormalised", CCV_KERNEL_CUSTOM, CCV_PLANES_ALL, 0, 0, 0, 0,
+      0, 3, 1, {0.75, 0.5, 0.75}, {1}, .race = 1},
+  {"custom x only 9 taps", CCV_KERNEL_CUSTOM, CCV_PLANES_LUMA, 0, 0, 0, 0,
+      1, 9, 0, {1, 1, 2, 2, 3, 2, 2, 1, 1}},
+  {"custom matrix 3x3", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, .side = 3},
+  {"custom matrix 7x7", CCV_KERNEL_CUSTOM, CCV_PLANES_ALL, .side = 7,
+      .race = 1},
+  {"custom matrix 31x31", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, .side = 31,
+      .max_w = 385},
+};
+
+#define N_GENERAL ((int) (sizeof (general) / sizeof (general[0])))
+
+/* Non-separable matrices: a sharpening 3x3 (sum 1, not normalised), and
+ * larger ones of mostly positive weights with negative ones among them,
+ * normalised. */
+static void
+matrix_fill (CcvSettings * s, int side)
+{
+  static const double sharpen3[9] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+  const int r = side / 2;
+  int i, j;
+
+  s->matrix_side = side;
+  if (side == 3) {
+    memcpy (s->matrix, sharpen3, sizeof (sharpen3));
+    return;
+  }
+  s->normalize = 1;
+  for (j = -r; j <= r; j++)
+    for (i = -r; i <= r; i++)
+      s->matrix[(j + r) * side + i + r] = (double) (r + 1 - abs (i))
+          * (r + 1 - abs (j)) + ((i * 7 + j * 3) % 5 == 0 ? -2.0 * r : 0.0)
+          + (i == 2 * j ? 3.0 : 0.0);
+}
+
+/* One setting of the run, and which formats it runs on. */
+typedef struct
+{
+  CcvSettings s;
+  CcvPlanes planes;
+  const char *label;
+  int sweep;                    /* the sweep: F_SWEEP formats only */
+  int max_w;                    /* the largest width it runs at, 0: all */
+} Setting;
 
 typedef struct
 {
@@ -141,6 +261,69 @@ typedef struct
 static Options opt;
 static int fail_lines;
 
+static const char *const kernel_names[] = {
+#define CCV_KERNEL_NICK(name, nick, desc) nick,
+  CCV_KERNEL_TYPES (CCV_KERNEL_NICK)
+#undef CCV_KERNEL_NICK
+};
+
+static const char *const planes_names[] = {
+#define CCV_PLANES_NICK(name, nick, desc) nick,
+  CCV_PLANES_TYPES (CCV_PLANES_NICK)
+#undef CCV_PLANES_NICK
+};
+
+static const char *const border_names[] = { "clamp", "mirror", "wrap", "zero" };
+
+/* What happens to a component of the class c (Y, C or O) of a plane of
+ * the given depth: the element's rule for `planes` (docs/usage.md). */
+static int
+comp_op (char c, const Setting * st, unsigned depth, unsigned *fill)
+{
+  const CcvKernel k = st->s.kernel;
+
+  if (c == 'O')
+    return CCV_COMP_COPY;
+  if (c == 'Y')
+    return st->planes == CCV_PLANES_CHROMA ? CCV_COMP_COPY : CCV_COMP_FILTER;
+  switch (st->planes) {
+    case CCV_PLANES_ALL:
+    case CCV_PLANES_CHROMA:
+      return CCV_COMP_FILTER;
+    case CCV_PLANES_LUMA:
+      return CCV_COMP_COPY;
+    case CCV_PLANES_AUTO:
+    default:
+      if (k == CCV_KERNEL_SHARPEN)
+        return CCV_COMP_COPY;
+      if (k == CCV_KERNEL_SOBEL || k == CCV_KERNEL_LAPLACIAN) {
+        *fill = 1u << (depth - 1);
+        return CCV_COMP_FILL;
+      }
+      return CCV_COMP_FILTER;
+  }
+}
+
+static int
+format_in_run (int i)
+{
+  if (opt.race)
+    return (formats[i].flags & F_RACE) != 0;
+  return !opt.quick || (formats[i].flags & F_QUICK);
+}
+
+static int
+setting_on_format (const Setting * st, int i)
+{
+  return !st->sweep || (formats[i].flags & F_SWEEP);
+}
+
+static int
+setting_at_size (const Setting * st, const Size * sz)
+{
+  return st->max_w == 0 || sz->w <= st->max_w;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Input data */
 
@@ -153,21 +336,23 @@ splitmix64 (uint64_t * s)
   return z ^ (z >> 31);
 }
 
-/* Noise, flat 0 and 255 areas (rounding at saturation, taps summing to 1)
- * and salt and pepper, in 8x8 blocks chosen at random. */
+/* Noise, flat 0 and all-ones areas (rounding at saturation, taps summing
+ * to 1) and salt and pepper, in 8x8 blocks chosen at random, over n bytes
+ * of rows of row bytes.  16-bit words are random in all their bits: the
+ * bits outside a sample must be ignored. */
 static void
-fill_plane (uint8_t * p, int w, int h, int n_comp, uint64_t seed)
+fill_bytes (uint8_t * p, size_t row, int h, int bytes, uint64_t seed)
 {
   uint64_t s = seed;
-  int row = w * n_comp, bw = (row + 7) / 8, bh = (h + 7) / 8;
-  uint8_t *mode = malloc ((size_t) bw * bh);
-  int x, y;
+  size_t bw = (row / bytes + 7) / 8, bh = (h + 7) / 8, x;
+  uint8_t *mode = malloc (bw * bh);
+  int y;
 
   for (x = 0; x < bw * bh; x++)
     mode[x] = splitmix64 (&s) % 8;
   for (y = 0; y < h; y++) {
     for (x = 0; x < row; x++) {
-      uint8_t m = mode[(y / 8) * bw + x / 8];
+      uint8_t m = mode[(y / 8) * bw + (x / bytes) / 8];
       uint8_t v = (uint8_t) splitmix64 (&s);
 
       if (m == 5)
@@ -175,7 +360,7 @@ fill_plane (uint8_t * p, int w, int h, int n_comp, uint64_t seed)
       else if (m == 6)
         v = 0;
       else if (m == 7)
-        v = (v & 1) ? 255 : 0;
+        v = (x / bytes + y) & 1 ? 255 : 0;
       p[(size_t) y * row + x] = v;
     }
   }
@@ -183,30 +368,83 @@ fill_plane (uint8_t * p, int w, int h, int n_comp, uint64_t seed)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The CPU references, computed by a pool of threads ahead of the GPU checks
- * (at most `window' settings ahead, to bound memory). */
+/* The data of the planes, one a key, and the references. */
 
 typedef struct
 {
-  int w, h, n_comp, sub_x, sub_y;
-  int used;
-  uint8_t *in;                  /* stride w * n_comp */
+  int sub_x, sub_y, n_comp, depth, shift, slot;
+  int w, h;
+  size_t row;                   /* bytes */
+  uint8_t *in;                  /* stride row */
 } KeyPlane;
+
+/* Key of plane j of format i, found or added. */
+static int
+key_of (KeyPlane * kp, int *n_keys, int i, int j)
+{
+  const Format *f = &formats[i];
+  const FormatPlane *fp = &f->plane[j];
+  int k;
+
+  for (k = 0; k < *n_keys; k++)
+    if (kp[k].sub_x == fp->sub_x && kp[k].sub_y == fp->sub_y &&
+        kp[k].n_comp == plane_ncomp (fp) && kp[k].depth == f->depth &&
+        kp[k].shift == f->shift && kp[k].slot == fp->slot)
+      return k;
+  memset (&kp[k], 0, sizeof (kp[k]));
+  kp[k].sub_x = fp->sub_x;
+  kp[k].sub_y = fp->sub_y;
+  kp[k].n_comp = plane_ncomp (fp);
+  kp[k].depth = f->depth;
+  kp[k].shift = f->shift;
+  kp[k].slot = fp->slot;
+  (*n_keys)++;
+  return k;
+}
+
+/* A reference job: one key's data, filtered with one setting and the ops
+ * of a plane; planes of different formats share a job when nothing
+ * differs. */
+typedef struct
+{
+  int setting;
+  int key;
+  uint8_t op[CCV_MAX_COMP];
+  unsigned fill;
+  uint8_t *out;                 /* stride kp.row */
+} RefJob;
 
 typedef struct
 {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   const KeyPlane *kp;
-  const CcvSettings *settings;
-  int n_settings;
-  int next_job;                 /* setting * N_KEYS + key */
+  const Setting *settings;
+  RefJob *jobs;
+  int n_jobs;
+  int *first_job;               /* per setting, and one past the last */
+  int next_job;
   int consumed;                 /* settings the GPU checks are done with */
   int window;
-  int *done;                    /* per setting: keys finished */
-  uint8_t **ref;                /* per job */
+  int *done;                    /* per setting: jobs finished */
   int alloc_failed;
 } RefPool;
+
+static void
+plane_init (CcvPlane * p, const KeyPlane * k, const uint8_t * op,
+    unsigned fill)
+{
+  memset (p, 0, sizeof (*p));
+  p->width = k->w;
+  p->height = k->h;
+  p->n_comp = k->n_comp;
+  p->sub_x = k->sub_x;
+  p->sub_y = k->sub_y;
+  p->depth = k->depth;
+  p->shift = k->shift;
+  memcpy (p->op, op, CCV_MAX_COMP);
+  p->fill = fill;
+}
 
 static void *
 ref_worker (void *data)
@@ -214,67 +452,74 @@ ref_worker (void *data)
   RefPool *pool = data;
 
   for (;;) {
+    RefJob *j;
     const KeyPlane *k;
-    uint8_t *out = NULL;
+    CcvFilter f;
+    CcvPlane p;
+    uint8_t *out;
     int job;
 
     pthread_mutex_lock (&pool->lock);
-    while (pool->next_job < pool->n_settings * N_KEYS &&
-        pool->next_job / N_KEYS >= pool->consumed + pool->window)
+    while (pool->next_job < pool->n_jobs &&
+        pool->jobs[pool->next_job].setting >= pool->consumed + pool->window)
       pthread_cond_wait (&pool->cond, &pool->lock);
-    if (pool->next_job >= pool->n_settings * N_KEYS) {
+    if (pool->next_job >= pool->n_jobs) {
       pthread_mutex_unlock (&pool->lock);
       break;
     }
     job = pool->next_job++;
     pthread_mutex_unlock (&pool->lock);
 
-    k = &pool->kp[job % N_KEYS];
-    if (k->used) {
-      CcvFilter f;
-      CcvPlane p;
-      size_t n = (size_t) k->w * k->h * k->n_comp;
-
-      out = malloc (n);
-      memset (&p, 0, sizeof (p));
-      p.src = k->in;
-      p.dst = out;
-      p.src_stride = p.dst_stride = (ptrdiff_t) k->w * k->n_comp;
-      p.width = k->w;
-      p.height = k->h;
-      p.n_comp = k->n_comp;
-      p.sub_x = k->sub_x;
-      p.sub_y = k->sub_y;
-      ccv_filter_init (&f, &pool->settings[job / N_KEYS]);
-      if (out && ccv_reference_plane (&p, ccv_filter_taps_x (&f, &p),
-              ccv_filter_taps_y (&f, &p), f.settings.border) < 0) {
-        free (out);
-        out = NULL;
-      }
+    j = &pool->jobs[job];
+    k = &pool->kp[j->key];
+    out = malloc (k->row * k->h);
+    plane_init (&p, k, j->op, j->fill);
+    p.src = k->in;
+    p.dst = out;
+    p.src_stride = p.dst_stride = (ptrdiff_t) k->row;
+    ccv_filter_init (&f, &pool->settings[j->setting].s);
+    if (out && ccv_reference_plane_filter (&p, &f) < 0) {
+      free (out);
+      out = NULL;
     }
 
     pthread_mutex_lock (&pool->lock);
-    pool->ref[job] = out;
-    if (k->used && !out)
+    j->out = out;
+    if (!out)
       pool->alloc_failed = 1;
-    pool->done[job / N_KEYS]++;
+    pool->done[j->setting]++;
     pthread_cond_broadcast (&pool->cond);
     pthread_mutex_unlock (&pool->lock);
   }
   return NULL;
 }
 
+/* The ops of plane j of format i under setting st. */
+static void
+plane_ops (int i, int j, const Setting * st, uint8_t * op, unsigned *fill)
+{
+  const FormatPlane *fp = &formats[i].plane[j];
+  int c;
+
+  memset (op, 0, CCV_MAX_COMP);
+  *fill = 0;
+  for (c = 0; c < plane_ncomp (fp); c++)
+    op[c] = (uint8_t) comp_op (fp->comp[c], st, formats[i].depth, fill);
+}
+
 /* ---------------------------------------------------------------------- */
 /* One format's frame on the device, in one of two layouts: tight (stride =
- * row bytes, odd for odd widths) or padded (src and dst strides differ).
- * Planes start 256-byte aligned with GUARD bytes between them. */
+ * row bytes, odd for odd widths of 8-bit samples) or padded (src and dst
+ * strides differ).  Planes start 256-byte aligned with GUARD bytes
+ * between them. */
 
 typedef struct
 {
   int padded;
   int n_planes;
-  int w[3], h[3];
-  PlaneKey key[3];
+  int key[3];
+  size_t row[3];                /* bytes */
+  int h[3];
   size_t src_off[3], dst_off[3];
   ptrdiff_t src_stride[3], dst_stride[3];
   size_t src_size, dst_size;
@@ -289,28 +534,28 @@ round_up (size_t v, size_t a)
 }
 
 static void
-layout_init (Layout * l, const Format * fmt, const KeyPlane * kp, int padded)
+layout_init (Layout * l, const int *keys, int n_planes, const KeyPlane * kp,
+    int padded)
 {
   size_t so = GUARD, doff = GUARD;
   int i;
 
   memset (l, 0, sizeof (*l));
   l->padded = padded;
-  l->n_planes = fmt->n_planes;
-  for (i = 0; i < fmt->n_planes; i++) {
-    const KeyPlane *k = &kp[fmt->key[i]];
-    size_t row = (size_t) k->w * k->n_comp;
+  l->n_planes = n_planes;
+  for (i = 0; i < n_planes; i++) {
+    const KeyPlane *k = &kp[keys[i]];
 
-    l->key[i] = fmt->key[i];
-    l->w[i] = k->w;
+    l->key[i] = keys[i];
+    l->row[i] = k->row;
     l->h[i] = k->h;
-    l->src_stride[i] = padded ? round_up (row, 256) + 256 : row;
-    l->dst_stride[i] = padded ? round_up (row, 128) + 64 : row;
+    l->src_stride[i] = padded ? round_up (k->row, 256) + 256 : k->row;
+    l->dst_stride[i] = padded ? round_up (k->row, 128) + 64 : k->row;
     l->src_off[i] = so;
     l->dst_off[i] = doff;
     /* the last row ends at its last sample, as tight as a frame can be */
-    so += (size_t) l->src_stride[i] * (k->h - 1) + row;
-    doff += (size_t) l->dst_stride[i] * (k->h - 1) + row;
+    so += (size_t) l->src_stride[i] * (k->h - 1) + k->row;
+    doff += (size_t) l->dst_stride[i] * (k->h - 1) + k->row;
     so = round_up (so, 256) + GUARD;
     doff = round_up (doff, 256) + GUARD;
   }
@@ -326,14 +571,13 @@ layout_upload (Layout * l, const KeyPlane * kp, uint64_t seed)
   l->h_src = malloc (l->src_size);
   if (!l->h_src)
     return -1;
-  fill_plane (l->h_src, (int) l->src_size, 1, 1, seed);
+  fill_bytes (l->h_src, l->src_size, 1, 1, seed);
   for (i = 0; i < l->n_planes; i++) {
     const KeyPlane *k = &kp[l->key[i]];
-    size_t row = (size_t) k->w * k->n_comp;
 
     for (y = 0; y < k->h; y++)
       memcpy (l->h_src + l->src_off[i] + (size_t) y * l->src_stride[i],
-          k->in + (size_t) y * row, row);
+          k->in + (size_t) y * k->row, k->row);
   }
   if (cudaMalloc ((void **) &l->d_src, l->src_size) != cudaSuccess ||
       cudaMalloc ((void **) &l->d_dst, l->dst_size) != cudaSuccess ||
@@ -352,25 +596,6 @@ layout_clear (Layout * l)
   memset (l, 0, sizeof (*l));
 }
 
-static void
-layout_planes (const Layout * l, CcvPlane * planes)
-{
-  int i;
-
-  for (i = 0; i < l->n_planes; i++) {
-    memset (&planes[i], 0, sizeof (planes[i]));
-    planes[i].src = l->d_src + l->src_off[i];
-    planes[i].dst = l->d_dst + l->dst_off[i];
-    planes[i].src_stride = l->src_stride[i];
-    planes[i].dst_stride = l->dst_stride[i];
-    planes[i].width = l->w[i];
-    planes[i].height = l->h[i];
-    planes[i].n_comp = key_geom[l->key[i]].n_comp;
-    planes[i].sub_x = key_geom[l->key[i]].sub_x;
-    planes[i].sub_y = key_geom[l->key[i]].sub_y;
-  }
-}
-
 /* Bytes outside the planes' samples that are not the poison. */
 static uint64_t
 count_guard_damage (const Layout * l, const uint8_t * buf, uint8_t poison)
@@ -380,14 +605,12 @@ count_guard_damage (const Layout * l, const uint8_t * buf, uint8_t poison)
   int p, y;
 
   for (p = 0; p < l->n_planes; p++) {
-    size_t row = (size_t) l->w[p] * key_geom[l->key[p]].n_comp;
-
     for (y = 0; y < l->h[p]; y++) {
       size_t start = l->dst_off[p] + (size_t) y * l->dst_stride[p];
 
       for (i = pos; i < start; i++)
         bad += buf[i] != poison;
-      pos = start + row;
+      pos = start + l->row[p];
     }
   }
   for (i = pos; i < l->dst_size; i++)
@@ -398,10 +621,29 @@ count_guard_damage (const Layout * l, const uint8_t * buf, uint8_t poison)
 /* ---------------------------------------------------------------------- */
 /* Checks */
 
-static void
-settings_label (const CcvSettings * s, char *buf, size_t len)
+typedef struct
 {
-  if (s->radius == 0 || s->sigma > 0.0)
+  uint64_t cases;
+  uint64_t failed_cases;
+  uint64_t samples;
+  uint64_t off_by_one;
+  uint64_t off_by_more;
+  uint64_t unwritten;
+  uint64_t nondeterministic;
+  uint64_t guard;
+  uint64_t src_modified;
+  int max_diff;
+} Stats;
+
+static void
+settings_label (const Setting * st, char *buf, size_t len)
+{
+  const CcvSettings *s = &st->s;
+
+  if (st->label)
+    snprintf (buf, len, "%s/%s planes=%s", st->label, border_names[s->border],
+        planes_names[st->planes]);
+  else if (s->radius == 0 || s->sigma > 0.0)
     snprintf (buf, len, "%s/%s r=%u sigma=%g", kernel_names[s->kernel],
         border_names[s->border], s->radius, s->sigma);
   else
@@ -410,80 +652,101 @@ settings_label (const CcvSettings * s, char *buf, size_t len)
 }
 
 static void
-fail_line (const char *fmt_name, const Size * sz, const CcvSettings * s,
+fail_line (const char *fmt_name, const Size * sz, const Setting * st,
     const char *what)
 {
-  char label[96] = "";
+  char label[128] = "";
 
   if (fail_lines++ >= MAX_FAIL_LINES) {
     if (fail_lines == MAX_FAIL_LINES + 1)
       printf ("  (further failures not shown)\n");
     return;
   }
-  if (s)
-    settings_label (s, label, sizeof (label));
+  if (st)
+    settings_label (st, label, sizeof (label));
   printf ("  FAIL %s %dx%d %s: %s\n", fmt_name, sz->w, sz->h, label, what);
+}
+
+static unsigned
+word_at (const uint8_t * row, int k, int bytes)
+{
+  return bytes == 1 ? row[k] : row[2 * k] | (unsigned) row[2 * k + 1] << 8;
 }
 
 /* Compares one downloaded frame with the references; returns TRUE when the
  * case passes.  a was poisoned with POISON_A, b (NULL in the quick run)
- * with POISON_B. */
+ * with POISON_B.  Filtered samples may differ from the reference by 1 in
+ * their depth bits; copied and filled ones, and a P010 sample's low bits,
+ * must be exact. */
 static int
-check_frame (const Layout * l, const uint8_t * a, const uint8_t * b,
-    uint8_t *const *refs, Stats * st, const char *fmt_name, const Size * sz,
-    const CcvSettings * s)
+check_frame (const Layout * l, const Format * fmt, const KeyPlane * kp,
+    const uint8_t * a, const uint8_t * b, RefJob * const *jobs, Stats * st,
+    const Size * sz, const Setting * s)
 {
   const char *lay = l->padded ? "padded" : "tight";
+  const int bytes = sample_bytes (fmt->depth), shift = fmt->shift;
+  const unsigned pa = bytes == 1 ? POISON_A : POISON_A * 0x101u;
+  const unsigned pb = bytes == 1 ? POISON_B : POISON_B * 0x101u;
   char what[256];
   int ok = 1, p, y, x;
   uint64_t g;
 
   for (p = 0; p < l->n_planes; p++) {
-    int n = key_geom[l->key[p]].n_comp;
-    size_t row = (size_t) l->w[p] * n;
-    const uint8_t *ref = refs[l->key[p]];
+    const KeyPlane *k = &kp[l->key[p]];
+    const int n = k->n_comp, ws = k->w * n;
+    const RefJob *job = jobs[p];
     uint64_t bad = 0, unwritten = 0, nondet = 0;
-    int first_x = -1, first_y = -1, first_g = 0, first_r = 0, maxd = 0;
+    int first_x = -1, first_y = -1, maxd = 0;
+    unsigned first_g = 0, first_r = 0;
 
     for (y = 0; y < l->h[p]; y++) {
       const uint8_t *ra = a + l->dst_off[p] + (size_t) y * l->dst_stride[p];
       const uint8_t *rb = b ? b + l->dst_off[p] +
           (size_t) y * l->dst_stride[p] : NULL;
-      const uint8_t *rr = ref + (size_t) y * row;
-      uint64_t n1 = 0, nb = 0;
+      const uint8_t *rr = job->out + (size_t) y * k->row;
 
-      for (x = 0; x < (int) row; x++) {
-        int d = ra[x] > rr[x] ? ra[x] - rr[x] : rr[x] - ra[x];
+      /* most rows match exactly: only the others are looked at closely */
+      if (memcmp (ra, rr, k->row) == 0 && (!rb || memcmp (ra, rb,
+                  k->row) == 0))
+        continue;
+      for (x = 0; x < ws; x++) {
+        const unsigned ga = word_at (ra, x, bytes), r = word_at (rr, x, bytes);
+        int d;
 
-        maxd = d > maxd ? d : maxd;
-        n1 += d == 1;
-        nb += d > 1;
-      }
-      st->off_by_one += n1;
-      if (nb && first_y < 0) {
-        for (x = 0; x < (int) row; x++) {
-          int d = ra[x] > rr[x] ? ra[x] - rr[x] : rr[x] - ra[x];
-          if (d > 1)
-            break;
+        if (job->op[x % n] == CCV_COMP_FILTER) {
+          const int va = (int) (ga >> shift), vr = (int) (r >> shift);
+
+          d = va > vr ? va - vr : vr - va;
+          if ((ga ^ r) & ((1u << shift) - 1))
+            d = 1 << 30;
+        } else {
+          d = ga == r ? 0 : 1 << 30;
         }
-        first_x = x;
-        first_y = y;
-        first_g = ra[x];
-        first_r = rr[x];
-      }
-      bad += nb;
-      if (rb && memcmp (ra, rb, row) != 0) {
-        for (x = 0; x < (int) row; x++) {
-          if (ra[x] == rb[x])
-            continue;
-          if (ra[x] == POISON_A && rb[x] == POISON_B)
-            unwritten++;
-          else
-            nondet++;
+        if (d > maxd && d < (1 << 30))
+          maxd = d;
+        st->off_by_one += d == 1;
+        if (d > 1) {
+          if (first_y < 0) {
+            first_x = x;
+            first_y = y;
+            first_g = ga;
+            first_r = r;
+          }
+          bad++;
+        }
+        if (rb) {
+          const unsigned gb = word_at (rb, x, bytes);
+
+          if (ga != gb) {
+            if (ga == pa && gb == pb)
+              unwritten++;
+            else
+              nondet++;
+          }
         }
       }
     }
-    st->samples += (uint64_t) row * l->h[p];
+    st->samples += (uint64_t) ws * l->h[p];
     st->off_by_more += bad;
     st->unwritten += unwritten;
     st->nondeterministic += nondet;
@@ -491,19 +754,19 @@ check_frame (const Layout * l, const uint8_t * a, const uint8_t * b,
       st->max_diff = maxd;
 
     if (bad) {
-      snprintf (what, sizeof (what), "%s plane %d (%dx%d, %d comp): "
-          "%" PRIu64 " samples off by > 1 (max %d), first at x=%d c=%d "
-          "y=%d: gpu %d, reference %d", lay, p, l->w[p], l->h[p], n, bad,
-          maxd, first_x / n, first_x % n, first_y, first_g, first_r);
-      fail_line (fmt_name, sz, s, what);
+      snprintf (what, sizeof (what), "%s plane %d (%dx%d, %d comp, op %d): "
+          "%" PRIu64 " samples off by > 1 (or copied/filled/low bits not "
+          "exact), first at x=%d c=%d y=%d: gpu 0x%x, reference 0x%x", lay, p,
+          k->w, k->h, n, job->op[first_x % n], bad, first_x / n, first_x % n,
+          first_y, first_g, first_r);
+      fail_line (fmt->name, sz, s, what);
       ok = 0;
     }
     if (unwritten || nondet) {
       snprintf (what, sizeof (what), "%s plane %d (%dx%d, %d comp): "
           "%" PRIu64 " samples never written, %" PRIu64 " differ between "
-          "two identical runs", lay, p, l->w[p], l->h[p], n, unwritten,
-          nondet);
-      fail_line (fmt_name, sz, s, what);
+          "two identical runs", lay, p, k->w, k->h, n, unwritten, nondet);
+      fail_line (fmt->name, sz, s, what);
       ok = 0;
     }
   }
@@ -515,7 +778,7 @@ check_frame (const Layout * l, const uint8_t * a, const uint8_t * b,
     st->guard += g;
     snprintf (what, sizeof (what), "%s: %" PRIu64 " bytes written outside "
         "the planes (row padding or between planes)", lay, g);
-    fail_line (fmt_name, sz, s, what);
+    fail_line (fmt->name, sz, s, what);
     ok = 0;
   }
   return ok;
@@ -524,13 +787,11 @@ check_frame (const Layout * l, const uint8_t * a, const uint8_t * b,
 /* Runs the engine on l with the destination poisoned with `poison' and
  * downloads the whole destination buffer into out. */
 static int
-run_gpu (const Layout * l, const CcvFilter * f, uint8_t poison, uint8_t * out,
-    cudaStream_t stream)
+run_gpu (const Layout * l, const CcvPlane * planes, const CcvFilter * f,
+    uint8_t poison, uint8_t * out, cudaStream_t stream)
 {
-  CcvPlane planes[3];
   int err;
 
-  layout_planes (l, planes);
   err = cudaMemsetAsync (l->d_dst, poison, l->dst_size, stream);
   if (err != cudaSuccess)
     return err;
@@ -559,24 +820,26 @@ now_s (void)
 /* ---------------------------------------------------------------------- */
 
 static int
-build_settings (CcvSettings * out)
+build_settings (Setting * out)
 {
   const unsigned *radii = opt.race ? race_radii :
       opt.quick ? quick_radii : full_radii;
   int n_radii = opt.race ? (int) (sizeof (race_radii) / sizeof (unsigned)) :
       opt.quick ? (int) (sizeof (quick_radii) / sizeof (unsigned))
       : (int) (sizeof (full_radii) / sizeof (unsigned));
-  int n = 0, k, b, r, e;
+  int n = 0, k, b, r, e, g;
 
-  for (k = 0; k < CCV_KERNEL_N; k++) {
+  /* the sweep */
+  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++) {
     for (b = 0; b < CCV_BORDER_N; b++) {
       if (opt.race && b != CCV_BORDER_MIRROR)
         continue;
       for (r = 0; r < n_radii; r++) {
         memset (&out[n], 0, sizeof (out[n]));
-        out[n].kernel = k;
-        out[n].border = b;
-        out[n].radius = radii[r];
+        out[n].s.kernel = k;
+        out[n].s.border = b;
+        out[n].s.radius = radii[r];
+        out[n].sweep = 1;
         n++;
       }
     }
@@ -588,72 +851,127 @@ build_settings (CcvSettings * out)
       if (opt.race || (opt.quick && (b != CCV_BORDER_MIRROR || e >= 2)))
         continue;
       memset (&out[n], 0, sizeof (out[n]));
-      out[n].kernel = extra_settings[e].kernel;
-      out[n].border = b;
-      out[n].radius = extra_settings[e].radius;
-      out[n].sigma = extra_settings[e].sigma;
+      out[n].s.kernel = extra_settings[e].kernel;
+      out[n].s.border = b;
+      out[n].s.radius = extra_settings[e].radius;
+      out[n].s.sigma = extra_settings[e].sigma;
+      out[n].sweep = 1;
+      n++;
+    }
+  }
+
+  /* the general set: every border (racecheck: mirror) */
+  for (g = 0; g < N_GENERAL; g++) {
+    const General *gs = &general[g];
+
+    for (b = 0; b < CCV_BORDER_N; b++) {
+      if (opt.race && (!gs->race || b != CCV_BORDER_MIRROR))
+        continue;
+      memset (&out[n], 0, sizeof (out[n]));
+      out[n].label = gs->label;
+      out[n].planes = gs->planes;
+      /* the largest sizes with one border a kernel; no 3840x2160 */
+      out[n].max_w = b == g % CCV_BORDER_N ? 1921 : 385;
+      if (gs->max_w)
+        out[n].max_w = opt.quick ? 17 : gs->max_w;
+      out[n].s.kernel = gs->kernel;
+      out[n].s.border = b;
+      out[n].s.radius = gs->radius;
+      out[n].s.sigma = gs->sigma;
+      out[n].s.sigma_y = gs->sigma_y;
+      out[n].s.amount = gs->amount;
+      out[n].s.normalize = gs->normalize;
+      out[n].s.custom_x_len = gs->x_len;
+      out[n].s.custom_y_len = gs->y_len;
+      memcpy (out[n].s.custom_x, gs->x, sizeof (gs->x));
+      memcpy (out[n].s.custom_y, gs->y, sizeof (gs->y));
+      if (gs->side)
+        matrix_fill (&out[n].s, gs->side);
       n++;
     }
   }
   return n;
 }
 
-static int
-format_in_run (int i)
-{
-  if (opt.race)
-    return strcmp (formats[i].name, "I420") == 0
-        || strcmp (formats[i].name, "NV12") == 0;
-  return !opt.quick || formats[i].quick;
-}
-
 /* Returns -1 on a CUDA error (which may be sticky: the run stops), 0
  * otherwise; failures are counted in stats. */
 static int
-run_size (const Size * sz, const CcvSettings * settings, int n_settings,
+run_size (const Size * sz, const Setting * settings, int n_settings,
     Stats * stats, cudaStream_t stream)
 {
-  KeyPlane kp[N_KEYS];
+  KeyPlane kp[MAX_KEYS];
+  int fkey[N_FORMATS][3];
   Layout lay[N_FORMATS][2];
   RefPool pool;
+  RefJob **plane_job;           /* [setting][format * 3 + plane] */
   pthread_t *threads;
   uint8_t *h_a = NULL, *h_b = NULL;
   size_t max_dst = 0;
   double t0 = now_s (), t_wait = 0.0;
-  int ret = 0, i, j, s, n_threads;
+  int ret = 0, i, j, s, n_threads, n_keys = 0;
   Stats before[N_FORMATS];
 
   /* max_diff is reported per size, then folded into the totals */
   memcpy (before, stats, sizeof (before));
   for (i = 0; i < N_FORMATS; i++)
     stats[i].max_diff = 0;
-  memset (kp, 0, sizeof (kp));
   memset (lay, 0, sizeof (lay));
+  memset (&pool, 0, sizeof (pool));
+  plane_job = calloc ((size_t) n_settings * N_FORMATS * 3, sizeof (RefJob *));
+  pool.jobs = calloc ((size_t) n_settings * N_FORMATS * 3, sizeof (RefJob));
+  pool.first_job = calloc (n_settings + 1, sizeof (int));
+
   for (i = 0; i < N_FORMATS; i++) {
     if (!format_in_run (i))
       continue;
     for (j = 0; j < formats[i].n_planes; j++)
-      kp[formats[i].key[j]].used = 1;
+      fkey[i][j] = key_of (kp, &n_keys, i, j);
   }
-  for (i = 0; i < N_KEYS; i++) {
-    kp[i].n_comp = key_geom[i].n_comp;
-    kp[i].sub_x = key_geom[i].sub_x;
-    kp[i].sub_y = key_geom[i].sub_y;
-    kp[i].w = (sz->w + kp[i].sub_x - 1) / kp[i].sub_x;
-    kp[i].h = (sz->h + kp[i].sub_y - 1) / kp[i].sub_y;
-    if (!kp[i].used)
-      continue;
-    kp[i].in = malloc ((size_t) kp[i].w * kp[i].h * kp[i].n_comp);
-    fill_plane (kp[i].in, kp[i].w, kp[i].h, kp[i].n_comp,
+  for (i = 0; i < n_keys; i++) {
+    KeyPlane *k = &kp[i];
+
+    k->w = (sz->w + k->sub_x - 1) / k->sub_x;
+    k->h = (sz->h + k->sub_y - 1) / k->sub_y;
+    k->row = (size_t) k->w * k->n_comp * sample_bytes (k->depth);
+    k->in = malloc (k->row * k->h);
+    fill_bytes (k->in, k->row, k->h, sample_bytes (k->depth),
         opt.seed ^ ((uint64_t) i << 56) ^ ((uint64_t) sz->w << 28) ^
         (uint64_t) sz->h);
   }
+
+  /* the jobs: per setting, the distinct (key, ops) of the planes it runs */
+  for (s = 0; s < n_settings; s++) {
+    pool.first_job[s] = pool.n_jobs;
+    if (!setting_at_size (&settings[s], sz))
+      continue;
+    for (i = 0; i < N_FORMATS; i++) {
+      if (!format_in_run (i) || !setting_on_format (&settings[s], i))
+        continue;
+      for (j = 0; j < formats[i].n_planes; j++) {
+        RefJob job, **slot = &plane_job[((size_t) s * N_FORMATS + i) * 3 + j];
+        int q;
+
+        memset (&job, 0, sizeof (job));
+        job.setting = s;
+        job.key = fkey[i][j];
+        plane_ops (i, j, &settings[s], job.op, &job.fill);
+        for (q = pool.first_job[s]; q < pool.n_jobs; q++)
+          if (pool.jobs[q].key == job.key && pool.jobs[q].fill == job.fill
+              && memcmp (pool.jobs[q].op, job.op, CCV_MAX_COMP) == 0)
+            break;
+        if (q == pool.n_jobs)
+          pool.jobs[pool.n_jobs++] = job;
+        *slot = &pool.jobs[q];
+      }
+    }
+  }
+  pool.first_job[n_settings] = pool.n_jobs;
 
   for (i = 0; i < N_FORMATS; i++) {
     if (!format_in_run (i))
       continue;
     for (j = 0; j < 2; j++) {
-      layout_init (&lay[i][j], &formats[i], kp, j);
+      layout_init (&lay[i][j], fkey[i], formats[i].n_planes, kp, j);
       if (layout_upload (&lay[i][j], kp, opt.seed + 1000 * i + j) < 0) {
         printf ("  ERROR: could not allocate or upload a %dx%d %s frame: %s\n",
             sz->w, sz->h, formats[i].name,
@@ -673,15 +991,12 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
     goto out_layouts;
   }
 
-  memset (&pool, 0, sizeof (pool));
   pthread_mutex_init (&pool.lock, NULL);
   pthread_cond_init (&pool.cond, NULL);
   pool.kp = kp;
   pool.settings = settings;
-  pool.n_settings = n_settings;
   pool.window = opt.n_threads < 4 ? 4 : opt.n_threads;
   pool.done = calloc (n_settings, sizeof (int));
-  pool.ref = calloc ((size_t) n_settings * N_KEYS, sizeof (uint8_t *));
   /* small frames: threads cost more than they save */
   n_threads = (size_t) sz->w * sz->h < 4096 ? 1 : opt.n_threads;
   threads = calloc (n_threads, sizeof (pthread_t));
@@ -689,11 +1004,12 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
     pthread_create (&threads[i], NULL, ref_worker, &pool);
 
   for (s = 0; s < n_settings && ret == 0; s++) {
+    const int n_jobs = pool.first_job[s + 1] - pool.first_job[s];
     CcvFilter f;
     double tw = now_s ();
 
     pthread_mutex_lock (&pool.lock);
-    while (pool.done[s] < N_KEYS)
+    while (pool.done[s] < n_jobs)
       pthread_cond_wait (&pool.cond, &pool.lock);
     pthread_mutex_unlock (&pool.lock);
     t_wait += now_s () - tw;
@@ -703,17 +1019,28 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
       break;
     }
 
-    ccv_filter_init (&f, &settings[s]);
-    for (i = 0; i < N_FORMATS && ret == 0; i++) {
-      if (!format_in_run (i))
+    ccv_filter_init (&f, &settings[s].s);
+    for (i = 0; i < N_FORMATS && ret == 0 && n_jobs > 0; i++) {
+      RefJob **jobs = &plane_job[((size_t) s * N_FORMATS + i) * 3];
+
+      if (!format_in_run (i) || !setting_on_format (&settings[s], i))
         continue;
       for (j = 0; j < 2; j++) {
         Layout *l = &lay[i][j];
-        int err = run_gpu (l, &f, POISON_A, h_a, stream);
+        CcvPlane planes[3];
+        int err, p;
 
+        for (p = 0; p < l->n_planes; p++) {
+          plane_init (&planes[p], &kp[l->key[p]], jobs[p]->op, jobs[p]->fill);
+          planes[p].src = l->d_src + l->src_off[p];
+          planes[p].dst = l->d_dst + l->dst_off[p];
+          planes[p].src_stride = l->src_stride[p];
+          planes[p].dst_stride = l->dst_stride[p];
+        }
+        err = run_gpu (l, planes, &f, POISON_A, h_a, stream);
         /* under compute-sanitizer one run per layout is enough */
         if (err == 0 && !opt.quick)
-          err = run_gpu (l, &f, POISON_B, h_b, stream);
+          err = run_gpu (l, planes, &f, POISON_B, h_b, stream);
         if (err != 0) {
           char what[160];
 
@@ -727,11 +1054,11 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
           break;
         }
         stats[i].cases++;
-        if (!check_frame (l, h_a, opt.quick ? NULL : h_b, pool.ref + (size_t) s * N_KEYS,
-                &stats[i], formats[i].name, sz, &settings[s]))
+        if (!check_frame (l, &formats[i], kp, h_a, opt.quick ? NULL : h_b,
+                jobs, &stats[i], sz, &settings[s]))
           stats[i].failed_cases++;
         else if (opt.verbose) {
-          char label[96];
+          char label[128];
 
           settings_label (&settings[s], label, sizeof (label));
           printf ("  ok %s %dx%d %s %s\n", formats[i].name, sz->w, sz->h,
@@ -741,9 +1068,9 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
     }
 
     pthread_mutex_lock (&pool.lock);
-    for (j = 0; j < N_KEYS; j++) {
-      free (pool.ref[(size_t) s * N_KEYS + j]);
-      pool.ref[(size_t) s * N_KEYS + j] = NULL;
+    for (j = pool.first_job[s]; j < pool.first_job[s + 1]; j++) {
+      free (pool.jobs[j].out);
+      pool.jobs[j].out = NULL;
     }
     pool.consumed = s + 1;
     pthread_cond_broadcast (&pool.cond);
@@ -753,15 +1080,14 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
   /* On an early stop let the workers run out of jobs quickly. */
   pthread_mutex_lock (&pool.lock);
   pool.consumed = n_settings;
-  pool.next_job = n_settings * N_KEYS;
+  pool.next_job = pool.n_jobs;
   pthread_cond_broadcast (&pool.cond);
   pthread_mutex_unlock (&pool.lock);
   for (i = 0; i < n_threads; i++)
     pthread_join (threads[i], NULL);
-  for (i = 0; i < n_settings * N_KEYS; i++)
-    free (pool.ref[i]);
+  for (i = 0; i < pool.n_jobs; i++)
+    free (pool.jobs[i].out);
   free (threads);
-  free (pool.ref);
   free (pool.done);
   pthread_mutex_destroy (&pool.lock);
   pthread_cond_destroy (&pool.cond);
@@ -796,7 +1122,7 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
 
     if (!format_in_run (i))
       continue;
-    printf ("  %-5s %4" PRIu64 " cases  max |d| %d  +-1: %9" PRIu64
+    printf ("  %-9s %4" PRIu64 " cases  max |d| %d  +-1: %9" PRIu64
         " of %11" PRIu64 " samples  %s\n", formats[i].name,
         b->cases - a->cases, b->max_diff, b->off_by_one - a->off_by_one,
         b->samples - a->samples,
@@ -806,7 +1132,8 @@ run_size (const Size * sz, const CcvSettings * settings, int n_settings,
     if (before[i].max_diff > stats[i].max_diff)
       stats[i].max_diff = before[i].max_diff;
   printf ("  %dx%d done in %.1f s (%.1f s waiting for the CPU reference, "
-      "%d threads)\n", sz->w, sz->h, now_s () - t0, t_wait, n_threads);
+      "%d threads, %d reference planes)\n", sz->w, sz->h, now_s () - t0,
+      t_wait, n_threads, pool.n_jobs);
 
 out_layouts:
   cudaFreeHost (h_a);
@@ -814,8 +1141,11 @@ out_layouts:
   for (i = 0; i < N_FORMATS; i++)
     for (j = 0; j < 2; j++)
       layout_clear (&lay[i][j]);
-  for (i = 0; i < N_KEYS; i++)
+  for (i = 0; i < n_keys; i++)
     free (kp[i].in);
+  free (plane_job);
+  free (pool.jobs);
+  free (pool.first_job);
   return ret;
 }
 
@@ -823,9 +1153,9 @@ static void
 usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--seed=N] [--threads=N] [--verbose]\n"
-      "  --quick      small sizes, a few radii, one poison\n"
+      "  --quick      small sizes, fewer settings and formats, one poison\n"
+      "               (for compute-sanitizer memcheck)\n"
       "  --race       a handful of cases for compute-sanitizer racecheck\n"
-      "               value (for compute-sanitizer)\n"
       "  --seed=N     input seed (default 0x%x, or $CCV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -865,12 +1195,12 @@ main (int argc, char **argv)
 {
   const Size *sizes = NULL;
   int n_sizes = 0;
-  CcvSettings settings[CCV_KERNEL_N * CCV_BORDER_N * 16 + 64];
+  static Setting settings[MAX_SETTINGS];
   Stats stats[N_FORMATS];
   Stats total;
   struct cudaDeviceProp prop;
   cudaStream_t stream;
-  int n_settings, i, dev, failed = 0, aborted = 0;
+  int n_settings, i, dev, failed = 0, aborted = 0, n_formats = 0;
   double t0 = now_s ();
 
   setvbuf (stdout, NULL, _IOLBF, 0);
@@ -895,14 +1225,18 @@ main (int argc, char **argv)
       opt.quick ? (int) (sizeof (quick_sizes) / sizeof (Size))
       : (int) (sizeof (full_sizes) / sizeof (Size));
   n_settings = build_settings (settings);
+  for (i = 0; i < N_FORMATS; i++)
+    n_formats += format_in_run (i);
 
   printf ("test-gpu: %s matrix on %s (sm_%d%d)\n",
-      opt.race ? "race" : opt.quick ? "quick" : "full", prop.name, prop.major, prop.minor);
+      opt.race ? "race" : opt.quick ? "quick" : "full", prop.name, prop.major,
+      prop.minor);
   printf ("seed: 0x%" PRIx64 " (override with --seed=N or CCV_TEST_SEED)\n",
       opt.seed);
-  printf ("tolerance: |gpu - reference| <= 1 LSB per sample; a larger "
-      "difference, a sample left unwritten, a byte written outside the "
-      "planes, or a modified source fails\n");
+  printf ("tolerance: |gpu - reference| <= 1 LSB per filtered sample, "
+      "copied and filled samples exact; a larger difference, a sample left "
+      "unwritten, a byte written outside the planes, or a modified source "
+      "fails\n");
   if (opt.quick)
     printf ("poison: destination filled with 0x%02X before each run\n",
         POISON_A);
@@ -910,11 +1244,11 @@ main (int argc, char **argv)
     printf ("poison: every case runs twice, the destination filled with "
         "0x%02X and then 0x%02X, and both outputs must agree\n", POISON_A,
         POISON_B);
-  printf ("matrix: %d settings (kernel x border x radius, sigma-only) x %d "
-      "sizes x %d formats x tight and padded strides (a case = one setting, "
-      "size, format and layout); CPU reference on %d threads\n",
-      n_settings, n_sizes, opt.race ? 2 : opt.quick ? 3 : N_FORMATS,
-      opt.n_threads);
+  printf ("matrix: %d settings (the gaussian/box sweep on the 8-bit YUV "
+      "formats; every kernel type with a planes choice on every format) x "
+      "%d sizes x %d formats x tight and padded strides (a case = one "
+      "setting, size, format and layout); CPU reference on %d threads\n",
+      n_settings, n_sizes, n_formats, opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
   for (i = 0; i < n_sizes; i++) {
