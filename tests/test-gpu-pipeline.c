@@ -793,13 +793,19 @@ main (int argc, char **argv)
   static const gchar *needed[] = { "cudaconvolve", "cudaupload",
     "cudadownload", "nvh264dec", "appsrc", "appsink"
   };
-  guint i;
+  guint i, n = 1;
   gint nf;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
+  /* --quick is ours: taken out before gst_check_init () parses argv */
+  for (i = 1; i < (guint) argc; i++) {
+    if (g_str_equal (argv[i], "--quick"))
+      quick = TRUE;
+    else
+      argv[n++] = argv[i];
+  }
+  argc = n;
   gst_check_init (&argc, &argv);
-  for (i = 1; i < (guint) argc; i++)
-    quick |= g_str_equal (argv[i], "--quick");
   if (ccv_cuda_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
