@@ -48,17 +48,9 @@ void
 sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
     const CcvTaps & ky, CcvBorder border, int row_begin, int row_end)
 {
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
+  band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.wb = pl.width * pl.n_comp;
-  p.height = pl.height;
-  p.row_begin = row_begin;
-  p.row_end = row_end;
   p.rx = kx.radius;
   p.ry = ky.radius;
   p.border = border;

@@ -81,17 +81,9 @@ gen_params_init (GenParams & p, const CcvPlane & pl, const CcvFilter & f,
   const CcvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
   const CcvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
 
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
+  band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.ws = pl.width * pl.n_comp;
-  p.height = pl.height;
-  p.row_begin = row_begin;
-  p.row_end = row_end;
   p.border = f.settings.border;
   p.shift = depth > 8 ? pl.shift : 0;
   p.mask = (1u << depth) - 1;

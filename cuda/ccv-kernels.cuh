@@ -5,6 +5,8 @@
 #ifndef __CCV_KERNELS_CUH__
 #define __CCV_KERNELS_CUH__
 
+#include <string.h>
+
 #include <cuda_runtime.h>
 
 #include "ccv.h"
@@ -15,6 +17,23 @@ namespace ccv {
  * 2-component interleaved); every other radius takes the generic path. */
 #define CCV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
+
+/* Zeroes a kernel's parameters p and fills what every path has: the
+ * plane's pointers, pitches and size, and the band of rows
+ * [row_begin, row_end) one launch covers. */
+template < typename P > static inline void
+band_params_init (P & p, const CcvPlane & pl, int row_begin, int row_end)
+{
+  memset (&p, 0, sizeof (p));
+  p.src = pl.src;
+  p.dst = pl.dst;
+  p.src_pitch = (size_t) pl.src_stride;
+  p.dst_pitch = (size_t) pl.dst_stride;
+  p.width = pl.width;
+  p.height = pl.height;
+  p.row_begin = row_begin;
+  p.row_end = row_end;
+}
 
 /* One launch's work: the rows [row_begin, row_end) of one plane.  Lives in
  * the kernel's parameter space, so the taps are in constant memory and each

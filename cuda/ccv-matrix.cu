@@ -479,16 +479,8 @@ matrix_params_init (MatrixParams & p, const CcvPlane & pl,
   const size_t unit = 4 * (size_t) ccv_plane_sample_bytes (&pl);
   const int n = 2 * m.radius + 1;
 
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
+  band_params_init (p, pl, row_begin, row_end);
   p.n_comp = pl.n_comp;
-  p.height = pl.height;
-  p.row_begin = row_begin;
-  p.row_end = row_end;
   p.depth = pl.depth > 8 ? pl.depth : 8;
   p.shift = pl.depth > 8 ? pl.shift : 0;
   p.fill = pl.fill;
