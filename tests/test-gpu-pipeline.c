@@ -334,8 +334,8 @@ GST_START_TEST (test_cuda_memory_matches_system)
           set_both (&cuda, &sys, "kernel", kernels[k]);
           set_both (&cuda, &sys, "border", borders[b]);
           set_both (&cuda, &sys, "radius", radii[r]);
-          g_snprintf (what, sizeof (what), "%s " G_STRINGIFY (W) "x" G_STRINGIFY (H) " %s border=%s "
-              "radius=%s", format, kernels[k], borders[b], radii[r]);
+          g_snprintf (what, sizeof (what), "%s %dx%d %s border=%s "
+              "radius=%s", format, W, H, kernels[k], borders[b], radii[r]);
 
           if (b == 0 && r == 0)
             g_print ("  %s\n", what);
