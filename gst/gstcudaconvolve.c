@@ -281,7 +281,7 @@ gst_cuda_convolve_backend_get_type (void)
     {GST_CUDA_CONVOLVE_BACKEND_AUTO,
         "CUDA when a device is usable, else the CPU (with a warning)", "auto"},
     {GST_CUDA_CONVOLVE_BACKEND_CUDA,
-        "CUDA device 0; fail to start when none is usable", "cuda"},
+        "CUDA, on the device cuda-device-id picks; fail to start when it is not usable", "cuda"},
     {GST_CUDA_CONVOLVE_BACKEND_CPU,
         "The CPU reference implementation", "cpu"},
     {0, NULL, NULL},
