@@ -123,16 +123,25 @@ taps_bounded (const CcvTaps & t)
   return sum <= 1.0001f;
 }
 
-/* Whether plane pl takes the tuned 8-bit kernels (ccv-separable.cu,
- * ccv-box.cu): one term, every component filtered, at most 2 of them. */
+/* Whether plane pl is one the tuned 8-bit kernels (ccv-separable.cu,
+ * ccv-box.cu) can filter with combine: one term, every component
+ * filtered, at most 2 of them. */
 static bool
-takes_tuned (const CcvPlane & pl, const CcvFilter & f)
+takes_tuned_as (const CcvPlane & pl, const CcvFilter & f, CcvCombine combine)
 {
   return ccv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
-      && f.combine == CCV_COMBINE_NONE && pl.n_comp <= 2
+      && f.combine == combine && pl.n_comp <= 2
       && all_ops (pl, CCV_COMP_FILTER)
       && taps_bounded (*ccv_filter_taps_x (&f, &pl))
       && taps_bounded (*ccv_filter_taps_y (&f, &pl));
+}
+
+/* The plain blurs: every tuned path, the one launch for 4:2:0 frames
+ * included. */
+static bool
+takes_tuned (const CcvPlane & pl, const CcvFilter & f)
+{
+  return takes_tuned_as (pl, f, CCV_COMBINE_NONE);
 }
 
 /* The one place that maps a plane and a filter to a GPU path
@@ -167,6 +176,19 @@ launch_plane (const CcvPlane & pl, const CcvFilter & f, int row_begin,
     sep_params_init (p, pl, *ccv_filter_taps_x (&f, &pl),
         *ccv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
     return launch_tuned (p, f.settings.kernel, stream);
+  }
+  /* an 8-bit sharpen of an unrolled radius: the tuned kernel with the
+   * unsharp mask in its stores */
+  if (f.amount > 0.0f && takes_tuned_as (pl, f, CCV_COMBINE_SHARPEN)) {
+    SepParams p;
+    cudaError_t e;
+
+    sep_params_init (p, pl, *ccv_filter_taps_x (&f, &pl),
+        *ccv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    p.amount = f.amount;
+    e = launch_separable (p, stream);
+    if (e != cudaErrorNotSupported)
+      return e;
   }
   return launch_general (pl, f, row_begin, row_end, stream);
 }

@@ -55,6 +55,7 @@ struct SepParams
   int src_aligned16;            /* src and src_pitch are multiples of 16 */
   int dst_aligned4;             /* dst and dst_pitch are multiples of 4 */
   int taps_nonneg;              /* all taps >= 0: results need no clamp */
+  float amount;                 /* > 0: sharpen, in + amount * (in - v) */
   float kx[CCV_MAX_TAPS];
   float ky[CCV_MAX_TAPS];
 };

@@ -149,10 +149,39 @@ hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
   }
 }
 
+/* The unsharp mask of 4 blurred samples v at (x, y): in + amount *
+ * (in - v), clamped to 0..255 so that pack4 rounds it exactly.  The source
+ * bytes are read again (from L2: the tile read them a moment ago). */
+__device__ __forceinline__ float4
+sharpen4 (const SepParams & p, const float4 & v, int x, int y, bool guard)
+{
+  const uint8_t *s = p.src + (size_t) y * p.src_pitch + x;
+  const float a = p.amount;
+  uint32_t w = 0;
+  float4 r;
+
+  if (!guard && p.src_aligned16) {
+    w = *(const uint32_t *) s;
+  } else if (y < p.row_end) {
+    for (int b = 0; b < 4 && x + b < p.wb; b++)
+      w |= (uint32_t) s[b] << (8 * b);
+  }
+  r.x = u8_to_f (w, 0);
+  r.y = u8_to_f (w, 1);
+  r.z = u8_to_f (w, 2);
+  r.w = u8_to_f (w, 3);
+  r.x = fminf (fmaxf (r.x + a * (r.x - v.x), 0.0f), 255.0f);
+  r.y = fminf (fmaxf (r.y + a * (r.y - v.y), 0.0f), 255.0f);
+  r.z = fminf (fmaxf (r.z + a * (r.z - v.z), 0.0f), 255.0f);
+  r.w = fminf (fmaxf (r.w + a * (r.w - v.w), 0.0f), 255.0f);
+  return r;
+}
+
 /* Vertical pass: each thread filters 4 adjacent columns over RPT rows,
  * reusing each float4 row it reads for every output it contributes to.
- * GUARD: the tile may stick out of the plane or the band. */
-template < int RY, int RPT, bool GUARD > __device__ void
+ * GUARD: the tile may stick out of the plane or the band.  SHARP: the
+ * blur becomes the unsharp mask of the source (kernel=sharpen). */
+template < int RY, int RPT, bool GUARD, bool SHARP > __device__ void
 vpass_fixed (const SepParams & p, const float *hbuf, int x0, int y0)
 {
   const int cg = threadIdx.x % COL_GROUPS, rg = threadIdx.x / COL_GROUPS;
@@ -179,8 +208,12 @@ vpass_fixed (const SepParams & p, const float *hbuf, int x0, int y0)
     }
   }
 #pragma unroll
-  for (int o = 0; o < RPT; o++)
-    store4 (p, x0 + cg * 4, y0 + row0 + o, pack4 (acc[o]), GUARD);
+  for (int o = 0; o < RPT; o++) {
+    const int x = x0 + cg * 4, y = y0 + row0 + o;
+
+    store4 (p, x, y, pack4 (SHARP ? sharpen4 (p, acc[o], x, y, GUARD) :
+            acc[o]), GUARD);
+  }
 }
 
 /* Vertical pass, any radius: one output row at a time. */
@@ -238,7 +271,8 @@ fixed_min_blocks (int r)
 }
 
 /* One tile (bx, by) of plane p with the unrolled radius R. */
-template < int R, int NC, CcvBorder B > __device__ __forceinline__ void
+template < int R, int NC, CcvBorder B, bool SHARP = false >
+    __device__ __forceinline__ void
 tile_fixed (const SepParams & p, int bx, int by)
 {
   constexpr int RPT = fixed_rpt (R);
@@ -253,22 +287,22 @@ tile_fixed (const SepParams & p, int bx, int by)
     hpass_fixed < R, NC, false > (p, g, sm.colmap, sm.rowmap, sm.hbuf, x0,
         y0);
     __syncthreads ();
-    vpass_fixed < R, RPT, false > (p, sm.hbuf, x0, y0);
+    vpass_fixed < R, RPT, false, SHARP > (p, sm.hbuf, x0, y0);
   } else {
     build_maps < B > (p, g, sm.colmap, sm.rowmap, x0, y0);
     __syncthreads ();
     hpass_fixed < R, NC, true > (p, g, sm.colmap, sm.rowmap, sm.hbuf, x0,
         y0);
     __syncthreads ();
-    vpass_fixed < R, RPT, true > (p, sm.hbuf, x0, y0);
+    vpass_fixed < R, RPT, true, SHARP > (p, sm.hbuf, x0, y0);
   }
 }
 
-template < int R, int NC, CcvBorder B > __global__ void
+template < int R, int NC, CcvBorder B, bool SHARP > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks (R))
 sep_fixed (const __grid_constant__ SepParams p)
 {
-  tile_fixed < R, NC, B > (p, blockIdx.x, blockIdx.y);
+  tile_fixed < R, NC, B, SHARP > (p, blockIdx.x, blockIdx.y);
 }
 
 /* A 4:2:0 frame in one launch: the luma plane (radius R) and its chroma
@@ -320,7 +354,7 @@ sep_generic (const __grid_constant__ SepParams p, int tile_h)
 
 typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
 
-template < int R, int NC, CcvBorder B > static cudaError_t
+template < int R, int NC, CcvBorder B, bool SHARP > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
@@ -329,17 +363,18 @@ launch_fixed (const SepParams & p, cudaStream_t stream)
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
 
-  return launch_smem ((const void *) sep_fixed < R, NC, B >, smem,
+  return launch_smem ((const void *) sep_fixed < R, NC, B, SHARP >, smem,
       smem_allowed,[&]{
-        sep_fixed < R, NC, B > <<< grid, THREADS, smem, stream >>> (p);});
+        sep_fixed < R, NC, B, SHARP > <<< grid, THREADS, smem, stream >>>
+        (p);});
 }
 
-template < int NC > static FixedLauncher
+template < int NC, bool SHARP > static FixedLauncher
 pick_fixed (int r, int b)
 {
   switch (r) {
 #define CCV_FIXED_CASE(R) case R: return with_border (b, [](auto bc) { \
-        return launch_fixed < R, NC, decltype (bc)::value >; });
+        return launch_fixed < R, NC, decltype (bc)::value, SHARP >; });
       CCV_FIXED_RADII (CCV_FIXED_CASE)
 #undef CCV_FIXED_CASE
     default:
@@ -432,11 +467,17 @@ launch_separable (const SepParams & p, cudaStream_t stream)
   if (!p.taps_nonneg)           /* the rounding in pack4 relies on it */
     return cudaErrorInvalidValue;
   if (p.rx == p.ry && p.nc == 1)
-    launch = pick_fixed < 1 > (p.rx, p.border);
+    launch = p.amount > 0.0f ? pick_fixed < 1, true > (p.rx, p.border) :
+        pick_fixed < 1, false > (p.rx, p.border);
   else if (p.rx == p.ry && p.nc == 2)
-    launch = pick_fixed < 2 > (p.rx, p.border);
+    launch = p.amount > 0.0f ? pick_fixed < 2, true > (p.rx, p.border) :
+        pick_fixed < 2, false > (p.rx, p.border);
   if (launch)
     return launch (p, stream);
+  /* the unsharp mask only in the unrolled radii: the caller takes the
+   * general kernel for the others */
+  if (p.amount > 0.0f)
+    return cudaErrorNotSupported;
   return launch_generic (p, stream);
 }
 
