@@ -27,10 +27,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_convolve_debug);
 
 void
 gst_ccv_cuda_set_context (GstCcvCuda * cuda, GstElement * element,
-    GstContext * context)
+    GstContext * context, gint device_id)
 {
-  gst_cuda_handle_set_context (element, context, cuda->device_id,
-      &cuda->context);
+  gst_cuda_handle_set_context (element, context, device_id, &cuda->context);
 }
 
 gboolean
@@ -42,7 +41,7 @@ gst_ccv_cuda_handle_context_query (GstCcvCuda * cuda, GstElement * element,
 }
 
 gboolean
-gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element)
+gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element, gint device_id)
 {
   gboolean ok;
 
@@ -55,10 +54,8 @@ gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element)
   }
   /* the CUDA allocator, which nvcodec registers when it is loaded */
   gst_cuda_memory_init_once ();
-  if (!gst_cuda_ensure_element_context (element, cuda->device_id,
-          &cuda->context)) {
-    GST_INFO_OBJECT (element, "no CUDA context for device %d",
-        cuda->device_id);
+  if (!gst_cuda_ensure_element_context (element, device_id, &cuda->context)) {
+    GST_INFO_OBJECT (element, "no CUDA context for device %d", device_id);
     return FALSE;
   }
   if (!gst_cuda_context_push (cuda->context))
@@ -98,8 +95,6 @@ gst_ccv_cuda_device (const GstCcvCuda * cuda)
 {
   guint device = 0;
 
-  if (!cuda->context)
-    return MAX (cuda->device_id, 0);
   g_object_get (cuda->context, "cuda-device-id", &device, NULL);
   return (gint) device;
 }

@@ -19,27 +19,27 @@ G_BEGIN_DECLS
  * context. */
 typedef struct
 {
-  gint device_id;               /* cuda-device-id: -1 = any */
   GstCudaContext *context;
   CUstream stream;
   gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
   gboolean opened;              /* gst_ccv_cuda_open () was tried */
 } GstCcvCuda;
 
-/* The element's GstElement::set_context and the context part of its
- * GstBaseTransform::query. */
+/* The element's GstElement::set_context (device_id: its cuda-device-id,
+ * -1 = any) and the context part of its GstBaseTransform::query. */
 void gst_ccv_cuda_set_context (GstCcvCuda * cuda, GstElement * element,
-    GstContext * context);
+    GstContext * context, gint device_id);
 gboolean gst_ccv_cuda_handle_context_query (GstCcvCuda * cuda,
     GstElement * element, GstQuery * query);
 
 /* Finds the neighbours' context for device_id (or makes one and shares
  * it) and creates the stream.  FALSE when CUDA cannot be used; the element
  * then works on system memory only. */
-gboolean gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element);
+gboolean gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element,
+    gint device_id);
 void gst_ccv_cuda_close (GstCcvCuda * cuda);
 
-/* The device of the context, or of cuda-device-id when there is none. */
+/* The device of the context; only once there is one. */
 gint gst_ccv_cuda_device (const GstCcvCuda * cuda);
 
 /* Whether CUDA memory can be offered: until the element has tried to

@@ -145,8 +145,7 @@ struct _GstCudaConvolve
   CcvCuda *cuda;
 #endif
 #ifdef HAVE_GST_CUDA
-  /* device_id is the cuda-device-id property (under the object lock,
-   * changed in READY only); the rest is set up in start (). */
+  /* set up in start () */
   GstCcvCuda cuda_mem;
 #endif
 };
@@ -445,9 +444,6 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->planes = DEFAULT_PLANES;
   self->backend = DEFAULT_BACKEND;
   self->device_id = DEFAULT_CUDA_DEVICE_ID;
-#ifdef HAVE_GST_CUDA
-  self->cuda_mem.device_id = DEFAULT_CUDA_DEVICE_ID;
-#endif
   self->active_backend = "none";
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
@@ -531,9 +527,6 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       self->device_id = g_value_get_int (value);
-#ifdef HAVE_GST_CUDA
-      self->cuda_mem.device_id = self->device_id;
-#endif
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -638,24 +631,33 @@ gst_cuda_convolve_set_active_backend (GstCudaConvolve * self,
         properties[PROP_ACTIVE_BACKEND]);
 }
 
-/* Opens the CUDA engine unless it is open.  On failure, err holds a
- * sentence saying why. */
+#ifdef HAVE_CUDA
+/* The cuda-device-id property: -1 = any. */
+static gint
+gst_cuda_convolve_device_id (GstCudaConvolve * self)
+{
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+  return device_id;
+}
+
 /* The CUDA device to filter on: the shared context's, when there is one. */
 static gint
 gst_cuda_convolve_device (GstCudaConvolve * self)
 {
-  gint device;
-
 #ifdef HAVE_GST_CUDA
   if (self->cuda_mem.context)
     return gst_ccv_cuda_device (&self->cuda_mem);
 #endif
-  GST_OBJECT_LOCK (self);
-  device = MAX (self->device_id, 0);
-  GST_OBJECT_UNLOCK (self);
-  return device;
+  return MAX (gst_cuda_convolve_device_id (self), 0);
 }
+#endif
 
+/* Opens the CUDA engine unless it is open.  On failure, err holds a
+ * sentence saying why. */
 static gboolean
 gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
     gsize err_len)
@@ -765,7 +767,8 @@ gst_cuda_convolve_start (GstBaseTransform * trans)
   /* The context first: it says which device the engine opens.  Without
    * one, CUDA memory is not offered and frames come in system memory. */
   if (backend != GST_CUDA_CONVOLVE_BACKEND_CPU)
-    gst_ccv_cuda_open (&self->cuda_mem, GST_ELEMENT (self));
+    gst_ccv_cuda_open (&self->cuda_mem, GST_ELEMENT (self),
+        gst_cuda_convolve_device_id (self));
 #endif
 
   return gst_cuda_convolve_ensure_backend (self, backend);
@@ -1280,6 +1283,12 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
   gchar err[256] = "";
 #endif
 
+  /* Identity settings reach here only between system and CUDA memory,
+   * where the buffer cannot pass through: a copy. */
+  if (ccv_settings_is_identity (&self->frame_settings))
+    return gst_video_frame_copy (out_frame, in_frame) ? GST_FLOW_OK :
+        GST_FLOW_ERROR;
+
   if (!gst_cuda_convolve_prepare (self))
     return GST_FLOW_ERROR;
 
@@ -1355,7 +1364,8 @@ gst_cuda_convolve_set_context (GstElement * element, GstContext * context)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (element);
 
-  gst_ccv_cuda_set_context (&self->cuda_mem, element, context);
+  gst_ccv_cuda_set_context (&self->cuda_mem, element, context,
+      gst_cuda_convolve_device_id (self));
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
@@ -1439,41 +1449,12 @@ cuda_failed:
   }
 }
 
-/* System memory on one side, CUDA memory on the other, and nothing to
- * filter: a copy, through the mapped (staged) memory. */
-static GstFlowReturn
-gst_cuda_convolve_copy (GstCudaConvolve * self, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
-  GstVideoFrame in_frame, out_frame;
-  gboolean ok;
-
-  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
-          GST_MAP_READ))
-    return GST_FLOW_ERROR;
-  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    return GST_FLOW_ERROR;
-  }
-  ok = gst_video_frame_copy (&out_frame, &in_frame);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
-}
-
 static GstFlowReturn
 gst_cuda_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
   GstCcvCuda *cm = &self->cuda_mem;
-
-  if (cm->in_cuda != cm->out_cuda &&
-      ccv_settings_is_identity (&self->frame_settings))
-    return gst_cuda_convolve_copy (self, inbuf, outbuf);
 
   if (cm->in_cuda && cm->out_cuda && gst_ccv_cuda_buffer_is_local (cm, inbuf)
       && gst_ccv_cuda_buffer_is_local (cm, outbuf)) {
@@ -1483,8 +1464,9 @@ gst_cuda_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       return gst_cuda_convolve_filter_cuda (self, inbuf, outbuf);
   }
 
-  /* Any other mix: GstVideoFilter maps the frames into system memory
-   * (GstCudaMemory stages them) and transform_frame () filters them. */
+  /* Any other mix, and identity settings between memories: GstVideoFilter
+   * maps the frames into system memory (GstCudaMemory stages them) and
+   * transform_frame () filters or copies them. */
   return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
       outbuf);
 }

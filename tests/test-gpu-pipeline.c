@@ -212,8 +212,8 @@ frames_differ (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
   fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
           GST_MAP_READ));
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa) && !differ; p++) {
-    for (c = 0; GST_VIDEO_FRAME_PLANE_DATA (&fa, p) &&
-        GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, c) != p; c++);
+    /* the first component of plane p gives its row length */
+    for (c = 0; GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, c) != p; c++);
     for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&fa, c); y++) {
       gsize n = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&fa, c) *
           GST_VIDEO_FRAME_COMP_PSTRIDE (&fa, c);
