@@ -71,14 +71,14 @@
 #include <string.h>
 
 #include "gstcudaconvolve.h"
-#include "gstccvkernelprops.h"
+#include "gstcuconvkernelprops.h"
 #ifdef HAVE_CUDA
-#include "ccv-cuda.h"
-#include "gstccvhostallocator.h"
+#include "cuconv-cuda.h"
+#include "gstcuconvhostallocator.h"
 #endif
 #ifdef HAVE_GST_CUDA
 #include <gst/cuda/cuda-gst.h>
-#include "gstccvcudamemory.h"
+#include "gstcuconvcudamemory.h"
 #endif
 
 GST_DEBUG_CATEGORY (gst_cuda_convolve_debug);
@@ -122,7 +122,7 @@ struct _GstCudaConvolve
   GstVideoFilter parent;
 
   /* Properties, under the object lock. */
-  CcvSettings settings;
+  CuconvSettings settings;
   GstCudaConvolvePlanes planes;
   GstCudaConvolveBackend backend;
   gint device_id;               /* cuda-device-id; changed in READY only */
@@ -132,21 +132,21 @@ struct _GstCudaConvolve
 #endif
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
-  CcvSettings frame_settings;   /* this frame's copy of settings */
+  CuconvSettings frame_settings;   /* this frame's copy of settings */
   GstCudaConvolvePlanes frame_planes;
   GstCudaConvolveBackend frame_backend;
-  CcvFilter filter;
+  CuconvFilter filter;
   gboolean filter_valid;
   gboolean engine_valid;        /* the engine matches engine_backend */
   GstCudaConvolveBackend engine_backend;
   gboolean use_cuda;
   gboolean warned_fallback;
 #ifdef HAVE_CUDA
-  CcvCuda *cuda;
+  CuconvCuda *cuda;
 #endif
 #ifdef HAVE_GST_CUDA
   /* set up in start () */
-  GstCcvCuda cuda_mem;
+  GstCuconvCuda cuda_mem;
 #endif
 };
 
@@ -159,22 +159,22 @@ struct _GstCudaConvolve
 
 /* CUDA memory first: preferred where the neighbours have it too. */
 #ifdef HAVE_GST_CUDA
-#define CCV_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+#define CUCONV_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
     (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, VIDEO_FORMATS) "; " \
     GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
 #else
-#define CCV_CAPS GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
+#define CUCONV_CAPS GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)
 #endif
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (CCV_CAPS));
+    GST_STATIC_CAPS (CUCONV_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (CCV_CAPS));
+    GST_STATIC_CAPS (CUCONV_CAPS));
 
 static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
@@ -218,7 +218,7 @@ gst_cuda_convolve_kernel_get_type (void)
   static const GEnumValue values[] = {
 #define GST_CUDA_CONVOLVE_KERNEL_VALUE(name, nick, desc) \
     {GST_CUDA_CONVOLVE_KERNEL_##name, desc, nick},
-    CCV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_VALUE)
+    CUCONV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_VALUE)
 #undef GST_CUDA_CONVOLVE_KERNEL_VALUE
     {0, NULL, NULL},
   };
@@ -260,7 +260,7 @@ gst_cuda_convolve_planes_get_type (void)
   static const GEnumValue values[] = {
 #define GST_CUDA_CONVOLVE_PLANES_VALUE(name, nick, desc) \
     {GST_CUDA_CONVOLVE_PLANES_##name, desc, nick},
-    CCV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_VALUE)
+    CUCONV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_VALUE)
 #undef GST_CUDA_CONVOLVE_PLANES_VALUE
     {0, NULL, NULL},
   };
@@ -321,23 +321,23 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "0 = derive it from sigma as ceil (3 * sigma), at most 64; sobel and "
       "laplacian take radius 0 and sigma 0 as radius 1. Not used by custom. "
       "gaussian, box and sharpen with radius, sigma and sigma-y 0 pass "
-      "buffers through untouched", 0, CCV_MAX_RADIUS, DEFAULT_RADIUS, live);
+      "buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-64, for "
       "gaussian, sharpen, and sobel and laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
       "0.3 * (radius - 1) + 0.8. box uses it only to derive the radius when "
-      "radius is 0", 0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA, live);
+      "radius is 0", 0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA, live);
   properties[PROP_SIGMA_Y] = g_param_spec_double ("sigma-y", "Sigma Y",
       "Vertical standard deviation in luma pixels, 0-64, for a filter "
       "stronger in one direction; with radius 0 it also gives the vertical "
       "radius, ceil (3 * sigma-y). 0 = the same as sigma",
-      0.0, CCV_MAX_SIGMA, DEFAULT_SIGMA_Y, live);
+      0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA_Y, live);
   properties[PROP_AMOUNT] = g_param_spec_double ("amount", "Amount",
       "Strength of kernel=sharpen, 0-10: out = in + amount * (in - "
       "gaussian (in)), the gaussian of radius and sigma. 0 = passthrough; "
       "1 doubles the detail finer than the gaussian",
-      0.0, CCV_MAX_AMOUNT, DEFAULT_AMOUNT, live);
+      0.0, CUCONV_MAX_AMOUNT, DEFAULT_AMOUNT, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
@@ -349,18 +349,18 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "and set chroma to neutral grey", GST_TYPE_CUDA_CONVOLVE_PLANES,
       DEFAULT_PLANES, live);
   properties[PROP_KERNEL_X] =
-      gst_ccv_kernel_props_param_spec ("kernel-x", "Kernel X",
+      gst_cuconv_kernel_props_param_spec ("kernel-x", "Kernel X",
       "kernel=custom, separable: the horizontal taps, left to right, an odd "
       "number (1-129) of numbers centred on the output pixel, e.g. "
       "\"<1, 2, 1>\". Empty (<>) = not set: no horizontal filtering. "
       "Ignored while matrix is set. An invalid value is refused with a "
       "warning and the previous one stays", custom);
   properties[PROP_KERNEL_Y] =
-      gst_ccv_kernel_props_param_spec ("kernel-y", "Kernel Y",
+      gst_cuconv_kernel_props_param_spec ("kernel-y", "Kernel Y",
       "kernel=custom, separable: the vertical taps, top to bottom, as "
       "kernel-x. Empty (<>) = not set: no vertical filtering", custom);
   properties[PROP_MATRIX] =
-      gst_ccv_kernel_props_param_spec ("matrix", "Matrix",
+      gst_cuconv_kernel_props_param_spec ("matrix", "Matrix",
       "kernel=custom, 2-D: rows top to bottom of numbers left to right, "
       "square with an odd side (1-31), centred on the output pixel and not "
       "flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>\". Used instead "
@@ -434,8 +434,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
 static void
 gst_cuda_convolve_init (GstCudaConvolve * self)
 {
-  self->settings.kernel = (CcvKernel) DEFAULT_KERNEL;
-  self->settings.border = (CcvBorder) DEFAULT_BORDER;
+  self->settings.kernel = (CuconvKernel) DEFAULT_KERNEL;
+  self->settings.border = (CuconvBorder) DEFAULT_BORDER;
   self->settings.radius = DEFAULT_RADIUS;
   self->settings.sigma = DEFAULT_SIGMA;
   self->settings.sigma_y = DEFAULT_SIGMA_Y;
@@ -447,7 +447,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->active_backend = "none";
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
-      ccv_settings_is_identity (&self->settings));
+      cuconv_settings_is_identity (&self->settings));
 }
 
 /* An invalid value of property, refused: on the bus as an element warning
@@ -477,14 +477,14 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
-  CcvSettings *s = &self->settings;
+  CuconvSettings *s = &self->settings;
   gboolean valid = TRUE;
   gchar *why = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
-      self->settings.kernel = (CcvKernel) g_value_get_enum (value);
+      self->settings.kernel = (CuconvKernel) g_value_get_enum (value);
       break;
     case PROP_RADIUS:
       self->settings.radius = g_value_get_uint (value);
@@ -499,7 +499,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       self->settings.amount = g_value_get_double (value);
       break;
     case PROP_BORDER:
-      self->settings.border = (CcvBorder) g_value_get_enum (value);
+      self->settings.border = (CuconvBorder) g_value_get_enum (value);
       break;
     case PROP_PLANES:
       self->planes = (GstCudaConvolvePlanes) g_value_get_enum (value);
@@ -508,15 +508,15 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
        * invalid value leaves as it was: the streaming thread copies the
        * settings under the lock, so no frame sees half a kernel. */
     case PROP_KERNEL_X:
-      valid = gst_ccv_kernel_props_parse_taps (value, s->custom_x,
+      valid = gst_cuconv_kernel_props_parse_taps (value, s->custom_x,
           &s->custom_x_len, &why);
       break;
     case PROP_KERNEL_Y:
-      valid = gst_ccv_kernel_props_parse_taps (value, s->custom_y,
+      valid = gst_cuconv_kernel_props_parse_taps (value, s->custom_y,
           &s->custom_y_len, &why);
       break;
     case PROP_MATRIX:
-      valid = gst_ccv_kernel_props_parse_matrix (value, s->matrix,
+      valid = gst_cuconv_kernel_props_parse_matrix (value, s->matrix,
           &s->matrix_side, &why);
       break;
     case PROP_NORMALIZE:
@@ -570,15 +570,15 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       g_value_set_enum (value, self->planes);
       break;
     case PROP_KERNEL_X:
-      gst_ccv_kernel_props_taps_to_value (self->settings.custom_x,
+      gst_cuconv_kernel_props_taps_to_value (self->settings.custom_x,
           self->settings.custom_x_len, value);
       break;
     case PROP_KERNEL_Y:
-      gst_ccv_kernel_props_taps_to_value (self->settings.custom_y,
+      gst_cuconv_kernel_props_taps_to_value (self->settings.custom_y,
           self->settings.custom_y_len, value);
       break;
     case PROP_MATRIX:
-      gst_ccv_kernel_props_matrix_to_value (self->settings.matrix,
+      gst_cuconv_kernel_props_matrix_to_value (self->settings.matrix,
           self->settings.matrix_side, value);
       break;
     case PROP_NORMALIZE:
@@ -608,7 +608,7 @@ gst_cuda_convolve_finalize (GObject * object)
 
   /* stop () frees them; this covers an element finalized without
    * stopping */
-  g_clear_pointer (&self->cuda, ccv_cuda_free);
+  g_clear_pointer (&self->cuda, cuconv_cuda_free);
   gst_clear_object (&self->host_allocator);
 #endif
 
@@ -650,7 +650,7 @@ gst_cuda_convolve_device (GstCudaConvolve * self)
 {
 #ifdef HAVE_GST_CUDA
   if (self->cuda_mem.context)
-    return gst_ccv_cuda_device (&self->cuda_mem);
+    return gst_cuconv_cuda_device (&self->cuda_mem);
 #endif
   return MAX (gst_cuda_convolve_device_id (self), 0);
 }
@@ -666,16 +666,16 @@ gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
   if (self->cuda)
     return TRUE;
 
-  if (ccv_cuda_device_count () <= 0) {
+  if (cuconv_cuda_device_count () <= 0) {
     g_snprintf (err, err_len, "No usable CUDA device was found "
         "(no GPU, or no NVIDIA driver).");
     return FALSE;
   }
-  self->cuda = ccv_cuda_new (gst_cuda_convolve_device (self), err, err_len);
+  self->cuda = cuconv_cuda_new (gst_cuda_convolve_device (self), err, err_len);
   if (!self->cuda)
     return FALSE;
 
-  GST_INFO_OBJECT (self, "Opened %s", ccv_cuda_describe (self->cuda));
+  GST_INFO_OBJECT (self, "Opened %s", cuconv_cuda_describe (self->cuda));
   return TRUE;
 #else
   g_snprintf (err, err_len, "This build of the plugin has no CUDA support.");
@@ -687,7 +687,7 @@ static void
 gst_cuda_convolve_close_cuda (GstCudaConvolve * self)
 {
 #ifdef HAVE_CUDA
-  g_clear_pointer (&self->cuda, ccv_cuda_free);
+  g_clear_pointer (&self->cuda, cuconv_cuda_free);
 #endif
 }
 
@@ -767,7 +767,7 @@ gst_cuda_convolve_start (GstBaseTransform * trans)
   /* The context first: it says which device the engine opens.  Without
    * one, CUDA memory is not offered and frames come in system memory. */
   if (backend != GST_CUDA_CONVOLVE_BACKEND_CPU)
-    gst_ccv_cuda_open (&self->cuda_mem, GST_ELEMENT (self),
+    gst_cuconv_cuda_open (&self->cuda_mem, GST_ELEMENT (self),
         gst_cuda_convolve_device_id (self));
 #endif
 
@@ -784,7 +784,7 @@ gst_cuda_convolve_stop (GstBaseTransform * trans)
 
   gst_cuda_convolve_close_cuda (self);
 #ifdef HAVE_GST_CUDA
-  gst_ccv_cuda_close (&self->cuda_mem);
+  gst_cuconv_cuda_close (&self->cuda_mem);
 #endif
   self->use_cuda = FALSE;
   self->engine_valid = FALSE;
@@ -821,7 +821,7 @@ gst_cuda_convolve_before_transform (GstBaseTransform * trans,
   self->frame_backend = self->backend;
   GST_OBJECT_UNLOCK (self);
 
-  identity = ccv_settings_is_identity (&self->frame_settings);
+  identity = cuconv_settings_is_identity (&self->frame_settings);
 #ifdef HAVE_GST_CUDA
   /* A buffer cannot pass from system memory to CUDA memory untouched. */
   identity &= self->cuda_mem.in_cuda == self->cuda_mem.out_cuda;
@@ -855,7 +855,7 @@ gst_cuda_convolve_wants_pinned (GstCudaConvolve * self)
       return TRUE;
     case GST_CUDA_CONVOLVE_BACKEND_AUTO:
     default:
-      return ccv_cuda_device_count () > 0;
+      return cuconv_cuda_device_count () > 0;
   }
 }
 
@@ -876,7 +876,7 @@ gst_cuda_convolve_get_host_allocator (GstCudaConvolve * self)
 
   /* Opening the device takes a while: not under the lock.  When two
    * threads race here, the second allocator is dropped. */
-  allocator = gst_ccv_host_allocator_new (gst_cuda_convolve_device (self),
+  allocator = gst_cuconv_host_allocator_new (gst_cuda_convolve_device (self),
       err, sizeof (err));
   if (!allocator) {
     GST_WARNING_OBJECT (self, "No pinned memory, using system memory: %s",
@@ -1050,7 +1050,7 @@ gst_cuda_convolve_caps_are_cuda (GstQuery * query)
   GstCaps *caps;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  return gst_ccv_cuda_caps_are_cuda (caps);
+  return gst_cuconv_cuda_caps_are_cuda (caps);
 }
 #endif
 
@@ -1075,7 +1075,7 @@ gst_cuda_convolve_propose_allocation (GstBaseTransform * trans,
   /* CUDA memory: a pool of the shared context, so that upstream's frames
    * are already where the kernels read them. */
   if (gst_cuda_convolve_caps_are_cuda (query)) {
-    gst_ccv_cuda_propose_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
+    gst_cuconv_cuda_propose_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
         GST_ELEMENT (trans), query);
     return TRUE;
   }
@@ -1097,7 +1097,7 @@ gst_cuda_convolve_decide_allocation (GstBaseTransform * trans,
   /* The CUDA pool is configured there, whole: the base class would set
    * downstream's allocator (none, or system memory) on it. */
   if (gst_cuda_convolve_caps_are_cuda (query))
-    return gst_ccv_cuda_decide_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
+    return gst_cuconv_cuda_decide_pool (&GST_CUDA_CONVOLVE (trans)->cuda_mem,
         GST_ELEMENT (trans), query);
 #endif
 #ifdef HAVE_CUDA
@@ -1124,11 +1124,11 @@ gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 #ifdef HAVE_CUDA
   /* The staging buffers are sized for the old geometry. */
   if (self->cuda)
-    ccv_cuda_release_buffers (self->cuda);
+    cuconv_cuda_release_buffers (self->cuda);
 #endif
 #ifdef HAVE_GST_CUDA
-  self->cuda_mem.in_cuda = gst_ccv_cuda_caps_are_cuda (incaps);
-  self->cuda_mem.out_cuda = gst_ccv_cuda_caps_are_cuda (outcaps);
+  self->cuda_mem.in_cuda = gst_cuconv_cuda_caps_are_cuda (incaps);
+  self->cuda_mem.out_cuda = gst_cuconv_cuda_caps_are_cuda (outcaps);
   GST_DEBUG_OBJECT (self, "CUDA memory in %d, out %d",
       self->cuda_mem.in_cuda, self->cuda_mem.out_cuda);
   if ((self->cuda_mem.in_cuda || self->cuda_mem.out_cuda) &&
@@ -1144,7 +1144,7 @@ gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 /* Whether a and b make the same filter; custom kernels are compared as far
  * as they are set. */
 static gboolean
-settings_equal (const CcvSettings * a, const CcvSettings * b)
+settings_equal (const CuconvSettings * a, const CuconvSettings * b)
 {
   return a->kernel == b->kernel && a->border == b->border &&
       a->radius == b->radius && a->sigma == b->sigma &&
@@ -1164,38 +1164,38 @@ settings_equal (const CcvSettings * a, const CcvSettings * b)
 /* What becomes of component comp (GST_VIDEO_COMP_Y, _U, ...) of a frame of
  * finfo, by the planes rule: Y, and R, G, B, are luma; U and V chroma;
  * alpha is copied. */
-static CcvCompOp
-comp_op (const GstVideoFormatInfo * finfo, gint comp, CcvKernel kernel,
+static CuconvCompOp
+comp_op (const GstVideoFormatInfo * finfo, gint comp, CuconvKernel kernel,
     GstCudaConvolvePlanes which)
 {
   gboolean chroma;
 
   if (comp == GST_VIDEO_COMP_A)
-    return CCV_COMP_COPY;
+    return CUCONV_COMP_COPY;
   chroma = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) &&
       (comp == GST_VIDEO_COMP_U || comp == GST_VIDEO_COMP_V);
 
   switch (which) {
     case GST_CUDA_CONVOLVE_PLANES_ALL:
-      return CCV_COMP_FILTER;
+      return CUCONV_COMP_FILTER;
     case GST_CUDA_CONVOLVE_PLANES_LUMA:
-      return chroma ? CCV_COMP_COPY : CCV_COMP_FILTER;
+      return chroma ? CUCONV_COMP_COPY : CUCONV_COMP_FILTER;
     case GST_CUDA_CONVOLVE_PLANES_CHROMA:
-      return chroma ? CCV_COMP_FILTER : CCV_COMP_COPY;
+      return chroma ? CUCONV_COMP_FILTER : CUCONV_COMP_COPY;
     case GST_CUDA_CONVOLVE_PLANES_AUTO:
     default:
       if (!chroma)
-        return CCV_COMP_FILTER;
+        return CUCONV_COMP_FILTER;
       switch (kernel) {
-        case CCV_KERNEL_SHARPEN:
+        case CUCONV_KERNEL_SHARPEN:
           /* sharpening colour would only add colour noise */
-          return CCV_COMP_COPY;
-        case CCV_KERNEL_SOBEL:
-        case CCV_KERNEL_LAPLACIAN:
+          return CUCONV_COMP_COPY;
+        case CUCONV_KERNEL_SOBEL:
+        case CUCONV_KERNEL_LAPLACIAN:
           /* edges of colour mean nothing: a grey edge map */
-          return CCV_COMP_FILL;
+          return CUCONV_COMP_FILL;
         default:
-          return CCV_COMP_FILTER;
+          return CUCONV_COMP_FILTER;
       }
   }
 }
@@ -1205,15 +1205,15 @@ comp_op (const GstVideoFormatInfo * finfo, gint comp, CcvKernel kernel,
  * planes. */
 static guint
 gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
-    GstVideoFrame * out_frame, CcvKernel kernel, GstCudaConvolvePlanes which,
-    CcvPlane * planes)
+    GstVideoFrame * out_frame, CuconvKernel kernel, GstCudaConvolvePlanes which,
+    CuconvPlane * planes)
 {
   const GstVideoFormatInfo *finfo = in_frame->info.finfo;
   guint n_planes = GST_VIDEO_FRAME_N_PLANES (in_frame);
   guint p;
 
   for (p = 0; p < n_planes; p++) {
-    CcvPlane *plane = &planes[p];
+    CuconvPlane *plane = &planes[p];
     gint comp[GST_VIDEO_MAX_COMPONENTS], first, bytes, i;
 
     gst_video_format_info_component (finfo, p, comp);
@@ -1239,11 +1239,11 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
      * then in RGBx or BGRx a padding byte that is no component, copied
      * like alpha.  The order, not the offset itself: GStreamer 1.22 gives
      * the V of P010 and P016 NV12's offset of 1, not 2 bytes. */
-    bytes = ccv_plane_sample_bytes (plane);
+    bytes = cuconv_plane_sample_bytes (plane);
     plane->n_comp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, first) / bytes;
-    g_assert (plane->n_comp >= 1 && plane->n_comp <= CCV_MAX_COMP);
+    g_assert (plane->n_comp >= 1 && plane->n_comp <= CUCONV_MAX_COMP);
     for (i = 0; i < plane->n_comp; i++)
-      plane->op[i] = CCV_COMP_COPY;
+      plane->op[i] = CUCONV_COMP_COPY;
     for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
       gint j, pos = 0;
 
@@ -1266,7 +1266,7 @@ gst_cuda_convolve_prepare (GstCudaConvolve * self)
 
   if (!self->filter_valid ||
       !settings_equal (&self->filter.settings, &self->frame_settings)) {
-    ccv_filter_init (&self->filter, &self->frame_settings);
+    cuconv_filter_init (&self->filter, &self->frame_settings);
     self->filter_valid = TRUE;
   }
   return TRUE;
@@ -1277,7 +1277,7 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (vfilter);
-  CcvPlane planes[GST_VIDEO_MAX_PLANES];
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
   guint n_planes;
 #ifdef HAVE_CUDA
   gchar err[256] = "";
@@ -1285,7 +1285,7 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
 
   /* Identity settings reach here only between system and CUDA memory,
    * where the buffer cannot pass through: a copy. */
-  if (ccv_settings_is_identity (&self->frame_settings))
+  if (cuconv_settings_is_identity (&self->frame_settings))
     return gst_video_frame_copy (out_frame, in_frame) ? GST_FLOW_OK :
         GST_FLOW_ERROR;
 
@@ -1297,14 +1297,14 @@ gst_cuda_convolve_transform_frame (GstVideoFilter * vfilter,
 
 #ifdef HAVE_CUDA
   if (self->use_cuda) {
-    if (ccv_cuda_process_host (self->cuda, planes, n_planes, &self->filter,
+    if (cuconv_cuda_process_host (self->cuda, planes, n_planes, &self->filter,
             err, sizeof (err)) < 0)
       goto cuda_failed;
     return GST_FLOW_OK;
   }
 #endif
 
-  if (ccv_reference_frame (planes, n_planes, &self->filter) < 0)
+  if (cuconv_reference_frame (planes, n_planes, &self->filter) < 0)
     goto cpu_failed;
 
   return GST_FLOW_OK;
@@ -1341,9 +1341,9 @@ gst_cuda_convolve_transform_caps (GstBaseTransform * trans,
    * unless a neighbour needs the other. */
   GST_OBJECT_LOCK (self);
   offer_cuda = self->backend != GST_CUDA_CONVOLVE_BACKEND_CPU &&
-      gst_ccv_cuda_can_offer (&self->cuda_mem);
+      gst_cuconv_cuda_can_offer (&self->cuda_mem);
   GST_OBJECT_UNLOCK (self);
-  ret = gst_ccv_cuda_transform_caps (caps, offer_cuda);
+  ret = gst_cuconv_cuda_transform_caps (caps, offer_cuda);
 #else
   ret = gst_caps_ref (caps);
 #endif
@@ -1364,7 +1364,7 @@ gst_cuda_convolve_set_context (GstElement * element, GstContext * context)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (element);
 
-  gst_ccv_cuda_set_context (&self->cuda_mem, element, context,
+  gst_cuconv_cuda_set_context (&self->cuda_mem, element, context,
       gst_cuda_convolve_device_id (self));
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
@@ -1375,7 +1375,7 @@ gst_cuda_convolve_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
 
-  if (gst_ccv_cuda_handle_context_query (&self->cuda_mem,
+  if (gst_cuconv_cuda_handle_context_query (&self->cuda_mem,
           GST_ELEMENT (self), query))
     return TRUE;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
@@ -1391,7 +1391,7 @@ gst_cuda_convolve_filter_cuda (GstCudaConvolve * self, GstBuffer * inbuf,
 {
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstVideoFrame in_frame, out_frame;
-  CcvPlane planes[GST_VIDEO_MAX_PLANES];
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
   guint n_planes;
   int rc = 0;
   CUresult cr = CUDA_SUCCESS;
@@ -1412,7 +1412,7 @@ gst_cuda_convolve_filter_cuda (GstCudaConvolve * self, GstBuffer * inbuf,
     rc = -1;
     what = "cannot make the CUDA context current";
   } else {
-    rc = ccv_cuda_filter_device (planes, n_planes, &self->filter,
+    rc = cuconv_cuda_filter_device (planes, n_planes, &self->filter,
         self->cuda_mem.stream);
     if (rc == 0) {
       cr = CuStreamSynchronize (self->cuda_mem.stream);
@@ -1441,7 +1441,7 @@ cuda_failed:
     if (cr != CUDA_SUCCESS)
       CuGetErrorName (cr, &name);
     else if (rc > 0)
-      name = ccv_cuda_error_name (rc);
+      name = cuconv_cuda_error_name (rc);
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Filtering CUDA memory on the GPU failed: %s (%s).", what,
             GST_STR_NULL (name)), (NULL));
@@ -1454,10 +1454,10 @@ gst_cuda_convolve_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
-  GstCcvCuda *cm = &self->cuda_mem;
+  GstCuconvCuda *cm = &self->cuda_mem;
 
-  if (cm->in_cuda && cm->out_cuda && gst_ccv_cuda_buffer_is_local (cm, inbuf)
-      && gst_ccv_cuda_buffer_is_local (cm, outbuf)) {
+  if (cm->in_cuda && cm->out_cuda && gst_cuconv_cuda_buffer_is_local (cm, inbuf)
+      && gst_cuconv_cuda_buffer_is_local (cm, outbuf)) {
     if (!gst_cuda_convolve_prepare (self))
       return GST_FLOW_ERROR;
     if (self->use_cuda)

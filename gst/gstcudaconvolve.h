@@ -10,34 +10,34 @@
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
 G_BEGIN_DECLS
 
-/* Values equal CcvKernel: both are generated from CCV_KERNEL_TYPES. */
+/* Values equal CuconvKernel: both are generated from CUCONV_KERNEL_TYPES. */
 typedef enum
 {
 #define GST_CUDA_CONVOLVE_KERNEL_ENUM(name, nick, desc) \
-  GST_CUDA_CONVOLVE_KERNEL_##name = CCV_KERNEL_##name,
-  CCV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_ENUM)
+  GST_CUDA_CONVOLVE_KERNEL_##name = CUCONV_KERNEL_##name,
+  CUCONV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_ENUM)
 #undef GST_CUDA_CONVOLVE_KERNEL_ENUM
 } GstCudaConvolveKernel;
 
-/* Values equal CcvBorder. */
+/* Values equal CuconvBorder. */
 typedef enum
 {
-  GST_CUDA_CONVOLVE_BORDER_CLAMP = CCV_BORDER_CLAMP,
-  GST_CUDA_CONVOLVE_BORDER_MIRROR = CCV_BORDER_MIRROR,
-  GST_CUDA_CONVOLVE_BORDER_WRAP = CCV_BORDER_WRAP,
-  GST_CUDA_CONVOLVE_BORDER_ZERO = CCV_BORDER_ZERO,
+  GST_CUDA_CONVOLVE_BORDER_CLAMP = CUCONV_BORDER_CLAMP,
+  GST_CUDA_CONVOLVE_BORDER_MIRROR = CUCONV_BORDER_MIRROR,
+  GST_CUDA_CONVOLVE_BORDER_WRAP = CUCONV_BORDER_WRAP,
+  GST_CUDA_CONVOLVE_BORDER_ZERO = CUCONV_BORDER_ZERO,
 } GstCudaConvolveBorder;
 
-/* Values equal CcvPlanes: both are generated from CCV_PLANES_TYPES. */
+/* Values equal CuconvPlanes: both are generated from CUCONV_PLANES_TYPES. */
 typedef enum
 {
 #define GST_CUDA_CONVOLVE_PLANES_ENUM(name, nick, desc) \
-  GST_CUDA_CONVOLVE_PLANES_##name = CCV_PLANES_##name,
-  CCV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_ENUM)
+  GST_CUDA_CONVOLVE_PLANES_##name = CUCONV_PLANES_##name,
+  CUCONV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_ENUM)
 #undef GST_CUDA_CONVOLVE_PLANES_ENUM
 } GstCudaConvolvePlanes;
 

@@ -11,7 +11,7 @@
  * video/x-raw(memory:CUDAMemory), buffers from the GstCudaBufferPool the
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
- * (ccv_cuda_filter_device () on the same frame, CUDA events, median), so
+ * (cuconv_cuda_filter_device () on the same frame, CUDA events, median), so
  * the element's own per-frame overhead shows.  The PCIe ceiling is
  * measured in the same run
  * (pinned H2D and D2H concurrently on two streams, and pageable copies) and
@@ -37,7 +37,7 @@
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 
-#include "ccv-cuda.h"
+#include "cuconv-cuda.h"
 
 #define EXIT_SKIP 77
 #define N_BUFFERS 4
@@ -184,15 +184,15 @@ measure_pcie (Pcie * p)
 #define KERNEL_FRAMES 8         /* rotated, more than the L2 holds at 4K */
 #define KERNEL_REPS 200
 
-/* Median microseconds of ccv_cuda_filter_device () on one frame of info
+/* Median microseconds of cuconv_cuda_filter_device () on one frame of info
  * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory. */
 static double
 kernel_alone_us (const GstVideoInfo * info)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
-  CcvSettings s;
-  CcvFilter *f = g_new0 (CcvFilter, 1);
-  CcvPlane planes[KERNEL_FRAMES][GST_VIDEO_MAX_PLANES];
+  CuconvSettings s;
+  CuconvFilter *f = g_new0 (CuconvFilter, 1);
+  CuconvPlane planes[KERNEL_FRAMES][GST_VIDEO_MAX_PLANES];
   guint8 *src[KERNEL_FRAMES], *dst[KERNEL_FRAMES];
   double t[KERNEL_REPS];
   cudaEvent_t e0, e1;
@@ -201,15 +201,15 @@ kernel_alone_us (const GstVideoInfo * info)
   gint r;
 
   memset (&s, 0, sizeof (s));
-  s.kernel = CCV_KERNEL_GAUSSIAN;
+  s.kernel = CUCONV_KERNEL_GAUSSIAN;
   s.radius = 2;
-  ccv_filter_init (f, &s);
+  cuconv_filter_init (f, &s);
   for (i = 0; i < KERNEL_FRAMES; i++) {
     CHECK (cudaMalloc ((void **) &src[i], info->size));
     CHECK (cudaMalloc ((void **) &dst[i], info->size));
     CHECK (cudaMemset (src[i], (int) (i * 37), info->size));
     for (p = 0; p < n; p++) {
-      CcvPlane *pl = &planes[i][p];
+      CuconvPlane *pl = &planes[i][p];
 
       for (c = 0; GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p; c++);
       memset (pl, 0, sizeof (*pl));
@@ -228,7 +228,7 @@ kernel_alone_us (const GstVideoInfo * info)
   CHECK (cudaEventCreate (&e1));
   for (r = -20; r < KERNEL_REPS; r++) {
     CHECK (cudaEventRecord (e0, NULL));
-    CHECK ((cudaError_t) ccv_cuda_filter_device (planes[(r + 20) %
+    CHECK ((cudaError_t) cuconv_cuda_filter_device (planes[(r + 20) %
                 KERNEL_FRAMES], n, f, NULL));
     CHECK (cudaEventRecord (e1, NULL));
     CHECK (cudaEventSynchronize (e1));
@@ -544,7 +544,7 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (ccv_cuda_device_count () == 0) {
+  if (cuconv_cuda_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
@@ -610,7 +610,7 @@ main (int argc, char **argv)
   g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
       "! cudaconvolve backend=cuda kernel=gaussian radius=2 ! fakesink "
-      "sync=false. Kernel alone: ccv_cuda_filter_device () on the same "
+      "sync=false. Kernel alone: cuconv_cuda_filter_device () on the same "
       "frame in cudaMalloc memory, median of %d, CUDA events.\n\n",
       N_BUFFERS, KERNEL_REPS);
   g_print ("| size | format | frames/s | us/frame | kernel alone us | "

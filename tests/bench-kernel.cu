@@ -1,6 +1,6 @@
 /* gst-cudaconvolve: kernel benchmark, no GStreamer.
  *
- * Times ccv_cuda_filter_device (), the engine's entry point with its
+ * Times cuconv_cuda_filter_device (), the engine's entry point with its
  * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
  * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
  * 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
@@ -43,8 +43,8 @@
 #include <nppi.h>
 #endif
 
-#include "ccv.h"
-#include "ccv-cuda.h"
+#include "cuconv.h"
+#include "cuconv-cuda.h"
 
 #define EXIT_SKIP 77
 
@@ -248,11 +248,11 @@ measure_fma_rate (const cudaDeviceProp & prop, cudaStream_t stream)
 /* ---------------------------------------------------------------------- */
 /* The code under test */
 
-/* A row of the table: what ccv_filter_init is given. */
+/* A row of the table: what cuconv_filter_init is given. */
 typedef struct
 {
   const char *name;
-  CcvKernel kernel;
+  CuconvKernel kernel;
   int radius;
   int matrix_side;              /* custom: a random side x side matrix */
   int depth;                    /* of the plane: 8 or 16 */
@@ -260,38 +260,38 @@ typedef struct
 } Row;
 
 static const Row table_rows[] = {
-  {"gaussian", CCV_KERNEL_GAUSSIAN, 1, 0, 8, 0},
-  {"gaussian", CCV_KERNEL_GAUSSIAN, 2, 0, 8, 0},
-  {"gaussian", CCV_KERNEL_GAUSSIAN, 4, 0, 8, 0},
-  {"gaussian", CCV_KERNEL_GAUSSIAN, 8, 0, 8, 0},
-  {"gaussian", CCV_KERNEL_GAUSSIAN, 16, 0, 8, 0},
-  {"box", CCV_KERNEL_BOX, 1, 0, 8, 0},
-  {"box", CCV_KERNEL_BOX, 2, 0, 8, 0},
-  {"box", CCV_KERNEL_BOX, 4, 0, 8, 0},
-  {"box", CCV_KERNEL_BOX, 8, 0, 8, 0},
-  {"box", CCV_KERNEL_BOX, 16, 0, 8, 0},
-  {"sharpen", CCV_KERNEL_SHARPEN, 2, 0, 8, 0},
-  {"sharpen", CCV_KERNEL_SHARPEN, 4, 0, 8, 0},
-  {"sobel", CCV_KERNEL_SOBEL, 1, 0, 8, 0},
-  {"sobel", CCV_KERNEL_SOBEL, 3, 0, 8, 0},
-  {"laplacian", CCV_KERNEL_LAPLACIAN, 1, 0, 8, 0},
-  {"laplacian", CCV_KERNEL_LAPLACIAN, 3, 0, 8, 0},
-  {"custom 7x7", CCV_KERNEL_CUSTOM, 0, 7, 8, 0},
-  {"custom 31x31", CCV_KERNEL_CUSTOM, 0, 31, 8, 0},
-  {"gaussian 16-bit", CCV_KERNEL_GAUSSIAN, 2, 0, 16, 1},
-  {"gaussian 16-bit", CCV_KERNEL_GAUSSIAN, 4, 0, 16, 1},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 1, 0, 8, 0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 2, 0, 8, 0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 4, 0, 8, 0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 8, 0, 8, 0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 16, 0, 8, 0},
+  {"box", CUCONV_KERNEL_BOX, 1, 0, 8, 0},
+  {"box", CUCONV_KERNEL_BOX, 2, 0, 8, 0},
+  {"box", CUCONV_KERNEL_BOX, 4, 0, 8, 0},
+  {"box", CUCONV_KERNEL_BOX, 8, 0, 8, 0},
+  {"box", CUCONV_KERNEL_BOX, 16, 0, 8, 0},
+  {"sharpen", CUCONV_KERNEL_SHARPEN, 2, 0, 8, 0},
+  {"sharpen", CUCONV_KERNEL_SHARPEN, 4, 0, 8, 0},
+  {"sobel", CUCONV_KERNEL_SOBEL, 1, 0, 8, 0},
+  {"sobel", CUCONV_KERNEL_SOBEL, 3, 0, 8, 0},
+  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 1, 0, 8, 0},
+  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 3, 0, 8, 0},
+  {"custom 7x7", CUCONV_KERNEL_CUSTOM, 0, 7, 8, 0},
+  {"custom 31x31", CUCONV_KERNEL_CUSTOM, 0, 31, 8, 0},
+  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 2, 0, 16, 1},
+  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1},
 };
 
 /* The settings of a row.  Its matrix is random (so not separable), the
- * same in every run, and normalised to sum 1 by ccv_filter_init. */
+ * same in every run, and normalised to sum 1 by cuconv_filter_init. */
 static void
-row_settings (const Row * row, CcvSettings * s)
+row_settings (const Row * row, CuconvSettings * s)
 {
   unsigned seed = 2024u + row->matrix_side;
 
   memset (s, 0, sizeof (*s));
   s->kernel = row->kernel;
-  s->border = CCV_BORDER_CLAMP;
+  s->border = CUCONV_BORDER_CLAMP;
   s->radius = row->radius;
   s->amount = 1.0;
   s->normalize = 1;
@@ -312,7 +312,7 @@ row_settings (const Row * row, CcvSettings * s)
  * Zero taps are counted (Sobel's centre): the cost of the definition, not
  * of a particular kernel's shortcut. */
 static void
-row_cost (const CcvFilter * f, int depth, double *bytes, double *fmas)
+row_cost (const CuconvFilter * f, int depth, double *bytes, double *fmas)
 {
   *bytes = 2.0 * (depth > 8 ? 2 : 1);
   if (f->n_terms == 0) {
@@ -321,16 +321,16 @@ row_cost (const CcvFilter * f, int depth, double *bytes, double *fmas)
     return;
   }
   switch (f->combine) {
-    case CCV_COMBINE_SHARPEN:
+    case CUCONV_COMBINE_SHARPEN:
       *fmas = 2;
       break;
-    case CCV_COMBINE_MAGNITUDE:
+    case CUCONV_COMBINE_MAGNITUDE:
       *fmas = 3;
       break;
-    case CCV_COMBINE_ABS_SUM:
+    case CUCONV_COMBINE_ABS_SUM:
       *fmas = 1;
       break;
-    case CCV_COMBINE_NONE:
+    case CUCONV_COMBINE_NONE:
     default:
       *fmas = 0;
       break;
@@ -353,11 +353,11 @@ static NppOp
 row_npp_op (const Row * row)
 {
   switch (row->kernel) {
-    case CCV_KERNEL_GAUSSIAN:
+    case CUCONV_KERNEL_GAUSSIAN:
       return NPP_OP_GAUSS;
-    case CCV_KERNEL_BOX:
+    case CUCONV_KERNEL_BOX:
       return row->depth == 8 ? NPP_OP_BOX : NPP_OP_NONE;
-    case CCV_KERNEL_CUSTOM:
+    case CUCONV_KERNEL_CUSTOM:
       return row->matrix_side > 0 && row->depth == 8 ? NPP_OP_MATRIX :
           NPP_OP_NONE;
     default:
@@ -374,7 +374,7 @@ typedef struct
   int depth, bytes;             /* of a sample */
   size_t pitch;
   uint8_t *src, *dst;           /* n planes each, pitch * h apart */
-  CcvFilter filter;
+  CuconvFilter filter;
   int err;                      /* of the last failed call */
   NppOp npp_op;
 #ifdef HAVE_NPP
@@ -389,7 +389,7 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
 {
   Bench *b = (Bench *) ctx;
   size_t off = (size_t) (i % b->n) * b->pitch * b->h;
-  CcvPlane p;
+  CuconvPlane p;
   int err;
 
   memset (&p, 0, sizeof (p));
@@ -401,7 +401,7 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   p.n_comp = 1;
   p.sub_x = p.sub_y = 1;
   p.depth = b->depth;
-  err = ccv_cuda_filter_device (&p, 1, &b->filter, stream);
+  err = cuconv_cuda_filter_device (&p, 1, &b->filter, stream);
   if (err != 0)
     b->err = err;
   return err == 0;
@@ -413,7 +413,7 @@ typedef struct
 {
   int w, h, n, nv12, per_plane;
   uint8_t *src, *dst;
-  CcvFilter filter;
+  CuconvFilter filter;
 } FrameBench;
 
 static bool
@@ -422,7 +422,7 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
   FrameBench *b = (FrameBench *) ctx;
   const size_t ysz = (size_t) b->w * b->h, csz = ysz / 4;
   const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
-  CcvPlane p[3];
+  CuconvPlane p[3];
   int n = b->nv12 ? 2 : 3, k;
 
   memset (p, 0, sizeof (p));
@@ -438,9 +438,9 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
     p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
   }
   if (!b->per_plane)
-    return ccv_cuda_filter_device (p, n, &b->filter, stream) == 0;
+    return cuconv_cuda_filter_device (p, n, &b->filter, stream) == 0;
   for (k = 0; k < n; k++)
-    if (ccv_cuda_filter_device (&p[k], 1, &b->filter, stream) != 0)
+    if (cuconv_cuda_filter_device (&p[k], 1, &b->filter, stream) != 0)
       return false;
   return true;
 }
@@ -454,7 +454,7 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
 
   printf ("\n### whole 4:2:0 frames in device memory\n\n");
   printf ("- gaussian, border clamp, tight strides; the same frames through "
-      "one ccv_cuda_filter_device () call with all planes (one launch) and "
+      "one cuconv_cuda_filter_device () call with all planes (one launch) and "
       "through a call a plane\n\n");
   printf ("| format | size | r | one launch µs | a launch per plane µs | "
       "saved |\n|---|---|---:|---:|---:|---:|\n");
@@ -472,15 +472,15 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
       CHECK (cudaMalloc (&b.dst, frame * b.n));
       CHECK (cudaMemset (b.src, 0x5a, frame * b.n));
       for (int ri = 0; ri < (int) (sizeof (radii) / sizeof (radii[0])); ri++) {
-        CcvSettings st;
+        CuconvSettings st;
         float us[2];
         bool graph;
 
         memset (&st, 0, sizeof (st));
-        st.kernel = CCV_KERNEL_GAUSSIAN;
-        st.border = CCV_BORDER_CLAMP;
+        st.kernel = CUCONV_KERNEL_GAUSSIAN;
+        st.border = CUCONV_BORDER_CLAMP;
         st.radius = radii[ri];
-        ccv_filter_init (&b.filter, &st);
+        cuconv_filter_init (&b.filter, &st);
         for (b.per_plane = 0; b.per_plane < 2; b.per_plane++) {
           us[b.per_plane] = time_calls (launch_frame, &b, std::max (b.n, 24),
               stream, &graph);
@@ -612,12 +612,12 @@ bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
   const int batch = std::max (b->n, 24);
   const double pix = (double) b->w * b->h;
   double bytes, fmas, roof;
-  CcvSettings s;
+  CuconvSettings s;
   float us;
   bool graph;
 
   row_settings (row, &s);
-  ccv_filter_init (&b->filter, &s);
+  cuconv_filter_init (&b->filter, &s);
   row_cost (&b->filter, row->depth, &bytes, &fmas);
   roof = std::min (copy_bw / bytes, fma_rate / fmas);
   b->npp_op = row_npp_op (row);
@@ -679,7 +679,7 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (ccv_cuda_device_count () == 0) {
+  if (cuconv_cuda_device_count () == 0) {
     printf ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
@@ -711,7 +711,7 @@ main (int argc, char **argv)
       "matrix; (2rx+1) + (2ry+1) for each separable term (gaussian, box, "
       "sharpen: 1 term; sobel, laplacian: 2), plus the combine: sharpen 2, "
       "sobel's magnitude 3, laplacian's |sum| 1\n");
-  printf ("- one plane through ccv_cuda_filter_device () (the engine's "
+  printf ("- one plane through cuconv_cuda_filter_device () (the engine's "
       "dispatch included), border clamp (NPP: replicate), pitch = row "
       "bytes rounded up to 256; time per plane = median of %d batches of "
       "back-to-back calls, CUDA events; r of a custom matrix = side / 2\n",
@@ -777,8 +777,8 @@ main (int argc, char **argv)
       b.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
       CHECK (cudaStreamGetFlags (stream, &b.npp.nStreamFlags));
       CHECK (cudaMalloc (&b.d_taps, sizeof (Npp32f) *
-              std::max (CCV_MAX_TAPS, CCV_MAX_MATRIX_SIDE *
-                  CCV_MAX_MATRIX_SIDE)));
+              std::max (CUCONV_MAX_TAPS, CUCONV_MAX_MATRIX_SIDE *
+                  CUCONV_MAX_MATRIX_SIDE)));
 #endif
       for (k = 0; k < nrows; k++)
         if (table_rows[k].depth == b.depth &&

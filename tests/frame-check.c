@@ -77,7 +77,7 @@ element_get_taps (GstElement * e, const gchar * name, double *taps)
   g_value_init (&v, GST_TYPE_ARRAY);
   g_object_get_property (G_OBJECT (e), name, &v);
   n = gst_value_array_get_size (&v);
-  fail_unless (n <= CCV_MAX_TAPS);
+  fail_unless (n <= CUCONV_MAX_TAPS);
   for (i = 0; i < n; i++)
     taps[i] = g_value_get_double (gst_value_array_get_value (&v, i));
   g_value_unset (&v);
@@ -85,7 +85,7 @@ element_get_taps (GstElement * e, const gchar * name, double *taps)
 }
 
 void
-frame_check_element_settings (GstElement * e, CcvSettings * s)
+frame_check_element_settings (GstElement * e, CuconvSettings * s)
 {
   GValue m = G_VALUE_INIT;
   gint kernel, border, j, i;
@@ -95,8 +95,8 @@ frame_check_element_settings (GstElement * e, CcvSettings * s)
   g_object_get (e, "kernel", &kernel, "border", &border, "radius",
       &s->radius, "sigma", &s->sigma, "sigma-y", &s->sigma_y, "amount",
       &s->amount, "normalize", &normalize, NULL);
-  s->kernel = (CcvKernel) kernel;
-  s->border = (CcvBorder) border;
+  s->kernel = (CuconvKernel) kernel;
+  s->border = (CuconvBorder) border;
   s->normalize = normalize;
   s->custom_x_len = element_get_taps (e, "kernel-x", s->custom_x);
   s->custom_y_len = element_get_taps (e, "kernel-y", s->custom_y);
@@ -104,7 +104,7 @@ frame_check_element_settings (GstElement * e, CcvSettings * s)
   g_value_init (&m, GST_TYPE_ARRAY);
   g_object_get_property (G_OBJECT (e), "matrix", &m);
   s->matrix_side = gst_value_array_get_size (&m);
-  fail_unless (s->matrix_side <= CCV_MAX_MATRIX_SIDE);
+  fail_unless (s->matrix_side <= CUCONV_MAX_MATRIX_SIDE);
   for (j = 0; j < s->matrix_side; j++) {
     const GValue *row = gst_value_array_get_value (&m, j);
 
@@ -116,13 +116,13 @@ frame_check_element_settings (GstElement * e, CcvSettings * s)
   g_value_unset (&m);
 }
 
-CcvPlanes
+CuconvPlanes
 frame_check_element_planes (GstElement * e)
 {
   gint planes;
 
   g_object_get (e, "planes", &planes, NULL);
-  return (CcvPlanes) planes;
+  return (CuconvPlanes) planes;
 }
 
 /* The formats' layouts, written out from their definitions rather than
@@ -184,36 +184,36 @@ layout_find (const gchar * format)
 }
 
 /* The planes rule: what becomes of a sample of class cls. */
-static CcvCompOp
-expected_op (gchar cls, CcvKernel kernel, CcvPlanes planes)
+static CuconvCompOp
+expected_op (gchar cls, CuconvKernel kernel, CuconvPlanes planes)
 {
   if (cls == 'A')
-    return CCV_COMP_COPY;
-  if (planes == CCV_PLANES_ALL)
-    return CCV_COMP_FILTER;
+    return CUCONV_COMP_COPY;
+  if (planes == CUCONV_PLANES_ALL)
+    return CUCONV_COMP_FILTER;
   if (cls == 'L')
-    return planes == CCV_PLANES_CHROMA ? CCV_COMP_COPY : CCV_COMP_FILTER;
-  if (planes == CCV_PLANES_LUMA)
-    return CCV_COMP_COPY;
-  if (planes == CCV_PLANES_CHROMA)
-    return CCV_COMP_FILTER;
-  if (kernel == CCV_KERNEL_SHARPEN)
-    return CCV_COMP_COPY;
-  if (kernel == CCV_KERNEL_SOBEL || kernel == CCV_KERNEL_LAPLACIAN)
-    return CCV_COMP_FILL;
-  return CCV_COMP_FILTER;
+    return planes == CUCONV_PLANES_CHROMA ? CUCONV_COMP_COPY : CUCONV_COMP_FILTER;
+  if (planes == CUCONV_PLANES_LUMA)
+    return CUCONV_COMP_COPY;
+  if (planes == CUCONV_PLANES_CHROMA)
+    return CUCONV_COMP_FILTER;
+  if (kernel == CUCONV_KERNEL_SHARPEN)
+    return CUCONV_COMP_COPY;
+  if (kernel == CUCONV_KERNEL_SOBEL || kernel == CUCONV_KERNEL_LAPLACIAN)
+    return CUCONV_COMP_FILL;
+  return CUCONV_COMP_FILTER;
 }
 
-/* What ccv_reference_frame () makes of in: one tightly packed array per
+/* What cuconv_reference_frame () makes of in: one tightly packed array per
  * plane, in expected[p], with expected_stride[p] and sample_bytes[p]. */
 static void
 reference_run (const GstVideoInfo * info, GstBuffer * in,
-    const CcvSettings * s, CcvPlanes which, guint8 * expected[],
+    const CuconvSettings * s, CuconvPlanes which, guint8 * expected[],
     gsize expected_stride[], gint sample_bytes[])
 {
   const FormatLayout *layout = layout_find (GST_VIDEO_INFO_NAME (info));
-  CcvPlane planes[GST_VIDEO_MAX_PLANES];
-  CcvFilter filter;
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
+  CuconvFilter filter;
   GstVideoFrame frame;
   guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
   gint c;
@@ -224,7 +224,7 @@ reference_run (const GstVideoInfo * info, GstBuffer * in,
     fail_unless_equals_int (layout->planes[p].samples != NULL, p < n_planes);
   for (p = 0; p < n_planes; p++) {
     const PlaneLayout *l = &layout->planes[p];
-    CcvPlane *pl = &planes[p];
+    CuconvPlane *pl = &planes[p];
 
     memset (pl, 0, sizeof (*pl));
     pl->sub_x = l->sub_x;
@@ -246,8 +246,8 @@ reference_run (const GstVideoInfo * info, GstBuffer * in,
     pl->dst = expected[p];
     pl->dst_stride = expected_stride[p];
   }
-  ccv_filter_init (&filter, s);
-  fail_unless (ccv_reference_frame (planes, n_planes, &filter) == 0);
+  cuconv_filter_init (&filter, s);
+  fail_unless (cuconv_reference_frame (planes, n_planes, &filter) == 0);
   gst_video_frame_unmap (&frame);
 }
 
@@ -259,7 +259,7 @@ read_sample (const guint8 * row, gsize i, gint bytes)
 
 guint64
 frame_check_compare_planes (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    GstBuffer * out, const CuconvSettings * s, CuconvPlanes planes,
     guint tolerance, gchar * first, gsize first_len, guint64 * samples,
     guint64 * near)
 {
@@ -316,9 +316,9 @@ frame_check_compare_planes (const GstVideoInfo * info, GstBuffer * in,
 
 guint64
 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, guint tolerance, gchar * first,
+    GstBuffer * out, const CuconvSettings * s, guint tolerance, gchar * first,
     gsize first_len, guint64 * samples, guint64 * near)
 {
-  return frame_check_compare_planes (info, in, out, s, CCV_PLANES_AUTO,
+  return frame_check_compare_planes (info, in, out, s, CUCONV_PLANES_AUTO,
       tolerance, first, first_len, samples, near);
 }

@@ -9,7 +9,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
 G_BEGIN_DECLS
 
@@ -27,12 +27,12 @@ GstBuffer *frame_check_buffer_random (const GstVideoInfo * info,
     GRand * rand, gboolean padded);
 
 /* The settings e filters with now, custom kernels included. */
-void frame_check_element_settings (GstElement * e, CcvSettings * s);
+void frame_check_element_settings (GstElement * e, CuconvSettings * s);
 
 /* The planes property of e. */
-CcvPlanes frame_check_element_planes (GstElement * e);
+CuconvPlanes frame_check_element_planes (GstElement * e);
 
-/* Compares out, read through its own layout, with ccv_reference_frame ()
+/* Compares out, read through its own layout, with cuconv_reference_frame ()
  * on in for s and planes, the planes described from a table of the
  * formats' layouts written here, independently of the element.  Returns
  * the number of samples (bytes, or 16-bit words) whose value differs by
@@ -41,13 +41,13 @@ CcvPlanes frame_check_element_planes (GstElement * e);
  * samples compared to *samples and those that differ but within tolerance
  * to *near, when given. */
 guint64 frame_check_compare_planes (const GstVideoInfo * info,
-    GstBuffer * in, GstBuffer * out, const CcvSettings * s,
-    CcvPlanes planes, guint tolerance, gchar * first, gsize first_len,
+    GstBuffer * in, GstBuffer * out, const CuconvSettings * s,
+    CuconvPlanes planes, guint tolerance, gchar * first, gsize first_len,
     guint64 * samples, guint64 * near);
 
 /* frame_check_compare_planes () with planes=auto. */
 guint64 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, guint tolerance,
+    GstBuffer * out, const CuconvSettings * s, guint tolerance,
     gchar * first, gsize first_len, guint64 * samples, guint64 * near);
 
 G_END_DECLS

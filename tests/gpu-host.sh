@@ -99,12 +99,12 @@ run_check () {
   fi
   if need "$BUILD/tests/test-gpu-pipeline"; then
     step "test-gpu-pipeline" 300 test-gpu-pipeline.log \
-      env CCV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline"
+      env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline"
     cs=$(sanitizer)
     [ -z "$cs" ] ||
       step "racecheck test-gpu-pipeline --quick" 300 racecheck-pipeline.log \
         "$cs" --tool racecheck --error-exitcode 1 \
-        env CCV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline" --quick
+        env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline" --quick
   fi
 }
 

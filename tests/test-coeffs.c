@@ -1,5 +1,5 @@
-/* gst-cudaconvolve: the coefficients (cuda/ccv-coeffs.c) and the border
- * index helpers (cuda/ccv-border.h), against the rules written in
+/* gst-cudaconvolve: the coefficients (cuda/cuconv-coeffs.c) and the border
+ * index helpers (cuda/cuconv-border.h), against the rules written in
  * docs/semantics.md.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -9,17 +9,17 @@
 
 #include <gst/check/gstcheck.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
-static CcvSettings
-settings (CcvKernel k, unsigned radius, double sigma)
+static CuconvSettings
+settings (CuconvKernel k, unsigned radius, double sigma)
 {
-  CcvSettings s = { k, CCV_BORDER_CLAMP, radius, sigma };
+  CuconvSettings s = { k, CUCONV_BORDER_CLAMP, radius, sigma };
   return s;
 }
 
 static double
-taps_sum (const CcvTaps * t)
+taps_sum (const CuconvTaps * t)
 {
   double sum = 0.0;
   int i;
@@ -34,19 +34,19 @@ GST_START_TEST (test_sum_and_symmetry)
   const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
   int k, r, si, sub;
 
-  /* ccv_taps_init () gives the blurs' taps */
-  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++)
-    for (r = 0; r <= CCV_MAX_RADIUS; r++)
+  /* cuconv_taps_init () gives the blurs' taps */
+  for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_BOX; k++)
+    for (r = 0; r <= CUCONV_MAX_RADIUS; r++)
       for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
-        for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
-          CcvSettings s = settings (k, r, sigmas[si]);
-          CcvTaps t;
+        for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
+          CuconvSettings s = settings (k, r, sigmas[si]);
+          CuconvTaps t;
           int i;
 
-          if (ccv_settings_is_identity (&s))
+          if (cuconv_settings_is_identity (&s))
             continue;
-          ccv_taps_init (&t, &s, sub);
-          fail_unless (t.radius >= 1 && t.radius <= CCV_MAX_RADIUS);
+          cuconv_taps_init (&t, &s, sub);
+          fail_unless (t.radius >= 1 && t.radius <= CUCONV_MAX_RADIUS);
           fail_unless (fabs (taps_sum (&t) - 1.0) < 1e-5,
               "kernel %d r %d sigma %g sub %d: taps sum to %.8f", k, r,
               sigmas[si], sub, taps_sum (&t));
@@ -56,7 +56,7 @@ GST_START_TEST (test_sum_and_symmetry)
             /* a gaussian falls off from the centre; a box stays flat */
             fail_unless (t.w[i] <= t.w[i + 1]);
           }
-          for (i = 2 * t.radius + 1; i < CCV_MAX_TAPS; i++)
+          for (i = 2 * t.radius + 1; i < CUCONV_MAX_TAPS; i++)
             fail_unless (t.w[i] == 0.0f, "taps past the radius are zero");
         }
 }
@@ -65,57 +65,57 @@ GST_END_TEST;
 
 GST_START_TEST (test_sigma_rules)
 {
-  CcvSettings s;
+  CuconvSettings s;
   int i, r;
   double sigma;
 
   /* sigma 0: OpenCV's 0.3 * (r - 1) + 0.8 */
-  for (i = 1; i <= CCV_MAX_RADIUS; i++) {
-    s = settings (CCV_KERNEL_GAUSSIAN, i, 0.0);
-    ccv_settings_resolve (&s, &r, &sigma);
+  for (i = 1; i <= CUCONV_MAX_RADIUS; i++) {
+    s = settings (CUCONV_KERNEL_GAUSSIAN, i, 0.0);
+    cuconv_settings_resolve (&s, &r, &sigma);
     fail_unless_equals_int (r, i);
     fail_unless (fabs (sigma - (0.3 * (i - 1) + 0.8)) < 1e-12);
   }
 
   /* radius 0, sigma > 0: ceil (3 sigma), at most 64 */
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.5);
-  ccv_settings_resolve (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 1.5);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 5);
   fail_unless (sigma == 1.5);
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 2.0);
-  ccv_settings_resolve (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 2.0);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 6);
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 0.1);
-  ccv_settings_resolve (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 0.1);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 1);
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 30.0);
-  ccv_settings_resolve (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 30.0);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 64);
 
   /* both given: both kept */
-  s = settings (CCV_KERNEL_GAUSSIAN, 7, 1.25);
-  ccv_settings_resolve (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 7, 1.25);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 7);
   fail_unless (sigma == 1.25);
 
   /* identity only for radius 0 and sigma 0 */
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 0.0);
-  fail_unless (ccv_settings_is_identity (&s));
-  s = settings (CCV_KERNEL_BOX, 0, 0.0);
-  fail_unless (ccv_settings_is_identity (&s));
-  s = settings (CCV_KERNEL_GAUSSIAN, 1, 0.0);
-  fail_if (ccv_settings_is_identity (&s));
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 0.01);
-  fail_if (ccv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 0.0);
+  fail_unless (cuconv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_BOX, 0, 0.0);
+  fail_unless (cuconv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 1, 0.0);
+  fail_if (cuconv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 0.01);
+  fail_if (cuconv_settings_is_identity (&s));
 }
 
 GST_END_TEST;
 
 /* The taps against the formula, evaluated here in double. */
 static void
-check_gaussian (const CcvTaps * t, int radius, double sigma)
+check_gaussian (const CuconvTaps * t, int radius, double sigma)
 {
-  double w[CCV_MAX_TAPS], sum = 0.0;
+  double w[CUCONV_MAX_TAPS], sum = 0.0;
   int i;
 
   fail_unless_equals_int (t->radius, radius);
@@ -128,16 +128,16 @@ check_gaussian (const CcvTaps * t, int radius, double sigma)
 
 GST_START_TEST (test_gaussian_values)
 {
-  CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, 2, 0.0);
-  CcvTaps t;
+  CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, 2, 0.0);
+  CuconvTaps t;
 
   /* radius 2: sigma 1.1; the centre tap worked out by hand */
-  ccv_taps_init (&t, &s, 1);
+  cuconv_taps_init (&t, &s, 1);
   check_gaussian (&t, 2, 1.1);
   fail_unless (fabs (t.w[2] - 0.36947) < 1e-4);
 
-  s = settings (CCV_KERNEL_GAUSSIAN, 5, 3.0);
-  ccv_taps_init (&t, &s, 1);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 5, 3.0);
+  cuconv_taps_init (&t, &s, 1);
   check_gaussian (&t, 5, 3.0);
 }
 
@@ -147,12 +147,12 @@ GST_START_TEST (test_box_values)
 {
   int r;
 
-  for (r = 1; r <= CCV_MAX_RADIUS; r++) {
-    CcvSettings s = settings (CCV_KERNEL_BOX, r, 3.0);       /* sigma unused */
-    CcvTaps t;
+  for (r = 1; r <= CUCONV_MAX_RADIUS; r++) {
+    CuconvSettings s = settings (CUCONV_KERNEL_BOX, r, 3.0);       /* sigma unused */
+    CuconvTaps t;
     int i;
 
-    ccv_taps_init (&t, &s, 1);
+    cuconv_taps_init (&t, &s, 1);
     fail_unless_equals_int (t.radius, r);
     for (i = 0; i <= 2 * r; i++)
       fail_unless (t.w[i] == (float) (1.0 / (2 * r + 1)));
@@ -166,44 +166,44 @@ GST_START_TEST (test_chroma_scaling)
 {
   int r;
 
-  for (r = 1; r <= CCV_MAX_RADIUS; r++) {
-    CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, r, 0.0);
-    CcvFilter f;
+  for (r = 1; r <= CUCONV_MAX_RADIUS; r++) {
+    CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, r, 0.0);
+    CuconvFilter f;
     int rr;
     double sigma;
 
-    ccv_settings_resolve (&s, &rr, &sigma);
-    ccv_filter_init (&f, &s);
+    cuconv_settings_resolve (&s, &rr, &sigma);
+    cuconv_filter_init (&f, &s);
     check_gaussian (&f.x[0], r, sigma);
     check_gaussian (&f.y[0], r, sigma);
     check_gaussian (&f.x[1], (r + 1) / 2, sigma / 2);
     check_gaussian (&f.y[1], (r + 1) / 2, sigma / 2);
 
-    s.kernel = CCV_KERNEL_BOX;
-    ccv_filter_init (&f, &s);
+    s.kernel = CUCONV_KERNEL_BOX;
+    cuconv_filter_init (&f, &s);
     fail_unless_equals_int (f.x[1].radius, (r + 1) / 2);
     fail_unless (f.x[1].w[0] == (float) (1.0 / (2 * ((r + 1) / 2) + 1)));
   }
 
   /* sigma only: the chroma radius follows from the luma one */
   {
-    CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.5);
-    CcvFilter f;
+    CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 1.5);
+    CuconvFilter f;
 
-    ccv_filter_init (&f, &s);
+    cuconv_filter_init (&f, &s);
     check_gaussian (&f.x[0], 5, 1.5);
     check_gaussian (&f.x[1], 3, 0.75);
   }
 
   /* the plane picks its taps by subsampling factor */
   {
-    CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, 8, 0.0);
-    CcvFilter f;
-    CcvPlane p422 = { NULL, NULL, 0, 0, 4, 4, 1, 2, 1 };
+    CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, 8, 0.0);
+    CuconvFilter f;
+    CuconvPlane p422 = { NULL, NULL, 0, 0, 4, 4, 1, 2, 1 };
 
-    ccv_filter_init (&f, &s);
-    fail_unless (ccv_filter_taps_x (&f, &p422)->radius == 4);
-    fail_unless (ccv_filter_taps_y (&f, &p422)->radius == 8);
+    cuconv_filter_init (&f, &s);
+    fail_unless (cuconv_filter_taps_x (&f, &p422)->radius == 4);
+    fail_unless (cuconv_filter_taps_y (&f, &p422)->radius == 8);
   }
 }
 
@@ -211,7 +211,7 @@ GST_END_TEST;
 
 /* Exact taps, written out. */
 static void
-check_taps (const CcvTaps * t, int radius, const float *w)
+check_taps (const CuconvTaps * t, int radius, const float *w)
 {
   int i;
 
@@ -239,22 +239,22 @@ GST_START_TEST (test_classic_3x3)
   int ci, k;
 
   for (ci = 0; ci < (int) G_N_ELEMENTS (cases); ci++)
-    for (k = CCV_KERNEL_SOBEL; k <= CCV_KERNEL_LAPLACIAN; k++) {
-      CcvSettings s = settings (k, cases[ci].radius, 0.0);
+    for (k = CUCONV_KERNEL_SOBEL; k <= CUCONV_KERNEL_LAPLACIAN; k++) {
+      CuconvSettings s = settings (k, cases[ci].radius, 0.0);
       const int sub = cases[ci].sub;
-      CcvFilter f;
+      CuconvFilter f;
 
-      ccv_filter_init (&f, &s);
+      cuconv_filter_init (&f, &s);
       fail_unless_equals_int (f.n_terms, 2);
-      if (k == CCV_KERNEL_SOBEL) {
+      if (k == CUCONV_KERNEL_SOBEL) {
         /* gx = D (x) S (y), gy = S (x) D (y) */
-        fail_unless_equals_int (f.combine, CCV_COMBINE_MAGNITUDE);
+        fail_unless_equals_int (f.combine, CUCONV_COMBINE_MAGNITUDE);
         check_taps (&f.x[sub - 1], 1, sobel_d3);
         check_taps (&f.y[sub - 1], 1, sobel_s3);
         check_taps (&f.x2[sub - 1], 1, sobel_s3);
         check_taps (&f.y2[sub - 1], 1, sobel_d3);
       } else {
-        fail_unless_equals_int (f.combine, CCV_COMBINE_ABS_SUM);
+        fail_unless_equals_int (f.combine, CUCONV_COMBINE_ABS_SUM);
         check_taps (&f.x[sub - 1], 1, laplacian_l3);
         check_taps (&f.y[sub - 1], 1, laplacian_g3);
         check_taps (&f.x2[sub - 1], 1, laplacian_g3);
@@ -265,14 +265,14 @@ GST_START_TEST (test_classic_3x3)
   /* a sigma so small that it resolves to radius 1: still the 3x3 taps,
    * sigma plays no part */
   {
-    CcvSettings s = settings (CCV_KERNEL_SOBEL, 0, 0.2);
-    CcvFilter f;
+    CuconvSettings s = settings (CUCONV_KERNEL_SOBEL, 0, 0.2);
+    CuconvFilter f;
 
-    ccv_filter_init (&f, &s);
+    cuconv_filter_init (&f, &s);
     check_taps (&f.x[0], 1, sobel_d3);
     check_taps (&f.y[0], 1, sobel_s3);
-    s = settings (CCV_KERNEL_LAPLACIAN, 1, 5.0);
-    ccv_filter_init (&f, &s);
+    s = settings (CUCONV_KERNEL_LAPLACIAN, 1, 5.0);
+    cuconv_filter_init (&f, &s);
     check_taps (&f.x[0], 1, laplacian_l3);
     check_taps (&f.y[0], 1, laplacian_g3);
   }
@@ -293,9 +293,9 @@ formula_gaussian (double *g, int r, double sigma)
 /* Sobel above radius 1: S sums to 4, D is odd with sum i D[i] = 2, both
  * follow the formula (to float rounding), on luma and chroma. */
 static void
-check_sobel (const CcvTaps * s, const CcvTaps * d, int r, double sigma)
+check_sobel (const CuconvTaps * s, const CuconvTaps * d, int r, double sigma)
 {
-  double g[CCV_MAX_TAPS], gsum = 0.0, msum = 0.0;
+  double g[CUCONV_MAX_TAPS], gsum = 0.0, msum = 0.0;
   double sum_s = 0.0, sum_d = 0.0, abs_d = 0.0, moment_d = 0.0;
   int i;
 
@@ -332,9 +332,9 @@ check_sobel (const CcvTaps * s, const CcvTaps * d, int r, double sigma)
 /* The Laplacian of Gaussian above radius 1: G sums to 1, L is even with
  * sum L = 0 and sum i^2 L[i] = 2, both from the formula. */
 static void
-check_laplacian (const CcvTaps * gt, const CcvTaps * lt, int r, double sigma)
+check_laplacian (const CuconvTaps * gt, const CuconvTaps * lt, int r, double sigma)
 {
-  double g[CCV_MAX_TAPS], l[CCV_MAX_TAPS], gsum = 0.0, mean = 0.0;
+  double g[CUCONV_MAX_TAPS], l[CUCONV_MAX_TAPS], gsum = 0.0, mean = 0.0;
   double moment = 0.0, sum_g = 0.0, sum_l = 0.0, abs_l = 0.0, moment_l = 0.0;
   int i;
 
@@ -379,23 +379,23 @@ GST_START_TEST (test_derivative_radii)
   const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
   int r, si, sub;
 
-  for (r = 2; r <= CCV_MAX_RADIUS; r++)
+  for (r = 2; r <= CUCONV_MAX_RADIUS; r++)
     for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
-      for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
+      for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
         const double sigma = sigmas[si] > 0.0 ? sigmas[si] :
             0.3 * (r - 1) + 0.8;
         const int rs = (r + sub - 1) / sub;
-        CcvSettings s = settings (CCV_KERNEL_SOBEL, r, sigmas[si]);
-        CcvFilter f;
+        CuconvSettings s = settings (CUCONV_KERNEL_SOBEL, r, sigmas[si]);
+        CuconvFilter f;
 
         if (rs == 1)
           continue;             /* test_classic_3x3 */
-        ccv_filter_init (&f, &s);
+        cuconv_filter_init (&f, &s);
         check_sobel (&f.y[sub - 1], &f.x[sub - 1], rs, sigma / sub);
         check_sobel (&f.x2[sub - 1], &f.y2[sub - 1], rs, sigma / sub);
 
-        s.kernel = CCV_KERNEL_LAPLACIAN;
-        ccv_filter_init (&f, &s);
+        s.kernel = CUCONV_KERNEL_LAPLACIAN;
+        cuconv_filter_init (&f, &s);
         check_laplacian (&f.y[sub - 1], &f.x[sub - 1], rs, sigma / sub);
         check_laplacian (&f.x2[sub - 1], &f.y2[sub - 1], rs, sigma / sub);
       }
@@ -410,12 +410,12 @@ GST_START_TEST (test_derivative_responses)
   int r;
 
   for (r = 1; r <= 16; r++) {
-    CcvSettings s = settings (CCV_KERNEL_SOBEL, r, 0.0);
-    CcvFilter f;
+    CuconvSettings s = settings (CUCONV_KERNEL_SOBEL, r, 0.0);
+    CuconvFilter f;
     double gx = 0.0, smooth = 0.0, lap = 0.0;
     int i;
 
-    ccv_filter_init (&f, &s);
+    cuconv_filter_init (&f, &s);
     for (i = -r; i <= r; i++) {
       gx += f.x[0].w[i + r] * (100.0 + i);
       smooth += f.y[0].w[i + r];
@@ -423,8 +423,8 @@ GST_START_TEST (test_derivative_responses)
     fail_unless (fabs (gx * smooth - 8.0) < 1e-4, "r %d: gx %g", r,
         gx * smooth);
 
-    s.kernel = CCV_KERNEL_LAPLACIAN;
-    ccv_filter_init (&f, &s);
+    s.kernel = CUCONV_KERNEL_LAPLACIAN;
+    cuconv_filter_init (&f, &s);
     for (i = -r; i <= r; i++)
       lap += f.x[0].w[i + r] * (7.0 + i) * (7.0 + i) / 2.0;
     fail_unless (fabs (lap - 1.0) < 1e-4, "r %d: laplacian %g", r, lap);
@@ -435,75 +435,75 @@ GST_END_TEST;
 
 GST_START_TEST (test_sigma_y_rules)
 {
-  CcvSettings s;
+  CuconvSettings s;
   int r;
   double sigma;
 
   /* unset: as horizontally, sobel's radius-1 default included */
-  s = settings (CCV_KERNEL_GAUSSIAN, 4, 0.0);
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 4, 0.0);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 4 && fabs (sigma - 1.7) < 1e-12);
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.5);
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 1.5);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 5 && sigma == 1.5);
-  s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  s = settings (CUCONV_KERNEL_SOBEL, 0, 0.0);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 1 && fabs (sigma - 0.8) < 1e-12);
 
   /* set: the radius from it unless the radius is given */
-  s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.0);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 1.0);
   s.sigma_y = 2.0;
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 6 && sigma == 2.0);
-  ccv_settings_resolve (&s, &r, &sigma);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless (r == 3 && sigma == 1.0);
-  s = settings (CCV_KERNEL_GAUSSIAN, 5, 1.0);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 5, 1.0);
   s.sigma_y = 2.0;
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 5 && sigma == 2.0);
-  s = settings (CCV_KERNEL_BOX, 0, 0.0);
+  s = settings (CUCONV_KERNEL_BOX, 0, 0.0);
   s.sigma_y = 30.0;
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless_equals_int (r, 64);
   /* sobel's default radius 1 is horizontal only here */
-  s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
+  s = settings (CUCONV_KERNEL_SOBEL, 0, 0.0);
   s.sigma_y = 0.9;
-  ccv_settings_resolve (&s, &r, &sigma);
+  cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 1);
-  ccv_settings_resolve_y (&s, &r, &sigma);
+  cuconv_settings_resolve_y (&s, &r, &sigma);
   fail_unless (r == 3 && sigma == 0.9);
 
   /* the taps: each direction its own radius and sigma, halved on chroma;
    * a direction of radius 0 is the one tap [1] */
   {
-    CcvFilter f;
+    CuconvFilter f;
 
-    s = settings (CCV_KERNEL_GAUSSIAN, 0, 1.0);
+    s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 1.0);
     s.sigma_y = 2.5;
-    ccv_filter_init (&f, &s);
+    cuconv_filter_init (&f, &s);
     check_gaussian (&f.x[0], 3, 1.0);
     check_gaussian (&f.y[0], 8, 2.5);
     check_gaussian (&f.x[1], 2, 0.5);
     check_gaussian (&f.y[1], 4, 1.25);
 
-    s = settings (CCV_KERNEL_GAUSSIAN, 0, 0.0);
+    s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 0.0);
     s.sigma_y = 1.5;
-    fail_if (ccv_settings_is_identity (&s));
-    ccv_filter_init (&f, &s);
+    fail_if (cuconv_settings_is_identity (&s));
+    cuconv_filter_init (&f, &s);
     check_taps (&f.x[0], 0, one_tap);
     check_taps (&f.x[1], 0, one_tap);
     check_gaussian (&f.y[0], 5, 1.5);
     check_gaussian (&f.y[1], 3, 0.75);
 
-    s.kernel = CCV_KERNEL_BOX;
-    ccv_filter_init (&f, &s);
+    s.kernel = CUCONV_KERNEL_BOX;
+    cuconv_filter_init (&f, &s);
     check_taps (&f.x[0], 0, one_tap);
     fail_unless_equals_int (f.y[0].radius, 5);
     fail_unless (f.y[0].w[0] == (float) (1.0 / 11));
 
-    s = settings (CCV_KERNEL_SOBEL, 0, 0.0);
+    s = settings (CUCONV_KERNEL_SOBEL, 0, 0.0);
     s.sigma_y = 1.2;
-    ccv_filter_init (&f, &s);
+    cuconv_filter_init (&f, &s);
     check_taps (&f.x[0], 1, sobel_d3);
     check_taps (&f.x2[0], 1, sobel_s3);
     check_sobel (&f.y[0], &f.y2[0], 4, 1.2);
@@ -514,67 +514,67 @@ GST_END_TEST;
 
 GST_START_TEST (test_identity_rules)
 {
-  CcvSettings s;
+  CuconvSettings s;
   int k;
 
-  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_SHARPEN; k++) {
+  for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_SHARPEN; k++) {
     s = settings (k, 0, 0.0);
     s.amount = 1.0;
-    fail_unless (ccv_settings_is_identity (&s), "kernel %d", k);
+    fail_unless (cuconv_settings_is_identity (&s), "kernel %d", k);
     s.sigma_y = 0.5;
-    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+    fail_if (cuconv_settings_is_identity (&s), "kernel %d", k);
     s = settings (k, 3, 0.0);
     s.amount = 1.0;
-    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+    fail_if (cuconv_settings_is_identity (&s), "kernel %d", k);
   }
   /* an unsharp mask of amount 0 adds nothing */
-  s = settings (CCV_KERNEL_SHARPEN, 5, 2.0);
-  fail_unless (ccv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_SHARPEN, 5, 2.0);
+  fail_unless (cuconv_settings_is_identity (&s));
   s.amount = 0.5;
-  fail_if (ccv_settings_is_identity (&s));
+  fail_if (cuconv_settings_is_identity (&s));
 
   /* edge maps are never the identity, not even with everything 0 */
-  for (k = CCV_KERNEL_SOBEL; k <= CCV_KERNEL_LAPLACIAN; k++) {
+  for (k = CUCONV_KERNEL_SOBEL; k <= CUCONV_KERNEL_LAPLACIAN; k++) {
     s = settings (k, 0, 0.0);
-    fail_if (ccv_settings_is_identity (&s), "kernel %d", k);
+    fail_if (cuconv_settings_is_identity (&s), "kernel %d", k);
   }
 
   /* custom: the identity when nothing is set; radius and sigma play no
    * part */
-  s = settings (CCV_KERNEL_CUSTOM, 5, 2.0);
-  fail_unless (ccv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_CUSTOM, 5, 2.0);
+  fail_unless (cuconv_settings_is_identity (&s));
   s.custom_y_len = 1;
   s.custom_y[0] = 1.0;
-  fail_if (ccv_settings_is_identity (&s));
-  s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
+  fail_if (cuconv_settings_is_identity (&s));
+  s = settings (CUCONV_KERNEL_CUSTOM, 0, 0.0);
   s.matrix_side = 1;
   s.matrix[0] = 1.0;
-  fail_if (ccv_settings_is_identity (&s));
+  fail_if (cuconv_settings_is_identity (&s));
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_sharpen_taps)
 {
-  CcvSettings s = settings (CCV_KERNEL_SHARPEN, 4, 0.0);
-  CcvFilter f;
+  CuconvSettings s = settings (CUCONV_KERNEL_SHARPEN, 4, 0.0);
+  CuconvFilter f;
 
   s.amount = 1.3;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   fail_unless_equals_int (f.n_terms, 1);
-  fail_unless_equals_int (f.combine, CCV_COMBINE_SHARPEN);
+  fail_unless_equals_int (f.combine, CUCONV_COMBINE_SHARPEN);
   fail_unless (f.amount == (float) 1.3);
   check_gaussian (&f.x[0], 4, 1.7);
   check_gaussian (&f.y[0], 4, 1.7);
   check_gaussian (&f.x[1], 2, 0.85);
   check_gaussian (&f.y[1], 2, 0.85);
 
-  s.kernel = CCV_KERNEL_GAUSSIAN;
-  ccv_filter_init (&f, &s);
-  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
-  s.kernel = CCV_KERNEL_BOX;
-  ccv_filter_init (&f, &s);
-  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  s.kernel = CUCONV_KERNEL_GAUSSIAN;
+  cuconv_filter_init (&f, &s);
+  fail_unless_equals_int (f.combine, CUCONV_COMBINE_NONE);
+  s.kernel = CUCONV_KERNEL_BOX;
+  cuconv_filter_init (&f, &s);
+  fail_unless_equals_int (f.combine, CUCONV_COMBINE_NONE);
 }
 
 GST_END_TEST;
@@ -584,8 +584,8 @@ GST_START_TEST (test_custom_separable)
   static const float quarter[] = { 0.25f, 0.5f, 0.25f };
   static const float raw[] = { 1.0f, 2.0f, 1.0f };
   static const float odd[] = { -1.0f, 0.0f, 1.0f };
-  CcvSettings s = settings (CCV_KERNEL_CUSTOM, 7, 3.0);
-  CcvFilter f;
+  CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, 7, 3.0);
+  CuconvFilter f;
   int sub;
 
   s.custom_x_len = 3;
@@ -593,17 +593,17 @@ GST_START_TEST (test_custom_separable)
   s.custom_x[1] = 2.0;
   s.custom_x[2] = 1.0;
   s.normalize = 1;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   fail_unless_equals_int (f.n_terms, 1);
-  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  fail_unless_equals_int (f.combine, CUCONV_COMBINE_NONE);
   /* the same for every plane; unset y is [1]; radius and sigma unused */
-  for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
+  for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
     check_taps (&f.x[sub - 1], 1, quarter);
     check_taps (&f.y[sub - 1], 0, one_tap);
   }
 
   s.normalize = 0;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   check_taps (&f.x[0], 1, raw);
   check_taps (&f.x[1], 1, raw);
 
@@ -615,32 +615,32 @@ GST_START_TEST (test_custom_separable)
   s.custom_x[1] = 0.0;
   s.custom_x[2] = 1.0;
   s.normalize = 1;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   check_taps (&f.x[1], 1, odd);
   check_taps (&f.y[1], 1, quarter);
   s.custom_x_len = 0;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   check_taps (&f.x[0], 0, one_tap);
   check_taps (&f.y[0], 1, quarter);
 
   /* normalised in double, rounded once: 1/3 each, not 1 * (float) 1/3 */
   s.custom_x_len = 3;
   s.custom_x[0] = s.custom_x[1] = s.custom_x[2] = 0.1;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   fail_unless (f.x[0].w[0] == (float) (0.1 / (0.1 + 0.1 + 0.1)));
 
   /* the longest: 129 taps */
-  s.custom_x_len = CCV_MAX_TAPS;
-  for (sub = 0; sub < CCV_MAX_TAPS; sub++)
+  s.custom_x_len = CUCONV_MAX_TAPS;
+  for (sub = 0; sub < CUCONV_MAX_TAPS; sub++)
     s.custom_x[sub] = sub + 1;
-  ccv_filter_init (&f, &s);
-  fail_unless_equals_int (f.x[0].radius, CCV_MAX_RADIUS);
-  fail_unless (f.x[0].w[CCV_MAX_TAPS - 1] ==
+  cuconv_filter_init (&f, &s);
+  fail_unless_equals_int (f.x[0].radius, CUCONV_MAX_RADIUS);
+  fail_unless (f.x[0].w[CUCONV_MAX_TAPS - 1] ==
       (float) (129.0 / (129.0 * 130.0 / 2.0)));
 
   /* nothing set: the one tap [1] both ways, a passthrough */
-  s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
-  ccv_filter_init (&f, &s);
+  s = settings (CUCONV_KERNEL_CUSTOM, 0, 0.0);
+  cuconv_filter_init (&f, &s);
   fail_unless_equals_int (f.n_terms, 1);
   check_taps (&f.x[0], 0, one_tap);
   check_taps (&f.y[0], 0, one_tap);
@@ -650,8 +650,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_custom_matrix)
 {
-  CcvSettings s = settings (CCV_KERNEL_CUSTOM, 0, 0.0);
-  CcvFilter f;
+  CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, 0, 0.0);
+  CuconvFilter f;
   int i;
 
   /* row-major: matrix[row * side + column] weighs in (x + column - r,
@@ -662,32 +662,32 @@ GST_START_TEST (test_custom_matrix)
   /* custom_x is ignored when the matrix is set */
   s.custom_x_len = 3;
   s.custom_x[1] = 1.0;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   fail_unless_equals_int (f.n_terms, 0);
-  fail_unless_equals_int (f.combine, CCV_COMBINE_NONE);
+  fail_unless_equals_int (f.combine, CUCONV_COMBINE_NONE);
   fail_unless_equals_int (f.m.radius, 1);
   for (i = 0; i < 9; i++)
     fail_unless (f.m.w[i] == (float) (i + 1));
 
   s.normalize = 1;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   for (i = 0; i < 9; i++)
     fail_unless (f.m.w[i] == (float) ((i + 1) / 45.0));
 
   /* a zero sum is left as it is */
   for (i = 0; i < 9; i++)
     s.matrix[i] = i - 4;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   for (i = 0; i < 9; i++)
     fail_unless (f.m.w[i] == (float) (i - 4));
 
   /* the largest, 31 x 31 */
-  s.matrix_side = CCV_MAX_MATRIX_SIDE;
-  for (i = 0; i < CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE; i++)
+  s.matrix_side = CUCONV_MAX_MATRIX_SIDE;
+  for (i = 0; i < CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE; i++)
     s.matrix[i] = 2.0;
-  ccv_filter_init (&f, &s);
-  fail_unless_equals_int (f.m.radius, CCV_MAX_MATRIX_RADIUS);
-  for (i = 0; i < CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE; i++)
+  cuconv_filter_init (&f, &s);
+  fail_unless_equals_int (f.m.radius, CUCONV_MAX_MATRIX_RADIUS);
+  for (i = 0; i < CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE; i++)
     fail_unless (f.m.w[i] == (float) (1.0 / 961));
 }
 
@@ -707,28 +707,28 @@ GST_START_TEST (test_border_index)
   int i;
 
   for (i = -6; i <= 9; i++) {
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_CLAMP, i, 4),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_CLAMP, i, 4),
         clamp[i + 6]);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_MIRROR, i, 4),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_MIRROR, i, 4),
         mirror[i + 6]);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_WRAP, i, 4),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_WRAP, i, 4),
         wrap[i + 6]);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_ZERO, i, 4),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_ZERO, i, 4),
         zero[i + 6]);
   }
 
   /* a plane of one sample: every mode but zero reads it */
   for (i = -200; i <= 200; i++) {
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_CLAMP, i, 1), 0);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_MIRROR, i, 1), 0);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_WRAP, i, 1), 0);
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_ZERO, i, 1),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_CLAMP, i, 1), 0);
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_MIRROR, i, 1), 0);
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_WRAP, i, 1), 0);
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_ZERO, i, 1),
         i == 0 ? 0 : -1);
   }
 
   /* n = 2: mirror alternates a b a b, never repeating the edge */
   for (i = -130; i <= 130; i++)
-    fail_unless_equals_int (ccv_border_index (CCV_BORDER_MIRROR, i, 2),
+    fail_unless_equals_int (cuconv_border_index (CUCONV_BORDER_MIRROR, i, 2),
         (i % 2 + 2) % 2);
 }
 
@@ -736,14 +736,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_round_sat)
 {
-  fail_unless_equals_int (ccv_round_sat_u8 (0.49f), 0);
-  fail_unless_equals_int (ccv_round_sat_u8 (0.5f), 1);
-  fail_unless_equals_int (ccv_round_sat_u8 (1.5f), 2);
-  fail_unless_equals_int (ccv_round_sat_u8 (2.5f), 3);
-  fail_unless_equals_int (ccv_round_sat_u8 (254.5f), 255);
-  fail_unless_equals_int (ccv_round_sat_u8 (300.0f), 255);
-  fail_unless_equals_int (ccv_round_sat_u8 (-0.4f), 0);
-  fail_unless_equals_int (ccv_round_sat_u8 (-3.0f), 0);
+  fail_unless_equals_int (cuconv_round_sat_u8 (0.49f), 0);
+  fail_unless_equals_int (cuconv_round_sat_u8 (0.5f), 1);
+  fail_unless_equals_int (cuconv_round_sat_u8 (1.5f), 2);
+  fail_unless_equals_int (cuconv_round_sat_u8 (2.5f), 3);
+  fail_unless_equals_int (cuconv_round_sat_u8 (254.5f), 255);
+  fail_unless_equals_int (cuconv_round_sat_u8 (300.0f), 255);
+  fail_unless_equals_int (cuconv_round_sat_u8 (-0.4f), 0);
+  fail_unless_equals_int (cuconv_round_sat_u8 (-3.0f), 0);
 }
 
 GST_END_TEST;

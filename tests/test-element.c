@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the element through GstHarness, on the CPU backend.
  *
  * The CPU backend is the reference, so its output must equal
- * ccv_reference_frame () bit for bit; a few hand-computed cases check the
+ * cuconv_reference_frame () bit for bit; a few hand-computed cases check the
  * wiring independently of the reference.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -17,10 +17,10 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 #include "frame-check.h"
 #ifdef HAVE_CUDA
-#include "ccv-cuda.h"
+#include "cuconv-cuda.h"
 #endif
 
 static const gchar *formats[] = {
@@ -35,7 +35,7 @@ static int
 device_count (void)
 {
 #ifdef HAVE_CUDA
-  return ccv_cuda_device_count ();
+  return cuconv_cuda_device_count ();
 #else
   return 0;
 #endif
@@ -84,7 +84,7 @@ buffer_new_grey (gsize size)
  * result on in: the CPU backend is the reference, so to the bit. */
 static void
 check_against_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    GstBuffer * out, const CuconvSettings * s, CuconvPlanes planes,
     const gchar * what)
 {
   gchar first[160];
@@ -99,7 +99,7 @@ check_against_reference (const GstVideoInfo * info, GstBuffer * in,
  * reference with settings s and planes. */
 static void
 push_and_check_with (GstHarness * h, const GstVideoInfo * info,
-    GRand * rand, gboolean padded, const CcvSettings * s, CcvPlanes planes,
+    GRand * rand, gboolean padded, const CuconvSettings * s, CuconvPlanes planes,
     const gchar * what)
 {
   GstBuffer *in, *out;
@@ -118,7 +118,7 @@ static void
 push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
     GRand * rand, gboolean padded, const gchar * what)
 {
-  CcvSettings s;
+  CuconvSettings s;
 
   frame_check_element_settings (e, &s);
   push_and_check_with (h, info, rand, padded, &s,
@@ -210,7 +210,7 @@ GST_START_TEST (test_allocation_accepts_video_meta)
 GST_END_TEST;
 
 /* The mem_type of cudaconvolve's pinned host memory. */
-#define PINNED_MEMORY_TYPE "CcvHostMemory"
+#define PINNED_MEMORY_TYPE "CuconvHostMemory"
 
 static gboolean
 is_system_allocator (GstAllocator * allocator)
@@ -236,7 +236,7 @@ check_system_memory_allocation (const gchar * backend)
   GstMapInfo map;
   GstCaps *caps;
   GstQuery *query;
-  CcvSettings s;
+  CuconvSettings s;
   guint i, size, min, max;
   gchar *active;
   gsize j;
@@ -281,7 +281,7 @@ check_system_memory_allocation (const gchar * backend)
   frame_check_element_settings (e, &s);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL && out != in);
-  check_against_reference (&info, in, out, &s, CCV_PLANES_AUTO, backend);
+  check_against_reference (&info, in, out, &s, CUCONV_PLANES_AUTO, backend);
   fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
           GST_ALLOCATOR_SYSMEM));
   fail_if (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
@@ -572,13 +572,13 @@ GST_START_TEST (test_properties)
       "sigma-y", &sigma_y, "amount", &amount, "border", &border, "planes",
       &planes, "normalize", &normalize, "backend", &backend,
       "active-backend", &active, NULL);
-  fail_unless_equals_int (kernel, CCV_KERNEL_GAUSSIAN);
+  fail_unless_equals_int (kernel, CUCONV_KERNEL_GAUSSIAN);
   fail_unless_equals_int (radius, 2);
   fail_unless_equals_float (sigma, 0.0);
   fail_unless_equals_float (sigma_y, 0.0);
   fail_unless_equals_float (amount, 1.0);
-  fail_unless_equals_int (border, CCV_BORDER_CLAMP);
-  fail_unless_equals_int (planes, CCV_PLANES_AUTO);
+  fail_unless_equals_int (border, CUCONV_BORDER_CLAMP);
+  fail_unless_equals_int (planes, CUCONV_PLANES_AUTO);
   fail_unless (normalize);
   fail_unless_equals_int (backend, 0);
   fail_unless_equals_string (active, "none");
@@ -661,34 +661,34 @@ GST_START_TEST (test_properties)
   gst_util_set_object_arg (G_OBJECT (e), "planes", "chroma");
   gst_util_set_object_arg (G_OBJECT (e), "normalize", "false");
   g_object_get (e, "planes", &planes, "normalize", &normalize, NULL);
-  fail_unless_equals_int (planes, CCV_PLANES_CHROMA);
+  fail_unless_equals_int (planes, CUCONV_PLANES_CHROMA);
   fail_unless (!normalize);
-  ASSERT_WARNING (g_object_set (e, "planes", CCV_PLANES_N, NULL));
+  ASSERT_WARNING (g_object_set (e, "planes", CUCONV_PLANES_N, NULL));
   g_object_get (e, "planes", &planes, NULL);
-  fail_unless_equals_int (planes, CCV_PLANES_CHROMA);
+  fail_unless_equals_int (planes, CUCONV_PLANES_CHROMA);
 
   /* enum values equal the engine's */
   pspec = g_object_class_find_property (klass, "kernel");
 #define CHECK_KERNEL(name, nick, desc) \
-  check_enum (pspec->value_type, nick, CCV_KERNEL_##name);
-  CCV_KERNEL_TYPES (CHECK_KERNEL);
+  check_enum (pspec->value_type, nick, CUCONV_KERNEL_##name);
+  CUCONV_KERNEL_TYPES (CHECK_KERNEL);
 #undef CHECK_KERNEL
   {
     GEnumClass *k = g_type_class_ref (pspec->value_type);
 
-    fail_unless_equals_int (k->n_values, CCV_KERNEL_N);
+    fail_unless_equals_int (k->n_values, CUCONV_KERNEL_N);
     g_type_class_unref (k);
   }
   pspec = g_object_class_find_property (klass, "planes");
 #define CHECK_PLANES(name, nick, desc) \
-  check_enum (pspec->value_type, nick, CCV_PLANES_##name);
-  CCV_PLANES_TYPES (CHECK_PLANES);
+  check_enum (pspec->value_type, nick, CUCONV_PLANES_##name);
+  CUCONV_PLANES_TYPES (CHECK_PLANES);
 #undef CHECK_PLANES
   pspec = g_object_class_find_property (klass, "border");
-  check_enum (pspec->value_type, "clamp", CCV_BORDER_CLAMP);
-  check_enum (pspec->value_type, "mirror", CCV_BORDER_MIRROR);
-  check_enum (pspec->value_type, "wrap", CCV_BORDER_WRAP);
-  check_enum (pspec->value_type, "zero", CCV_BORDER_ZERO);
+  check_enum (pspec->value_type, "clamp", CUCONV_BORDER_CLAMP);
+  check_enum (pspec->value_type, "mirror", CUCONV_BORDER_MIRROR);
+  check_enum (pspec->value_type, "wrap", CUCONV_BORDER_WRAP);
+  check_enum (pspec->value_type, "zero", CUCONV_BORDER_ZERO);
   pspec = g_object_class_find_property (klass, "backend");
   check_enum (pspec->value_type, "auto", 0);
   check_enum (pspec->value_type, "cuda", 1);
@@ -1269,7 +1269,7 @@ GST_START_TEST (test_custom_kernel_values)
   static const gdouble m1[] = { 0.5 };
   GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
   GValue v = G_VALUE_INIT, row = G_VALUE_INIT;
-  gdouble long_taps[CCV_MAX_TAPS];
+  gdouble long_taps[CUCONV_MAX_TAPS];
   GString *str;
   guint i, j;
 
@@ -1305,13 +1305,13 @@ GST_START_TEST (test_custom_kernel_values)
 
   /* the longest kernel */
   str = g_string_new ("<");
-  for (i = 0; i < CCV_MAX_TAPS; i++) {
+  for (i = 0; i < CUCONV_MAX_TAPS; i++) {
     long_taps[i] = (gint) (i % 7) - 3;
     g_string_append_printf (str, "%s%d", i ? ", " : "", (gint) (i % 7) - 3);
   }
   g_string_append (str, ">");
   gst_util_set_object_arg (G_OBJECT (e), "kernel-y", str->str);
-  check_taps_property (e, "kernel-y", long_taps, CCV_MAX_TAPS);
+  check_taps_property (e, "kernel-y", long_taps, CUCONV_MAX_TAPS);
   g_string_free (str, TRUE);
 
   /* empty arrays unset */
@@ -1342,7 +1342,7 @@ GST_START_TEST (test_parse_launch_arrays)
       "matrix=\"<<1,2,1>,<2,4,2>,<1,2,1>>\"", &err);
   fail_unless (e != NULL && err == NULL, "%s", err ? err->message : "");
   g_object_get (e, "kernel", &kernel, NULL);
-  fail_unless_equals_int (kernel, CCV_KERNEL_CUSTOM);
+  fail_unless_equals_int (kernel, CUCONV_KERNEL_CUSTOM);
   check_taps_property (e, "kernel-x", deriv, 3);
   check_taps_property (e, "kernel-y", smooth, 3);
   check_matrix_property (e, m3, 3);
@@ -1391,7 +1391,7 @@ GST_START_TEST (test_invalid_kernels)
   GstElement *e;
   GstHarness *h = harness_new (&e, NULL);
   GstVideoInfo info;
-  CcvSettings before;
+  CuconvSettings before;
   guint c, i;
 
   frame_check_info_init (&info, "I420", 23, 13);
@@ -1449,7 +1449,7 @@ GST_START_TEST (test_invalid_kernels)
     fail_unless (gst_value_compare (&got, &was) == GST_VALUE_EQUAL,
         "%s changed", property);
     /* the settings built before the refusal, not read back */
-    push_and_check_with (h, &info, rand, FALSE, &before, CCV_PLANES_AUTO,
+    push_and_check_with (h, &info, rand, FALSE, &before, CUCONV_PLANES_AUTO,
         value);
 
     g_value_unset (&got);

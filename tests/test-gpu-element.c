@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the element on the CUDA backend, through GstHarness.
  *
  * Frames of odd sizes in every format go through cudaconvolve backend=cuda
- * and are compared with ccv_reference_frame () on the same input.
+ * and are compared with cuconv_reference_frame () on the same input.
  * Tolerance: +-1 LSB per sample (the GPU may round differently where the
  * float sum lands on .5).  Property changes while playing must show on the
  * very next buffer.  Exits 77 (skip) without a usable CUDA device.
@@ -19,8 +19,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "ccv.h"
-#include "ccv-cuda.h"
+#include "cuconv.h"
+#include "cuconv-cuda.h"
 #include "frame-check.h"
 
 #define EXIT_SKIP 77
@@ -54,7 +54,7 @@ harness_new_cuda (GstElement ** element)
  * must_match, fails on any and counts the samples into the run's totals. */
 static guint64
 compare_planes_with_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, CcvPlanes planes,
+    GstBuffer * out, const CuconvSettings * s, CuconvPlanes planes,
     gboolean must_match, const gchar * what)
 {
   gchar first[160];
@@ -72,10 +72,10 @@ compare_planes_with_reference (const GstVideoInfo * info, GstBuffer * in,
 
 static guint64
 compare_with_reference (const GstVideoInfo * info, GstBuffer * in,
-    GstBuffer * out, const CcvSettings * s, gboolean must_match,
+    GstBuffer * out, const CuconvSettings * s, gboolean must_match,
     const gchar * what)
 {
-  return compare_planes_with_reference (info, in, out, s, CCV_PLANES_AUTO,
+  return compare_planes_with_reference (info, in, out, s, CUCONV_PLANES_AUTO,
       must_match, what);
 }
 
@@ -98,7 +98,7 @@ push_and_check (GstHarness * h, GstElement * e, const GstVideoInfo * info,
     GstBuffer ** out_out)
 {
   GstBuffer *in, *out;
-  CcvSettings s;
+  CuconvSettings s;
 
   in = frame_check_buffer_random (info, rand, padded);
   frame_check_element_settings (e, &s);
@@ -192,7 +192,7 @@ GST_START_TEST (test_change_while_playing_cuda)
   GstHarness *h = harness_new_cuda (&e);
   GstVideoInfo info;
   GstBuffer *in, *out;
-  CcvSettings before;
+  CuconvSettings before;
   guint i;
   static const struct
   {
@@ -269,7 +269,7 @@ GST_START_TEST (test_caps_change_cuda)
 GST_END_TEST;
 
 /* The mem_type of cudaconvolve's pinned host memory. */
-#define PINNED_MEMORY_TYPE "CcvHostMemory"
+#define PINNED_MEMORY_TYPE "CuconvHostMemory"
 
 static gboolean
 buffer_is_pinned (GstBuffer * buf)
@@ -396,7 +396,7 @@ GST_START_TEST (test_pinned_pool_cuda)
   GRand *rand = g_rand_new_with_seed (SEED + 3);
   GstBuffer *kept_in = NULL, *kept_out = NULL;
   GstVideoInfo kept_info;
-  CcvSettings kept_settings;
+  CuconvSettings kept_settings;
   guint c, i;
 
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
@@ -415,7 +415,7 @@ GST_START_TEST (test_pinned_pool_cuda)
 
     for (i = 0; i < 3; i++) {
       GstBuffer *in = pool_buffer_random (pool, rand), *out;
-      CcvSettings s;
+      CuconvSettings s;
 
       if (c == 0 && i == 0)
         check_memory_ops (in);
@@ -511,11 +511,11 @@ main (int argc, char **argv)
   int nf;
 
   gst_check_init (&argc, &argv);
-  if (ccv_cuda_device_count () == 0) {
+  if (cuconv_cuda_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
-  g_print ("test-gpu-element: backend=cuda against ccv_reference_frame (), "
+  g_print ("test-gpu-element: backend=cuda against cuconv_reference_frame (), "
       "tolerance +-1 LSB per sample\n");
   /* In one process, so the totals below add up over every test. */
   g_setenv ("CK_FORK", "no", TRUE);

@@ -17,7 +17,7 @@
  *
  * Needs the system's plugins (appsrc, appsink, nvcodec); exits 77 (skip)
  * without a usable CUDA device or without nvcodec.  `--quick` runs one
- * format, for compute-sanitizer.  CCV_TEST_DATA names tests/data.
+ * format, for compute-sanitizer.  CUCONV_TEST_DATA names tests/data.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -34,8 +34,8 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
 
-#include "ccv.h"
-#include "ccv-cuda.h"
+#include "cuconv.h"
+#include "cuconv-cuda.h"
 #include "frame-check.h"
 
 #define EXIT_SKIP 77
@@ -266,7 +266,7 @@ static void
 check_reference (const GstVideoInfo * info, GstElement * conv,
     GstBuffer * in, GstBuffer * out, const gchar * what)
 {
-  CcvSettings s;
+  CuconvSettings s;
   gchar first[160] = "";
   guint64 bad;
 
@@ -470,7 +470,7 @@ GST_END_TEST;
 static gchar *
 data_path (const gchar * name)
 {
-  const gchar *dir = g_getenv ("CCV_TEST_DATA");
+  const gchar *dir = g_getenv ("CUCONV_TEST_DATA");
 
   return g_build_filename (dir ? dir : "tests/data", name, NULL);
 }
@@ -516,7 +516,7 @@ clip_access_units (void)
   gsize len = 0, i, start = 0;
 
   fail_unless (g_file_get_contents (path, &data, &len, NULL),
-      "cannot read %s (set CCV_TEST_DATA)", path);
+      "cannot read %s (set CUCONV_TEST_DATA)", path);
   for (i = 1; i + 4 <= len; i++) {
     /* 00 00 00 01 09: a delimiter, the start of the next access unit */
     if (data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 0 &&
@@ -587,7 +587,7 @@ GST_START_TEST (test_nvh264dec_pipeline)
   guint i;
 
   fail_unless (g_file_get_contents (sums_path, &text, NULL, NULL),
-      "cannot read %s (set CCV_TEST_DATA)", sums_path);
+      "cannot read %s (set CUCONV_TEST_DATA)", sums_path);
   lines = g_strsplit (text, "\n", -1);
   for (i = 0; lines[i]; i++)
     if (lines[i][0] && lines[i][0] != '#')
@@ -724,10 +724,10 @@ GST_START_TEST (test_two_devices)
   GstBuffer *in, *out_gpu, *out_cpu;
   Pipe gpu, cpu;
   gchar first[160] = "";
-  CcvSettings s;
+  CuconvSettings s;
   guint64 bad;
 
-  if (ccv_cuda_device_count () < 2) {
+  if (cuconv_cuda_device_count () < 2) {
     g_print ("  one CUDA device: two-device test not run\n");
     g_rand_free (rand);
     return;
@@ -750,9 +750,9 @@ GST_START_TEST (test_two_devices)
    * first output would need that output: the chain is compared with
    * the CPU chain instead, to 2 (1 each) */
   memset (&s, 0, sizeof (s));
-  s.kernel = CCV_KERNEL_CUSTOM; /* identity: compare the frames as they are */
+  s.kernel = CUCONV_KERNEL_CUSTOM; /* identity: compare the frames as they are */
   bad = frame_check_compare_planes (&info, out_cpu, out_gpu, &s,
-      CCV_PLANES_ALL, 2, first, sizeof (first), NULL, NULL);
+      CUCONV_PLANES_ALL, 2, first, sizeof (first), NULL, NULL);
   fail_unless (bad == 0, "two devices: %" G_GUINT64_FORMAT " samples differ "
       "from the CPU chain by more than 2, the first at %s", bad, first);
   g_print ("  cudaconvolve on device 0 ! cudaconvolve on device 1: each on "
@@ -806,7 +806,7 @@ main (int argc, char **argv)
   }
   argc = n;
   gst_check_init (&argc, &argv);
-  if (ccv_cuda_device_count () == 0) {
+  if (cuconv_cuda_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }

@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: GPU conformance suite for the CUDA engine.
  *
- * ccv_cuda_filter_device () against the CPU reference
- * (ccv_reference_plane_filter) over the planes of the element's formats:
+ * cuconv_cuda_filter_device () against the CPU reference
+ * (cuconv_reference_plane_filter) over the planes of the element's formats:
  * 8, 10, 12 and 16 bits (P010's shifted samples included), planar,
  * semi-planar and packed (1, 2 and 4 interleaved components), each
  * component filtered, copied or filled as the `planes` choice makes it.
@@ -24,7 +24,7 @@
  *   test-gpu [--quick | --race] [--seed=N] [--threads=N] [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
- * 1 otherwise.  The seed can also come from CCV_TEST_SEED.
+ * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -38,8 +38,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "ccv.h"
-#include "ccv-cuda.h"
+#include "cuconv.h"
+#include "cuconv-cuda.h"
 
 #define EXIT_SKIP 77
 /* Bytes around every plane that the kernel must leave as they are. */
@@ -154,23 +154,23 @@ static const unsigned race_radii[] = { 1, 16, 31 };
 /* Radius 0 with a sigma, and a sigma that does not match the radius. */
 static const struct
 {
-  CcvKernel kernel;
+  CuconvKernel kernel;
   unsigned radius;
   double sigma;
 } extra_settings[] = {
-  {CCV_KERNEL_GAUSSIAN, 0, 1.5},
-  {CCV_KERNEL_GAUSSIAN, 0, 10.0},
-  {CCV_KERNEL_BOX, 0, 1.5},
-  {CCV_KERNEL_GAUSSIAN, 5, 4.0},
-  {CCV_KERNEL_GAUSSIAN, 16, 0.5},
+  {CUCONV_KERNEL_GAUSSIAN, 0, 1.5},
+  {CUCONV_KERNEL_GAUSSIAN, 0, 10.0},
+  {CUCONV_KERNEL_BOX, 0, 1.5},
+  {CUCONV_KERNEL_GAUSSIAN, 5, 4.0},
+  {CUCONV_KERNEL_GAUSSIAN, 16, 0.5},
 };
 
 /* The general set: one line a kernel, run with every border. */
 typedef struct
 {
   const char *label;
-  CcvKernel kernel;
-  CcvPlanes planes;
+  CuconvKernel kernel;
+  CuconvPlanes planes;
   unsigned radius;
   double sigma, sigma_y, amount;
   int normalize;
@@ -183,34 +183,34 @@ typedef struct
 } General;
 
 static const General general[] = {
-  {"gaussian r=2", CCV_KERNEL_GAUSSIAN, CCV_PLANES_ALL, 2},
-  {"gaussian r=16 sigma_y=3", CCV_KERNEL_GAUSSIAN, CCV_PLANES_LUMA, 16, 0,
+  {"gaussian r=2", CUCONV_KERNEL_GAUSSIAN, CUCONV_PLANES_ALL, 2},
+  {"gaussian r=16 sigma_y=3", CUCONV_KERNEL_GAUSSIAN, CUCONV_PLANES_LUMA, 16, 0,
       3.0, .race = 1},
-  {"gaussian r=64", CCV_KERNEL_GAUSSIAN, CCV_PLANES_AUTO, 64},
-  {"box r=5", CCV_KERNEL_BOX, CCV_PLANES_CHROMA, 5},
-  {"box r=40", CCV_KERNEL_BOX, CCV_PLANES_AUTO, 40, .race = 1},
-  {"sharpen r=2 amount=0.5", CCV_KERNEL_SHARPEN, CCV_PLANES_AUTO, 2, 0, 0,
+  {"gaussian r=64", CUCONV_KERNEL_GAUSSIAN, CUCONV_PLANES_AUTO, 64},
+  {"box r=5", CUCONV_KERNEL_BOX, CUCONV_PLANES_CHROMA, 5},
+  {"box r=40", CUCONV_KERNEL_BOX, CUCONV_PLANES_AUTO, 40, .race = 1},
+  {"sharpen r=2 amount=0.5", CUCONV_KERNEL_SHARPEN, CUCONV_PLANES_AUTO, 2, 0, 0,
       0.5},
-  {"sharpen r=5 amount=3", CCV_KERNEL_SHARPEN, CCV_PLANES_ALL, 5, 0, 0, 3.0,
+  {"sharpen r=5 amount=3", CUCONV_KERNEL_SHARPEN, CUCONV_PLANES_ALL, 5, 0, 0, 3.0,
       .race = 1},
-  {"sharpen sigma=1.5 amount=10", CCV_KERNEL_SHARPEN, CCV_PLANES_CHROMA, 0,
+  {"sharpen sigma=1.5 amount=10", CUCONV_KERNEL_SHARPEN, CUCONV_PLANES_CHROMA, 0,
       1.5, 0, 10.0},
-  {"sobel r=1", CCV_KERNEL_SOBEL, CCV_PLANES_AUTO, 1},
-  {"sobel r=2", CCV_KERNEL_SOBEL, CCV_PLANES_ALL, 2, .race = 1},
-  {"sobel r=5", CCV_KERNEL_SOBEL, CCV_PLANES_AUTO, 5},
-  {"laplacian r=1", CCV_KERNEL_LAPLACIAN, CCV_PLANES_AUTO, 1},
-  {"laplacian r=2", CCV_KERNEL_LAPLACIAN, CCV_PLANES_LUMA, 2},
-  {"laplacian r=5", CCV_KERNEL_LAPLACIAN, CCV_PLANES_ALL, 5, .race = 1},
-  {"custom 7x3 negative taps", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, 0, 0, 0, 0,
+  {"sobel r=1", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_AUTO, 1},
+  {"sobel r=2", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_ALL, 2, .race = 1},
+  {"sobel r=5", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_AUTO, 5},
+  {"laplacian r=1", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_AUTO, 1},
+  {"laplacian r=2", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_LUMA, 2},
+  {"laplacian r=5", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_ALL, 5, .race = 1},
+  {"custom 7x3 negative taps", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, 0, 0, 0, 0,
         1, 7, 3, {-1, 0, 2, 5, 2, 0, -1}, {1, 2, 1}},
-  {"custom 3x1 unnormalised", CCV_KERNEL_CUSTOM, CCV_PLANES_ALL, 0, 0, 0, 0,
+  {"custom 3x1 unnormalised", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_ALL, 0, 0, 0, 0,
       0, 3, 1, {0.75, 0.5, 0.75}, {1}, .race = 1},
-  {"custom x only 9 taps", CCV_KERNEL_CUSTOM, CCV_PLANES_LUMA, 0, 0, 0, 0,
+  {"custom x only 9 taps", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_LUMA, 0, 0, 0, 0,
       1, 9, 0, {1, 1, 2, 2, 3, 2, 2, 1, 1}},
-  {"custom matrix 3x3", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, .side = 3},
-  {"custom matrix 7x7", CCV_KERNEL_CUSTOM, CCV_PLANES_ALL, .side = 7,
+  {"custom matrix 3x3", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 3},
+  {"custom matrix 7x7", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_ALL, .side = 7,
       .race = 1},
-  {"custom matrix 31x31", CCV_KERNEL_CUSTOM, CCV_PLANES_AUTO, .side = 31,
+  {"custom matrix 31x31", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 31,
       .max_w = 385},
 };
 
@@ -220,7 +220,7 @@ static const General general[] = {
  * larger ones of mostly positive weights with negative ones among them,
  * normalised. */
 static void
-matrix_fill (CcvSettings * s, int side)
+matrix_fill (CuconvSettings * s, int side)
 {
   static const double sharpen3[9] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
   const int r = side / 2;
@@ -242,8 +242,8 @@ matrix_fill (CcvSettings * s, int side)
 /* One setting of the run, and which formats it runs on. */
 typedef struct
 {
-  CcvSettings s;
-  CcvPlanes planes;
+  CuconvSettings s;
+  CuconvPlanes planes;
   const char *label;
   int sweep;                    /* the sweep: F_SWEEP formats only */
   int max_w;                    /* the largest width it runs at, 0: all */
@@ -262,15 +262,15 @@ static Options opt;
 static int fail_lines;
 
 static const char *const kernel_names[] = {
-#define CCV_KERNEL_NICK(name, nick, desc) nick,
-  CCV_KERNEL_TYPES (CCV_KERNEL_NICK)
-#undef CCV_KERNEL_NICK
+#define CUCONV_KERNEL_NICK(name, nick, desc) nick,
+  CUCONV_KERNEL_TYPES (CUCONV_KERNEL_NICK)
+#undef CUCONV_KERNEL_NICK
 };
 
 static const char *const planes_names[] = {
-#define CCV_PLANES_NICK(name, nick, desc) nick,
-  CCV_PLANES_TYPES (CCV_PLANES_NICK)
-#undef CCV_PLANES_NICK
+#define CUCONV_PLANES_NICK(name, nick, desc) nick,
+  CUCONV_PLANES_TYPES (CUCONV_PLANES_NICK)
+#undef CUCONV_PLANES_NICK
 };
 
 static const char *const border_names[] = { "clamp", "mirror", "wrap", "zero" };
@@ -280,27 +280,27 @@ static const char *const border_names[] = { "clamp", "mirror", "wrap", "zero" };
 static int
 comp_op (char c, const Setting * st, unsigned depth, unsigned *fill)
 {
-  const CcvKernel k = st->s.kernel;
+  const CuconvKernel k = st->s.kernel;
 
   if (c == 'O')
-    return CCV_COMP_COPY;
+    return CUCONV_COMP_COPY;
   if (c == 'Y')
-    return st->planes == CCV_PLANES_CHROMA ? CCV_COMP_COPY : CCV_COMP_FILTER;
+    return st->planes == CUCONV_PLANES_CHROMA ? CUCONV_COMP_COPY : CUCONV_COMP_FILTER;
   switch (st->planes) {
-    case CCV_PLANES_ALL:
-    case CCV_PLANES_CHROMA:
-      return CCV_COMP_FILTER;
-    case CCV_PLANES_LUMA:
-      return CCV_COMP_COPY;
-    case CCV_PLANES_AUTO:
+    case CUCONV_PLANES_ALL:
+    case CUCONV_PLANES_CHROMA:
+      return CUCONV_COMP_FILTER;
+    case CUCONV_PLANES_LUMA:
+      return CUCONV_COMP_COPY;
+    case CUCONV_PLANES_AUTO:
     default:
-      if (k == CCV_KERNEL_SHARPEN)
-        return CCV_COMP_COPY;
-      if (k == CCV_KERNEL_SOBEL || k == CCV_KERNEL_LAPLACIAN) {
+      if (k == CUCONV_KERNEL_SHARPEN)
+        return CUCONV_COMP_COPY;
+      if (k == CUCONV_KERNEL_SOBEL || k == CUCONV_KERNEL_LAPLACIAN) {
         *fill = 1u << (depth - 1);
-        return CCV_COMP_FILL;
+        return CUCONV_COMP_FILL;
       }
-      return CCV_COMP_FILTER;
+      return CUCONV_COMP_FILTER;
   }
 }
 
@@ -409,7 +409,7 @@ typedef struct
 {
   int setting;
   int key;
-  uint8_t op[CCV_MAX_COMP];
+  uint8_t op[CUCONV_MAX_COMP];
   unsigned fill;
   uint8_t *out;                 /* stride kp.row */
 } RefJob;
@@ -431,7 +431,7 @@ typedef struct
 } RefPool;
 
 static void
-plane_init (CcvPlane * p, const KeyPlane * k, const uint8_t * op,
+plane_init (CuconvPlane * p, const KeyPlane * k, const uint8_t * op,
     unsigned fill)
 {
   memset (p, 0, sizeof (*p));
@@ -442,7 +442,7 @@ plane_init (CcvPlane * p, const KeyPlane * k, const uint8_t * op,
   p->sub_y = k->sub_y;
   p->depth = k->depth;
   p->shift = k->shift;
-  memcpy (p->op, op, CCV_MAX_COMP);
+  memcpy (p->op, op, CUCONV_MAX_COMP);
   p->fill = fill;
 }
 
@@ -454,8 +454,8 @@ ref_worker (void *data)
   for (;;) {
     RefJob *j;
     const KeyPlane *k;
-    CcvFilter f;
-    CcvPlane p;
+    CuconvFilter f;
+    CuconvPlane p;
     uint8_t *out;
     int job;
 
@@ -477,8 +477,8 @@ ref_worker (void *data)
     p.src = k->in;
     p.dst = out;
     p.src_stride = p.dst_stride = (ptrdiff_t) k->row;
-    ccv_filter_init (&f, &pool->settings[j->setting].s);
-    if (out && ccv_reference_plane_filter (&p, &f) < 0) {
+    cuconv_filter_init (&f, &pool->settings[j->setting].s);
+    if (out && cuconv_reference_plane_filter (&p, &f) < 0) {
       free (out);
       out = NULL;
     }
@@ -501,7 +501,7 @@ plane_ops (int i, int j, const Setting * st, uint8_t * op, unsigned *fill)
   const FormatPlane *fp = &formats[i].plane[j];
   int c;
 
-  memset (op, 0, CCV_MAX_COMP);
+  memset (op, 0, CUCONV_MAX_COMP);
   *fill = 0;
   for (c = 0; c < plane_ncomp (fp); c++)
     op[c] = (uint8_t) comp_op (fp->comp[c], st, formats[i].depth, fill);
@@ -638,7 +638,7 @@ typedef struct
 static void
 settings_label (const Setting * st, char *buf, size_t len)
 {
-  const CcvSettings *s = &st->s;
+  const CuconvSettings *s = &st->s;
 
   if (st->label)
     snprintf (buf, len, "%s/%s planes=%s", st->label, border_names[s->border],
@@ -713,7 +713,7 @@ check_frame (const Layout * l, const Format * fmt, const KeyPlane * kp,
         const unsigned ga = word_at (ra, x, bytes), r = word_at (rr, x, bytes);
         int d;
 
-        if (job->op[x % n] == CCV_COMP_FILTER) {
+        if (job->op[x % n] == CUCONV_COMP_FILTER) {
           const int va = (int) (ga >> shift), vr = (int) (r >> shift);
 
           d = va > vr ? va - vr : vr - va;
@@ -787,7 +787,7 @@ check_frame (const Layout * l, const Format * fmt, const KeyPlane * kp,
 /* Runs the engine on l with the destination poisoned with `poison' and
  * downloads the whole destination buffer into out. */
 static int
-run_gpu (const Layout * l, const CcvPlane * planes, const CcvFilter * f,
+run_gpu (const Layout * l, const CuconvPlane * planes, const CuconvFilter * f,
     uint8_t poison, uint8_t * out, cudaStream_t stream)
 {
   int err;
@@ -795,7 +795,7 @@ run_gpu (const Layout * l, const CcvPlane * planes, const CcvFilter * f,
   err = cudaMemsetAsync (l->d_dst, poison, l->dst_size, stream);
   if (err != cudaSuccess)
     return err;
-  err = ccv_cuda_filter_device (planes, l->n_planes, f, stream);
+  err = cuconv_cuda_filter_device (planes, l->n_planes, f, stream);
   if (err != 0)
     return err;
   err = cudaMemcpyAsync (out, l->d_dst, l->dst_size, cudaMemcpyDeviceToHost,
@@ -830,9 +830,9 @@ build_settings (Setting * out)
   int n = 0, k, b, r, e, g;
 
   /* the sweep */
-  for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++) {
-    for (b = 0; b < CCV_BORDER_N; b++) {
-      if (opt.race && b != CCV_BORDER_MIRROR)
+  for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_BOX; k++) {
+    for (b = 0; b < CUCONV_BORDER_N; b++) {
+      if (opt.race && b != CUCONV_BORDER_MIRROR)
         continue;
       for (r = 0; r < n_radii; r++) {
         memset (&out[n], 0, sizeof (out[n]));
@@ -846,9 +846,9 @@ build_settings (Setting * out)
   }
   for (e = 0; e < (int) (sizeof (extra_settings) / sizeof (extra_settings[0]));
       e++) {
-    for (b = 0; b < CCV_BORDER_N; b++) {
+    for (b = 0; b < CUCONV_BORDER_N; b++) {
       /* the quick run takes the first two once, with mirror */
-      if (opt.race || (opt.quick && (b != CCV_BORDER_MIRROR || e >= 2)))
+      if (opt.race || (opt.quick && (b != CUCONV_BORDER_MIRROR || e >= 2)))
         continue;
       memset (&out[n], 0, sizeof (out[n]));
       out[n].s.kernel = extra_settings[e].kernel;
@@ -864,14 +864,14 @@ build_settings (Setting * out)
   for (g = 0; g < N_GENERAL; g++) {
     const General *gs = &general[g];
 
-    for (b = 0; b < CCV_BORDER_N; b++) {
-      if (opt.race && (!gs->race || b != CCV_BORDER_MIRROR))
+    for (b = 0; b < CUCONV_BORDER_N; b++) {
+      if (opt.race && (!gs->race || b != CUCONV_BORDER_MIRROR))
         continue;
       memset (&out[n], 0, sizeof (out[n]));
       out[n].label = gs->label;
       out[n].planes = gs->planes;
       /* the largest sizes with one border a kernel; no 3840x2160 */
-      out[n].max_w = b == g % CCV_BORDER_N ? 1921 : 385;
+      out[n].max_w = b == g % CUCONV_BORDER_N ? 1921 : 385;
       if (gs->max_w)
         out[n].max_w = opt.quick ? 17 : gs->max_w;
       out[n].s.kernel = gs->kernel;
@@ -957,7 +957,7 @@ run_size (const Size * sz, const Setting * settings, int n_settings,
         plane_ops (i, j, &settings[s], job.op, &job.fill);
         for (q = pool.first_job[s]; q < pool.n_jobs; q++)
           if (pool.jobs[q].key == job.key && pool.jobs[q].fill == job.fill
-              && memcmp (pool.jobs[q].op, job.op, CCV_MAX_COMP) == 0)
+              && memcmp (pool.jobs[q].op, job.op, CUCONV_MAX_COMP) == 0)
             break;
         if (q == pool.n_jobs)
           pool.jobs[pool.n_jobs++] = job;
@@ -1005,7 +1005,7 @@ run_size (const Size * sz, const Setting * settings, int n_settings,
 
   for (s = 0; s < n_settings && ret == 0; s++) {
     const int n_jobs = pool.first_job[s + 1] - pool.first_job[s];
-    CcvFilter f;
+    CuconvFilter f;
     double tw = now_s ();
 
     pthread_mutex_lock (&pool.lock);
@@ -1019,7 +1019,7 @@ run_size (const Size * sz, const Setting * settings, int n_settings,
       break;
     }
 
-    ccv_filter_init (&f, &settings[s].s);
+    cuconv_filter_init (&f, &settings[s].s);
     for (i = 0; i < N_FORMATS && ret == 0 && n_jobs > 0; i++) {
       RefJob **jobs = &plane_job[((size_t) s * N_FORMATS + i) * 3];
 
@@ -1027,7 +1027,7 @@ run_size (const Size * sz, const Setting * settings, int n_settings,
         continue;
       for (j = 0; j < 2; j++) {
         Layout *l = &lay[i][j];
-        CcvPlane planes[3];
+        CuconvPlane planes[3];
         int err, p;
 
         for (p = 0; p < l->n_planes; p++) {
@@ -1156,7 +1156,7 @@ usage (const char *argv0)
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck)\n"
       "  --race       a handful of cases for compute-sanitizer racecheck\n"
-      "  --seed=N     input seed (default 0x%x, or $CCV_TEST_SEED)\n"
+      "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
 }
@@ -1164,7 +1164,7 @@ usage (const char *argv0)
 static int
 parse_args (int argc, char **argv)
 {
-  const char *env = getenv ("CCV_TEST_SEED");
+  const char *env = getenv ("CUCONV_TEST_SEED");
   int i;
 
   opt.seed = env ? strtoull (env, NULL, 0) : DEFAULT_SEED;
@@ -1207,7 +1207,7 @@ main (int argc, char **argv)
   if (parse_args (argc, argv) < 0)
     return 2;
 
-  if (ccv_cuda_device_count () == 0) {
+  if (cuconv_cuda_device_count () == 0) {
     printf ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
@@ -1231,7 +1231,7 @@ main (int argc, char **argv)
   printf ("test-gpu: %s matrix on %s (sm_%d%d)\n",
       opt.race ? "race" : opt.quick ? "quick" : "full", prop.name, prop.major,
       prop.minor);
-  printf ("seed: 0x%" PRIx64 " (override with --seed=N or CCV_TEST_SEED)\n",
+  printf ("seed: 0x%" PRIx64 " (override with --seed=N or CUCONV_TEST_SEED)\n",
       opt.seed);
   printf ("tolerance: |gpu - reference| <= 1 LSB per filtered sample, "
       "copied and filled samples exact; a larger difference, a sample left "

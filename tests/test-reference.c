@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the CPU reference (cuda/ccv-reference.c) against an
+/* gst-cudaconvolve: the CPU reference (cuda/cuconv-reference.c) against an
  * independent naive 2-D convolution written here in double precision, with
  * its own taps and its own border rules, straight from docs/semantics.md.
  *
@@ -23,7 +23,7 @@
 
 #include <gst/check/gstcheck.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
 #define GUARD 0xC3
 
@@ -43,21 +43,21 @@ rnd_unit (void)
   return (double) (rnd () & 0xffff) / 32768.0 - 1.0;
 }
 
-/* Border rules, written differently from ccv-border.h: by repeated
+/* Border rules, written differently from cuconv-border.h: by repeated
  * reflection and shifting rather than by modular arithmetic. */
 static int
-naive_index (CcvBorder b, int i, int n)
+naive_index (CuconvBorder b, int i, int n)
 {
   switch (b) {
-    case CCV_BORDER_CLAMP:
+    case CUCONV_BORDER_CLAMP:
       return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    case CCV_BORDER_MIRROR:
+    case CUCONV_BORDER_MIRROR:
       if (n == 1)
         return 0;
       while (i < 0 || i >= n)
         i = i < 0 ? -i : 2 * (n - 1) - i;
       return i;
-    case CCV_BORDER_WRAP:
+    case CUCONV_BORDER_WRAP:
       while (i < 0)
         i += n;
       while (i >= n)
@@ -72,12 +72,12 @@ naive_index (CcvBorder b, int i, int n)
 typedef struct
 {
   int n_terms;                  /* 0: the matrix m */
-  CcvCombine combine;
+  CuconvCombine combine;
   double amount;
   int rx[2], ry[2];
-  double kx[2][CCV_MAX_TAPS], ky[2][CCV_MAX_TAPS];
+  double kx[2][CUCONV_MAX_TAPS], ky[2][CUCONV_MAX_TAPS];
   int rm;
-  double m[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];
+  double m[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
 } Naive;
 
 typedef enum
@@ -87,7 +87,7 @@ typedef enum
 
 /* One direction's radius and sigma, in luma samples. */
 static void
-naive_resolve (const CcvSettings * s, gboolean vertical, int *r,
+naive_resolve (const CuconvSettings * s, gboolean vertical, int *r,
     double *sigma)
 {
   double sg = vertical && s->sigma_y > 0.0 ? s->sigma_y : s->sigma;
@@ -95,8 +95,8 @@ naive_resolve (const CcvSettings * s, gboolean vertical, int *r,
 
   if (radius == 0 && sg > 0.0)
     radius = MIN (64, (int) ceil (3.0 * sg));
-  else if (radius == 0 && (s->kernel == CCV_KERNEL_SOBEL
-          || s->kernel == CCV_KERNEL_LAPLACIAN))
+  else if (radius == 0 && (s->kernel == CUCONV_KERNEL_SOBEL
+          || s->kernel == CUCONV_KERNEL_LAPLACIAN))
     radius = 1;
   if (sg == 0.0)
     sg = 0.3 * (radius - 1) + 0.8;
@@ -110,7 +110,7 @@ naive_kind_taps (NaiveKind kind, int r, double sigma, double *w)
 {
   static const double s3[] = { 1, 2, 1 }, d3[] = { -1, 0, 1 };
   static const double l3[] = { 1, -2, 1 }, g3[] = { 0, 1, 0 };
-  double g[CCV_MAX_TAPS], sum_g = 0.0, sum_i2g = 0.0, mean = 0.0;
+  double g[CUCONV_MAX_TAPS], sum_g = 0.0, sum_i2g = 0.0, mean = 0.0;
   double moment = 0.0;
   int i;
 
@@ -177,7 +177,7 @@ naive_custom (const double *taps, int len, gboolean normalize, double *w)
 }
 
 static void
-naive_setup (Naive * n, const CcvSettings * s, int sub_x, int sub_y)
+naive_setup (Naive * n, const CuconvSettings * s, int sub_x, int sub_y)
 {
   NaiveKind kx[2] = { GAUSS, GAUSS }, ky[2] = { GAUSS, GAUSS };
   int r, t;
@@ -185,17 +185,17 @@ naive_setup (Naive * n, const CcvSettings * s, int sub_x, int sub_y)
 
   memset (n, 0, sizeof (*n));
   n->n_terms = 1;
-  n->combine = CCV_COMBINE_NONE;
+  n->combine = CUCONV_COMBINE_NONE;
   n->amount = (float) s->amount;
 
-  if (s->kernel == CCV_KERNEL_CUSTOM && s->matrix_side > 0) {
+  if (s->kernel == CUCONV_KERNEL_CUSTOM && s->matrix_side > 0) {
     n->n_terms = 0;
     naive_custom (s->matrix, s->matrix_side * s->matrix_side, s->normalize,
         n->m);
     n->rm = s->matrix_side / 2;
     return;
   }
-  if (s->kernel == CCV_KERNEL_CUSTOM) {
+  if (s->kernel == CUCONV_KERNEL_CUSTOM) {
     n->rx[0] = naive_custom (s->custom_x, s->custom_x_len, s->normalize,
         n->kx[0]);
     n->ry[0] = naive_custom (s->custom_y, s->custom_y_len, s->normalize,
@@ -204,21 +204,21 @@ naive_setup (Naive * n, const CcvSettings * s, int sub_x, int sub_y)
   }
 
   switch (s->kernel) {
-    case CCV_KERNEL_BOX:
+    case CUCONV_KERNEL_BOX:
       kx[0] = ky[0] = BOX;
       break;
-    case CCV_KERNEL_SHARPEN:
-      n->combine = CCV_COMBINE_SHARPEN;
+    case CUCONV_KERNEL_SHARPEN:
+      n->combine = CUCONV_COMBINE_SHARPEN;
       break;
-    case CCV_KERNEL_SOBEL:
+    case CUCONV_KERNEL_SOBEL:
       n->n_terms = 2;
-      n->combine = CCV_COMBINE_MAGNITUDE;
+      n->combine = CUCONV_COMBINE_MAGNITUDE;
       kx[0] = ky[1] = SOBEL_D;
       ky[0] = kx[1] = SOBEL_S;
       break;
-    case CCV_KERNEL_LAPLACIAN:
+    case CUCONV_KERNEL_LAPLACIAN:
       n->n_terms = 2;
-      n->combine = CCV_COMBINE_ABS_SUM;
+      n->combine = CUCONV_COMBINE_ABS_SUM;
       kx[0] = ky[1] = LOG_L;
       ky[0] = kx[1] = LOG_G;
       break;
@@ -307,12 +307,12 @@ source_at (const Source * s, int x, int y, int c)
 
 /* One separable term (or the matrix) at (x, y) by the 2-D definition. */
 static double
-naive_term (const Naive * n, int t, const Source * src, CcvBorder b, int x,
+naive_term (const Naive * n, int t, const Source * src, CuconvBorder b, int x,
     int y, int c)
 {
   const int rx = n->n_terms ? n->rx[t] : n->rm;
   const int ry = n->n_terms ? n->ry[t] : n->rm;
-  int xi[CCV_MAX_TAPS], i, j;
+  int xi[CUCONV_MAX_TAPS], i, j;
   double acc = 0.0;
 
   for (i = -rx; i <= rx; i++)
@@ -350,7 +350,7 @@ float_sum_add (FloatSum * fs, double w, double v, double v_err)
  * from the exact value, following its order: rows filtered horizontally,
  * then the column; the matrix in one sum, rows outer. */
 static double
-naive_term_error (const Naive * n, int t, const Source * src, CcvBorder b,
+naive_term_error (const Naive * n, int t, const Source * src, CuconvBorder b,
     int x, int y, int c)
 {
   const int rx = n->n_terms ? n->rx[t] : n->rm;
@@ -384,11 +384,11 @@ static double
 naive_combine (const Naive * n, double in, const double *t)
 {
   switch (n->combine) {
-    case CCV_COMBINE_SHARPEN:
+    case CUCONV_COMBINE_SHARPEN:
       return in + n->amount * (in - t[0]);
-    case CCV_COMBINE_MAGNITUDE:
+    case CUCONV_COMBINE_MAGNITUDE:
       return sqrt (t[0] * t[0] + t[1] * t[1]);
-    case CCV_COMBINE_ABS_SUM:
+    case CUCONV_COMBINE_ABS_SUM:
       return fabs (t[0] + t[1]);
     default:
       return t[0];
@@ -400,7 +400,7 @@ naive_combine (const Naive * n, double in, const double *t)
  * combine's and the rounding's own), doubled for the second-order terms
  * left out. */
 static double
-naive_sample (const Naive * n, const Source * src, CcvBorder b, int x, int y,
+naive_sample (const Naive * n, const Source * src, CuconvBorder b, int x, int y,
     int c, double *bound)
 {
   const double u = 1.0 / (1 << 24);
@@ -417,12 +417,12 @@ naive_sample (const Naive * n, const Source * src, CcvBorder b, int x, int y,
   for (k = 0; k < MAX (n->n_terms, 1); k++)
     e[k] = naive_term_error (n, k, src, b, x, y, c);
   switch (n->combine) {
-    case CCV_COMBINE_SHARPEN:
+    case CUCONV_COMBINE_SHARPEN:
       err = n->amount * e[0] + u * (2 * n->amount * fabs (in - t[0]) +
           fabs (v));
       break;
-    case CCV_COMBINE_MAGNITUDE:
-    case CCV_COMBINE_ABS_SUM:
+    case CUCONV_COMBINE_MAGNITUDE:
+    case CUCONV_COMBINE_ABS_SUM:
       err = e[0] + e[1] + 2 * u * v;
       break;
     default:
@@ -441,7 +441,7 @@ naive_round (double v, unsigned max)
   return r < 0 ? 0 : (r > max ? max : (unsigned) r);
 }
 
-static const guint8 all_filter[CCV_MAX_COMP] = { 0 };
+static const guint8 all_filter[CUCONV_MAX_COMP] = { 0 };
 
 /* Input values below 2^(depth - amp) (amp 0: the full range; a smaller
  * range keeps edge maps and sharpening off saturation), with garbage in
@@ -474,7 +474,7 @@ fill_source (const Geometry * g, guint8 * src, int stride, int amp)
 /* Runs one case: the reference on a random plane, every sample checked.
  * Returns the number of samples off by 1. */
 static guint64
-check_case (const Geometry * g, const CcvSettings * s, const guint8 * op,
+check_case (const Geometry * g, const CuconvSettings * s, const guint8 * op,
     int amp)
 {
   const int bytes = bytes_of (g);
@@ -485,8 +485,8 @@ check_case (const Geometry * g, const CcvSettings * s, const guint8 * op,
   const unsigned fill = max / 3;
   guint8 *src = g_malloc (size), *dst = g_malloc (size);
   Naive *n = g_new (Naive, 1);
-  CcvFilter *f = g_new (CcvFilter, 1);
-  CcvPlane p = { src, dst, stride, stride, g->width, g->height, g->n_comp,
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvPlane p = { src, dst, stride, stride, g->width, g->height, g->n_comp,
     g->sub_x, g->sub_y, g->depth, g->shift
   };
   guint64 ones = 0, unexplained = 0, filtered = 0;
@@ -497,8 +497,8 @@ check_case (const Geometry * g, const CcvSettings * s, const guint8 * op,
   p.fill = fill;
   fill_source (g, src, stride, amp);
   memset (dst, GUARD, size);
-  ccv_filter_init (f, s);
-  fail_unless (ccv_reference_frame (&p, 1, f) == 0);
+  cuconv_filter_init (f, s);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
   naive_setup (n, s, g->sub_x, g->sub_y);
   source_decode (&source, g, src, stride);
 
@@ -514,12 +514,12 @@ check_case (const Geometry * g, const CcvSettings * s, const guint8 * op,
         int d;
 
         /* plain ifs: check's assertions cost a system call each */
-        if (op[c] == CCV_COMP_COPY) {
+        if (op[c] == CUCONV_COMP_COPY) {
           if (got != word_at (g, src, stride, x, y, c))
             fail ("copied component %d changed at %d,%d", c, x, y);
           continue;
         }
-        if (op[c] == CCV_COMP_FILL) {
+        if (op[c] == CUCONV_COMP_FILL) {
           if (got != fill << g->shift)
             fail ("filled component %d is %u at %d,%d", c, got, x, y);
           continue;
@@ -559,10 +559,10 @@ check_case (const Geometry * g, const CcvSettings * s, const guint8 * op,
   return ones;
 }
 
-static CcvSettings
-settings (CcvKernel k, CcvBorder b, unsigned radius, double sigma)
+static CuconvSettings
+settings (CuconvKernel k, CuconvBorder b, unsigned radius, double sigma)
 {
-  CcvSettings s;
+  CuconvSettings s;
 
   memset (&s, 0, sizeof (s));
   s.kernel = k;
@@ -610,10 +610,10 @@ run_matrix (const int *radii, int n_radii, gboolean large)
 
     if ((g->width * g->height > 1000) != large)
       continue;
-    for (k = CCV_KERNEL_GAUSSIAN; k <= CCV_KERNEL_BOX; k++)
-      for (b = 0; b < CCV_BORDER_N; b++)
+    for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_BOX; k++)
+      for (b = 0; b < CUCONV_BORDER_N; b++)
         for (ri = 0; ri < n_radii; ri++, cases++) {
-          CcvSettings s = settings (k, b, radii[ri], 0.0);
+          CuconvSettings s = settings (k, b, radii[ri], 0.0);
           ones += check_case (g, &s, all_filter, 0);
         }
   }
@@ -649,17 +649,17 @@ GST_START_TEST (test_sigma)
   int b;
 
   rng_state = 7;
-  for (b = 0; b < CCV_BORDER_N; b++) {
-    CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, b, 0, 1.5);
+  for (b = 0; b < CUCONV_BORDER_N; b++) {
+    CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, b, 0, 1.5);
 
     check_case (&g, &s, all_filter, 0);
     s.sigma = 2.7;
     check_case (&g2, &s, all_filter, 0);
-    s = settings (CCV_KERNEL_GAUSSIAN, b, 3, 4.0);
+    s = settings (CUCONV_KERNEL_GAUSSIAN, b, 3, 4.0);
     check_case (&g, &s, all_filter, 0);
-    s = settings (CCV_KERNEL_GAUSSIAN, b, 64, 0.0);
+    s = settings (CUCONV_KERNEL_GAUSSIAN, b, 64, 0.0);
     check_case (&g, &s, all_filter, 0);
-    s = settings (CCV_KERNEL_BOX, b, 64, 0.0);
+    s = settings (CUCONV_KERNEL_BOX, b, 64, 0.0);
     check_case (&g2, &s, all_filter, 0);
   }
 }
@@ -681,11 +681,11 @@ GST_START_TEST (test_kernel_types)
   int gi, k, b, i;
 
   rng_state = 5;
-  for (k = CCV_KERNEL_SHARPEN; k <= CCV_KERNEL_LAPLACIAN; k++)
-    for (b = 0; b < CCV_BORDER_N; b++) {
+  for (k = CUCONV_KERNEL_SHARPEN; k <= CUCONV_KERNEL_LAPLACIAN; k++)
+    for (b = 0; b < CUCONV_BORDER_N; b++) {
       for (gi = 0; gi < (int) G_N_ELEMENTS (small_geometries); gi++)
         for (i = 0; i < (int) G_N_ELEMENTS (small); i++) {
-          CcvSettings s = settings (k, b, small[i].radius, small[i].sigma);
+          CuconvSettings s = settings (k, b, small[i].radius, small[i].sigma);
 
           s.amount = i % 2 ? 1.5 : 0.7;
           check_case (&small_geometries[gi], &s, all_filter, (i + gi) % 2 ?
@@ -693,7 +693,7 @@ GST_START_TEST (test_kernel_types)
         }
       for (gi = 0; gi < (int) G_N_ELEMENTS (large_geometries); gi++)
         for (i = 0; i < (int) G_N_ELEMENTS (large); i++) {
-          CcvSettings s = settings (k, b, large[i].radius, large[i].sigma);
+          CuconvSettings s = settings (k, b, large[i].radius, large[i].sigma);
 
           s.amount = 2.0;
           check_case (&large_geometries[gi], &s, all_filter, i % 2 ? 4 : 0);
@@ -701,13 +701,13 @@ GST_START_TEST (test_kernel_types)
     }
 
   /* the strongest sharpening, and a radius of 64 */
-  for (b = 0; b < CCV_BORDER_N; b++) {
-    CcvSettings s = settings (CCV_KERNEL_SHARPEN, b, 3, 0.0);
+  for (b = 0; b < CUCONV_BORDER_N; b++) {
+    CuconvSettings s = settings (CUCONV_KERNEL_SHARPEN, b, 3, 0.0);
 
-    s.amount = CCV_MAX_AMOUNT;
+    s.amount = CUCONV_MAX_AMOUNT;
     check_case (&small_geometries[2], &s, all_filter, 2);
     check_case (&small_geometries[11], &s, all_filter, 2);
-    for (k = CCV_KERNEL_SOBEL; k <= CCV_KERNEL_LAPLACIAN; k++) {
+    for (k = CUCONV_KERNEL_SOBEL; k <= CUCONV_KERNEL_LAPLACIAN; k++) {
       s = settings (k, b, 64, 0.0);
       check_case (&small_geometries[2], &s, all_filter, 0);
       check_case (&small_geometries[10], &s, all_filter, 0);
@@ -723,15 +723,15 @@ GST_START_TEST (test_anisotropic)
 {
   static const struct
   {
-    CcvKernel k;
+    CuconvKernel k;
     unsigned radius;
     double sigma, sigma_y;
   } cases[] = {
-    {CCV_KERNEL_GAUSSIAN, 0, 1.0, 3.0}, {CCV_KERNEL_GAUSSIAN, 0, 0.0, 2.0},
-    {CCV_KERNEL_GAUSSIAN, 4, 0.0, 0.5}, {CCV_KERNEL_BOX, 0, 0.0, 1.5},
-    {CCV_KERNEL_BOX, 0, 2.0, 0.4}, {CCV_KERNEL_SHARPEN, 0, 0.8, 2.0},
-    {CCV_KERNEL_SOBEL, 0, 2.0, 0.7}, {CCV_KERNEL_SOBEL, 0, 0.0, 1.5},
-    {CCV_KERNEL_LAPLACIAN, 3, 0.0, 2.0}, {CCV_KERNEL_LAPLACIAN, 0, 0.9, 3.0},
+    {CUCONV_KERNEL_GAUSSIAN, 0, 1.0, 3.0}, {CUCONV_KERNEL_GAUSSIAN, 0, 0.0, 2.0},
+    {CUCONV_KERNEL_GAUSSIAN, 4, 0.0, 0.5}, {CUCONV_KERNEL_BOX, 0, 0.0, 1.5},
+    {CUCONV_KERNEL_BOX, 0, 2.0, 0.4}, {CUCONV_KERNEL_SHARPEN, 0, 0.8, 2.0},
+    {CUCONV_KERNEL_SOBEL, 0, 2.0, 0.7}, {CUCONV_KERNEL_SOBEL, 0, 0.0, 1.5},
+    {CUCONV_KERNEL_LAPLACIAN, 3, 0.0, 2.0}, {CUCONV_KERNEL_LAPLACIAN, 0, 0.9, 3.0},
   };
   static const Geometry gs[] = {
     {17, 9, 1, 1, 1, 8}, {40, 31, 2, 2, 2, 8}, {31, 23, 1, 2, 1, 8},
@@ -741,9 +741,9 @@ GST_START_TEST (test_anisotropic)
 
   rng_state = 11;
   for (i = 0; i < (int) G_N_ELEMENTS (cases); i++)
-    for (b = 0; b < CCV_BORDER_N; b++)
+    for (b = 0; b < CUCONV_BORDER_N; b++)
       for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++) {
-        CcvSettings s = settings (cases[i].k, b, cases[i].radius,
+        CuconvSettings s = settings (cases[i].k, b, cases[i].radius,
             cases[i].sigma);
 
         s.sigma_y = cases[i].sigma_y;
@@ -771,9 +771,9 @@ GST_START_TEST (test_custom_separable)
   rng_state = 13;
   for (li = 0; li < (int) G_N_ELEMENTS (lens); li++)
     for (norm = 0; norm <= 1; norm++)
-      for (b = 0; b < CCV_BORDER_N; b++)
+      for (b = 0; b < CUCONV_BORDER_N; b++)
         for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++) {
-          CcvSettings s = settings (CCV_KERNEL_CUSTOM, b, 0, 0.0);
+          CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, b, 0, 0.0);
 
           s.normalize = norm;
           s.custom_x_len = lens[li][0];
@@ -787,8 +787,8 @@ GST_START_TEST (test_custom_separable)
         }
 
   /* a derivative: its sum is 0, so normalize leaves it as it is */
-  for (b = 0; b < CCV_BORDER_N; b++) {
-    CcvSettings s = settings (CCV_KERNEL_CUSTOM, b, 0, 0.0);
+  for (b = 0; b < CUCONV_BORDER_N; b++) {
+    CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, b, 0, 0.0);
 
     s.normalize = 1;
     s.custom_x_len = s.custom_y_len = 3;
@@ -819,14 +819,14 @@ GST_START_TEST (test_custom_matrix)
   rng_state = 17;
   for (si = 0; si < (int) G_N_ELEMENTS (sides); si++)
     for (norm = 0; norm <= 2; norm++)
-      for (b = 0; b < CCV_BORDER_N; b++)
+      for (b = 0; b < CUCONV_BORDER_N; b++)
         for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++) {
           const int side = sides[si], n = side * side;
-          CcvSettings s = settings (CCV_KERNEL_CUSTOM, b, 0, 0.0);
+          CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, b, 0, 0.0);
           double sum = 0.0;
 
           if (side == 31 && gs[gi].width * gs[gi].height > 1000 &&
-              b != CCV_BORDER_MIRROR)
+              b != CUCONV_BORDER_MIRROR)
             continue;           /* the slowest cases: one border is enough */
           s.matrix_side = side;
           for (i = 0; i < n; i++)
@@ -855,18 +855,18 @@ GST_END_TEST;
  * keep the garbage bits of their words. */
 GST_START_TEST (test_component_ops)
 {
-  static const guint8 ops4[][CCV_MAX_COMP] = {
-    {CCV_COMP_FILTER, CCV_COMP_COPY, CCV_COMP_FILTER, CCV_COMP_FILL},
-    {CCV_COMP_COPY, CCV_COMP_FILTER, CCV_COMP_FILL, CCV_COMP_FILTER},
-    {CCV_COMP_COPY, CCV_COMP_COPY, CCV_COMP_COPY, CCV_COMP_COPY},
-    {CCV_COMP_FILL, CCV_COMP_FILL, CCV_COMP_FILTER, CCV_COMP_COPY},
+  static const guint8 ops4[][CUCONV_MAX_COMP] = {
+    {CUCONV_COMP_FILTER, CUCONV_COMP_COPY, CUCONV_COMP_FILTER, CUCONV_COMP_FILL},
+    {CUCONV_COMP_COPY, CUCONV_COMP_FILTER, CUCONV_COMP_FILL, CUCONV_COMP_FILTER},
+    {CUCONV_COMP_COPY, CUCONV_COMP_COPY, CUCONV_COMP_COPY, CUCONV_COMP_COPY},
+    {CUCONV_COMP_FILL, CUCONV_COMP_FILL, CUCONV_COMP_FILTER, CUCONV_COMP_COPY},
   };
   static const Geometry gs[] = {
     {1, 1, 4, 1, 1, 8}, {13, 7, 4, 1, 1, 8}, {5, 3, 4, 1, 1, 16},
     {9, 5, 2, 2, 2, 8}, {9, 5, 2, 2, 2, 10, 6}, {9, 5, 1, 2, 2, 12},
   };
-  const CcvKernel kernels[] = { CCV_KERNEL_GAUSSIAN, CCV_KERNEL_SOBEL,
-    CCV_KERNEL_SHARPEN
+  const CuconvKernel kernels[] = { CUCONV_KERNEL_GAUSSIAN, CUCONV_KERNEL_SOBEL,
+    CUCONV_KERNEL_SHARPEN
   };
   int oi, gi, k, b;
 
@@ -874,9 +874,9 @@ GST_START_TEST (test_component_ops)
   for (oi = 0; oi < (int) G_N_ELEMENTS (ops4); oi++)
     for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++)
       for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++)
-        for (b = 0; b < CCV_BORDER_N; b++) {
-          CcvSettings s = settings (kernels[k], b, 2, 0.0);
-          guint8 op[CCV_MAX_COMP];
+        for (b = 0; b < CUCONV_BORDER_N; b++) {
+          CuconvSettings s = settings (kernels[k], b, 2, 0.0);
+          guint8 op[CUCONV_MAX_COMP];
 
           /* planes of fewer components take the first ops, rotated so
            * that each op lands on each component */
@@ -892,19 +892,19 @@ GST_START_TEST (test_known_box)
 {
   static const guint8 in[9] = { 0, 0, 0, 0, 90, 0, 0, 0, 0 };
   guint8 out[9];
-  CcvSettings s = settings (CCV_KERNEL_BOX, CCV_BORDER_ZERO, 1, 0.0);
-  CcvFilter f;
-  CcvPlane p = { in, out, 3, 3, 3, 3, 1, 1, 1 };
+  CuconvSettings s = settings (CUCONV_KERNEL_BOX, CUCONV_BORDER_ZERO, 1, 0.0);
+  CuconvFilter f;
+  CuconvPlane p = { in, out, 3, 3, 3, 3, 1, 1, 1 };
   int i;
 
-  ccv_filter_init (&f, &s);
-  fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+  cuconv_filter_init (&f, &s);
+  fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
   for (i = 0; i < 9; i++)
     fail_unless_equals_int (out[i], 10);        /* 90 / 9 everywhere */
 
-  s.border = CCV_BORDER_CLAMP;
-  ccv_filter_init (&f, &s);
-  fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+  s.border = CUCONV_BORDER_CLAMP;
+  cuconv_filter_init (&f, &s);
+  fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
   fail_unless_equals_int (out[0], 10);
   fail_unless_equals_int (out[4], 10);
 }
@@ -919,38 +919,38 @@ GST_START_TEST (test_known_edges)
   enum
   { W = 40, H = 9 };
   guint8 in[W * H], out[W * H];
-  CcvPlane p = { in, out, W, W, W, H, 1, 1, 1 };
-  CcvFilter f;
+  CuconvPlane p = { in, out, W, W, W, H, 1, 1, 1 };
+  CuconvFilter f;
   int r, x, y;
 
   for (r = 1; r <= 8; r++) {
-    CcvSettings s = settings (CCV_KERNEL_SOBEL, CCV_BORDER_WRAP, r, 0.0);
+    CuconvSettings s = settings (CUCONV_KERNEL_SOBEL, CUCONV_BORDER_WRAP, r, 0.0);
 
     for (y = 0; y < H; y++)
       for (x = 0; x < W; x++)
         in[y * W + x] = 3 * x;
-    ccv_filter_init (&f, &s);
-    fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+    cuconv_filter_init (&f, &s);
+    fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
     /* wrap keeps the rows equal, so gy = 0 everywhere */
     for (y = 0; y < H; y++)
       for (x = r; x < W - r; x++)
         fail_unless_equals_int (out[y * W + x], 24);
 
-    s.kernel = CCV_KERNEL_LAPLACIAN;
+    s.kernel = CUCONV_KERNEL_LAPLACIAN;
     for (y = 0; y < H; y++)
       for (x = 0; x < W; x++)
         in[y * W + x] = (x % 16) * (x % 16);
-    ccv_filter_init (&f, &s);
-    fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+    cuconv_filter_init (&f, &s);
+    fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
     for (y = 0; y < H; y++)
       for (x = r; x < 16 - r; x++)
         fail_unless_equals_int (out[y * W + x], 2);
 
-    s.kernel = CCV_KERNEL_SHARPEN;
+    s.kernel = CUCONV_KERNEL_SHARPEN;
     s.amount = 3.0;
     memset (in, 77, sizeof (in));
-    ccv_filter_init (&f, &s);
-    fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+    cuconv_filter_init (&f, &s);
+    fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
     for (x = 0; x < W * H; x++)
       fail_unless_equals_int (out[x], 77);
   }
@@ -964,32 +964,32 @@ GST_START_TEST (test_known_words)
 {
   static const guint16 in[4] = { 0xffff, 0x003f, 0x8015, 0x4fc0 };
   guint8 src[8], dst[8];
-  CcvSettings s = settings (CCV_KERNEL_CUSTOM, CCV_BORDER_CLAMP, 0, 0.0);
-  CcvFilter f;
-  CcvPlane p = { src, dst, 8, 8, 4, 1, 1, 1, 1, 10, 6 };
+  CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, CUCONV_BORDER_CLAMP, 0, 0.0);
+  CuconvFilter f;
+  CuconvPlane p = { src, dst, 8, 8, 4, 1, 1, 1, 1, 10, 6 };
   int i;
 
   for (i = 0; i < 4; i++) {
     src[2 * i] = in[i] & 0xff;
     src[2 * i + 1] = in[i] >> 8;
   }
-  ccv_filter_init (&f, &s);     /* nothing set: the identity */
-  fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+  cuconv_filter_init (&f, &s);     /* nothing set: the identity */
+  fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (dst[2 * i] | dst[2 * i + 1] << 8,
         in[i] & 0xffc0);
 
   p.shift = 0;
-  fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+  fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (dst[2 * i] | dst[2 * i + 1] << 8, in[i] & 0x3ff);
 
   /* saturation at the depth: 1023 * 2 */
   s.custom_x_len = 1;
   s.custom_x[0] = 2.0;
-  ccv_filter_init (&f, &s);
+  cuconv_filter_init (&f, &s);
   p.shift = 6;
-  fail_unless (ccv_reference_frame (&p, 1, &f) == 0);
+  fail_unless (cuconv_reference_frame (&p, 1, &f) == 0);
   fail_unless_equals_int (dst[0] | dst[1] << 8, 0xffc0);
   fail_unless_equals_int (dst[2] | dst[3] << 8, 0);
   fail_unless_equals_int (dst[4] | dst[5] << 8, 0xffc0);
@@ -998,7 +998,7 @@ GST_START_TEST (test_known_words)
 
 GST_END_TEST;
 
-/* ccv_reference_plane () is the reference with one term of the given
+/* cuconv_reference_plane () is the reference with one term of the given
  * taps: the same output as the filter they come from. */
 GST_START_TEST (test_reference_plane)
 {
@@ -1006,10 +1006,10 @@ GST_START_TEST (test_reference_plane)
   const int stride = 31 * 2 * 2 + 3;
   guint8 *src = g_malloc (stride * 17), *a = g_malloc (stride * 17),
       *b = g_malloc (stride * 17);
-  CcvSettings s = settings (CCV_KERNEL_GAUSSIAN, CCV_BORDER_MIRROR, 5, 0.0);
-  CcvFilter f;
-  CcvPlane p = { src, a, stride, stride, 31, 17, 2, 2, 2, 10, 6,
-    {CCV_COMP_FILTER, CCV_COMP_FILL}, 512
+  CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_MIRROR, 5, 0.0);
+  CuconvFilter f;
+  CuconvPlane p = { src, a, stride, stride, 31, 17, 2, 2, 2, 10, 6,
+    {CUCONV_COMP_FILTER, CUCONV_COMP_FILL}, 512
   };
 
   rng_state = 23;
@@ -1017,11 +1017,11 @@ GST_START_TEST (test_reference_plane)
   memset (a, 0, stride * 17);
   memset (b, 0, stride * 17);
   s.sigma_y = 3.0;
-  ccv_filter_init (&f, &s);
-  fail_unless (ccv_reference_plane_filter (&p, &f) == 0);
+  cuconv_filter_init (&f, &s);
+  fail_unless (cuconv_reference_plane_filter (&p, &f) == 0);
   p.dst = b;
-  fail_unless (ccv_reference_plane (&p, ccv_filter_taps_x (&f, &p),
-          ccv_filter_taps_y (&f, &p), CCV_BORDER_MIRROR) == 0);
+  fail_unless (cuconv_reference_plane (&p, cuconv_filter_taps_x (&f, &p),
+          cuconv_filter_taps_y (&f, &p), CUCONV_BORDER_MIRROR) == 0);
   fail_unless (memcmp (a, b, stride * 17) == 0);
   g_free (src);
   g_free (a);

@@ -4,8 +4,8 @@
 1920x1080 frame's luma plane and its 4:2:0 chroma planes (I420/YV12 U or V,
 NV12/NV21 UV), at luma radius 4 and 16.
 
-The classification is is_interior () from cuda/ccv-tile.cuh, applied to
-the launch geometry of ccv_cuda_process_host () in cuda/ccv-cuda.cu
+The classification is is_interior () from cuda/cuconv-tile.cuh, applied to
+the launch geometry of cuconv_cuda_process_host () in cuda/cuconv-cuda.cu
 (strips of whole tiles), with a 16-byte aligned source and a 4-byte
 aligned destination, as cudaMallocPitch gives.
 
@@ -14,19 +14,19 @@ aligned destination, as cudaMallocPitch gives.
     python3 docs/img/make-tiles.py --limits   # tile rows by opt-in smem
 
 Needs Pillow to draw (pip install pillow).  Keep the constants and the
-shared memory formulas in step with cuda/ccv-tile.cuh,
-cuda/ccv-separable.cu, cuda/ccv-box.cu and cuda/ccv-cuda.cu.
+shared memory formulas in step with cuda/cuconv-tile.cuh,
+cuda/cuconv-separable.cu, cuda/cuconv-box.cu and cuda/cuconv-cuda.cu.
 """
 import math
 import os
 import sys
 
-# cuda/ccv-tile.cuh, ccv-separable.cu, ccv-box.cu, ccv-kernels.cuh, ccv-cuda.cu
+# cuda/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-kernels.cuh, cuconv-cuda.cu
 TILE_W = 128
 THREADS = 256
 ROW_GROUPS = THREADS // (TILE_W // 4)             # 8
-FIXED_RADII = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16)    # CCV_FIXED_RADII
-MAX_STRIPS = 8                                    # CCV_MAX_STRIPS
+FIXED_RADII = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16)    # CUCONV_FIXED_RADII
+MAX_STRIPS = 8                                    # CUCONV_MAX_STRIPS
 TILE_ROWS = ROW_GROUPS * 8                        # separable_tile_rows ()
 
 
@@ -79,7 +79,7 @@ def is_interior(x0, y0, tile_h, rx, ry, nc, wb, height, row_end,
 
 
 def strips(height):
-    """The bands of ccv_cuda_process_host ()."""
+    """The bands of cuconv_cuda_process_host ()."""
     strip = (height + MAX_STRIPS - 1) // MAX_STRIPS
     strip = (strip + TILE_ROWS - 1) // TILE_ROWS * TILE_ROWS
     return [(y, min(y + strip, height)) for y in range(0, height, strip)]
@@ -111,7 +111,7 @@ RADII = (4, 16)
 def case(label, w, h, nc, sub, r, kernel="gaussian"):
     rc = (r + sub - 1) // sub
     t = tiles(w, h, nc, rc, rc, kernel)
-    # ccv_cuda_filter_device () launches one band: same tiles, same classes
+    # cuconv_cuda_filter_device () launches one band: same tiles, same classes
     assert t == tiles(w, h, nc, rc, rc, kernel, bands=[(0, h)])
     name, tile_h = path(rc, rc, nc, kernel)
     n_in = sum(1 for x in t if x[3])
@@ -220,7 +220,7 @@ def draw():
     f_title, f_lab, f_small = font(22, True), font(15, True), font(13)
 
     d.text((PAD, 14), "Interior and border tiles of the gaussian (separable) "
-           "kernel: is_interior (), aligned pitch, ccv_cuda_process_host",
+           "kernel: is_interior (), aligned pitch, cuconv_cuda_process_host",
            fill=INK, font=f_title)
     lx = PAD
     for colour, text in ((INTERIOR, "interior: 16-byte loads, no checks"),

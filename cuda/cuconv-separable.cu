@@ -18,9 +18,9 @@
  */
 #include <cuda_runtime.h>
 
-#include "ccv-tile.cuh"
+#include "cuconv-tile.cuh"
 
-namespace ccv {
+namespace cuconv {
 
 constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 bytes a thread */
 constexpr int ROW_GROUPS = THREADS / COL_GROUPS;
@@ -271,7 +271,7 @@ fixed_min_blocks (int r)
 }
 
 /* One tile (bx, by) of plane p with the unrolled radius R. */
-template < int R, int NC, CcvBorder B, bool SHARP = false >
+template < int R, int NC, CuconvBorder B, bool SHARP = false >
     __device__ __forceinline__ void
 tile_fixed (const SepParams & p, int bx, int by)
 {
@@ -298,7 +298,7 @@ tile_fixed (const SepParams & p, int bx, int by)
   }
 }
 
-template < int R, int NC, CcvBorder B, bool SHARP > __global__ void
+template < int R, int NC, CuconvBorder B, bool SHARP > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks (R))
 sep_fixed (const __grid_constant__ SepParams p)
 {
@@ -309,7 +309,7 @@ sep_fixed (const __grid_constant__ SepParams p)
  * planes (radius (R + 1) / 2, NC components), each block taking one tile
  * of one plane.  Each plane is named by a constant index so that its taps
  * stay immediate operands. */
-template < int R, int NC, CcvBorder B > __global__ void
+template < int R, int NC, CuconvBorder B > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks ((R + 1) / 2) <
     fixed_min_blocks (R) ? fixed_min_blocks ((R + 1) / 2) :
     fixed_min_blocks (R))
@@ -329,7 +329,7 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
-template < CcvBorder B > __global__ void
+template < CuconvBorder B > __global__ void
 __launch_bounds__ (THREADS)
 sep_generic (const __grid_constant__ SepParams p, int tile_h)
 {
@@ -354,7 +354,7 @@ sep_generic (const __grid_constant__ SepParams p, int tile_h)
 
 typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
 
-template < int R, int NC, CcvBorder B, bool SHARP > static cudaError_t
+template < int R, int NC, CuconvBorder B, bool SHARP > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
@@ -373,10 +373,10 @@ template < int NC, bool SHARP > static FixedLauncher
 pick_fixed (int r, int b)
 {
   switch (r) {
-#define CCV_FIXED_CASE(R) case R: return with_border (b, [](auto bc) { \
+#define CUCONV_FIXED_CASE(R) case R: return with_border (b, [](auto bc) { \
         return launch_fixed < R, NC, decltype (bc)::value, SHARP >; });
-      CCV_FIXED_RADII (CCV_FIXED_CASE)
-#undef CCV_FIXED_CASE
+      CUCONV_FIXED_RADII (CUCONV_FIXED_CASE)
+#undef CUCONV_FIXED_CASE
     default:
       return NULL;
   }
@@ -385,7 +385,7 @@ pick_fixed (int r, int b)
 static cudaError_t
 launch_generic (const SepParams & p, cudaStream_t stream)
 {
-  static SmemAllowed smem_allowed[CCV_BORDER_N];
+  static SmemAllowed smem_allowed[CUCONV_BORDER_N];
   const TiledKernel k = with_border (p.border, [](auto b) {
         return sep_generic < decltype (b)::value >;
       });
@@ -398,7 +398,7 @@ launch_generic (const SepParams & p, cudaStream_t stream)
   return launch_tiled (k, p, tile_h, smem, smem_allowed[p.border], stream);
 }
 
-template < int R, int NC, CcvBorder B > static cudaError_t
+template < int R, int NC, CuconvBorder B > static cudaError_t
 launch_frame420_rnb (const FrameParams & fp0, cudaStream_t stream)
 {
   constexpr int RC = (R + 1) / 2;
@@ -438,15 +438,15 @@ launch_frame420 (const FrameParams & fp, cudaStream_t stream)
               || fp.plane[2].rx != c.rx || fp.plane[2].ry != c.ry)))
     return cudaErrorNotSupported;
   switch (l.rx * 4 + c.nc) {
-#define CCV_FRAME_CASE(R) \
+#define CUCONV_FRAME_CASE(R) \
     case R * 4 + 1: launch = with_border (l.border, [](auto b) { \
           return launch_frame420_rnb < R, 1, decltype (b)::value >; }); \
       break; \
     case R * 4 + 2: launch = with_border (l.border, [](auto b) { \
           return launch_frame420_rnb < R, 2, decltype (b)::value >; }); \
       break;
-      CCV_FRAME_RADII (CCV_FRAME_CASE)
-#undef CCV_FRAME_CASE
+      CUCONV_FRAME_RADII (CUCONV_FRAME_CASE)
+#undef CUCONV_FRAME_CASE
     default:
       return cudaErrorNotSupported;
   }
@@ -481,4 +481,4 @@ launch_separable (const SepParams & p, cudaStream_t stream)
   return launch_generic (p, stream);
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */

@@ -21,13 +21,13 @@
 
 #include <cuda_runtime.h>
 
-#include "ccv-tile.cuh"
+#include "cuconv-tile.cuh"
 
-namespace ccv {
+namespace cuconv {
 
 /* Radii with fully unrolled instantiations (3x3, 5x5, 7x7): their taps are
  * immediate operands.  Every other radius takes the generic path. */
-#define CCV_MATRIX_FIXED_RADII(X) X (1) X (2) X (3)
+#define CUCONV_MATRIX_FIXED_RADII(X) X (1) X (2) X (3)
 
 constexpr int M_P = 4;          /* output rows a thread */
 
@@ -346,13 +346,13 @@ template < bool WIDE > __device__ __forceinline__ uint32_t
 out_sample (const MatrixParams & p, int op, float v, int y, int col)
 {
   switch (op) {
-    case CCV_COMP_COPY:
+    case CUCONV_COMP_COPY:
       return raw_sample < WIDE > (p.src + (size_t) y * p.src_pitch, col);
-    case CCV_COMP_FILL:
+    case CUCONV_COMP_FILL:
       return p.fill << p.shift;
-    case CCV_COMP_FILTER:
+    case CUCONV_COMP_FILTER:
     default:
-      return ccv_round_sat (v, (1u << p.depth) - 1) << p.shift;
+      return cuconv_round_sat (v, (1u << p.depth) - 1) << p.shift;
   }
 }
 
@@ -432,10 +432,10 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
     load_units < NC, WIDE > (p, g, s, px0, y0);
   } else {
     for (int k = threadIdx.x; k < g.kw; k += THREADS)
-      colmap[k] = ccv_border_index ((CcvBorder) p.border, px0 - g.r + k,
+      colmap[k] = cuconv_border_index ((CuconvBorder) p.border, px0 - g.r + k,
           p.width);
     for (int r = threadIdx.x; r < g.rows; r += THREADS)
-      rowmap[r] = ccv_border_index ((CcvBorder) p.border, y0 - g.r + r,
+      rowmap[r] = cuconv_border_index ((CuconvBorder) p.border, y0 - g.r + r,
           p.height);
     __syncthreads ();
     load_mapped < NC, WIDE > (p, g, s, colmap, rowmap);
@@ -473,10 +473,10 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
 /* Host side ------------------------------------------------------------ */
 
 void
-matrix_params_init (MatrixParams & p, const CcvPlane & pl,
-    const CcvMatrix & m, CcvBorder border, int row_begin, int row_end)
+matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
+    const CuconvMatrix & m, CuconvBorder border, int row_begin, int row_end)
 {
-  const size_t unit = 4 * (size_t) ccv_plane_sample_bytes (&pl);
+  const size_t unit = 4 * (size_t) cuconv_plane_sample_bytes (&pl);
   const int n = 2 * m.radius + 1;
 
   band_params_init (p, pl, row_begin, row_end);
@@ -489,7 +489,7 @@ matrix_params_init (MatrixParams & p, const CcvPlane & pl,
   p.radius = m.radius;
   p.src_aligned = (uintptr_t) pl.src % unit == 0 && p.src_pitch % unit == 0;
   p.dst_aligned = (uintptr_t) pl.dst % unit == 0 && p.dst_pitch % unit == 0;
-  if (m.radius >= 0 && m.radius <= CCV_MAX_MATRIX_RADIUS)
+  if (m.radius >= 0 && m.radius <= CUCONV_MAX_MATRIX_RADIUS)
     memcpy (p.w, m.w, sizeof (float) * n * n);
 }
 
@@ -531,9 +531,9 @@ template < int NC, bool WIDE > static MatrixLauncher
 pick_radius (int r)
 {
   switch (r) {
-#define CCV_MATRIX_CASE(R) case R: return launch_m < R, NC, WIDE >;
-      CCV_MATRIX_FIXED_RADII (CCV_MATRIX_CASE)
-#undef CCV_MATRIX_CASE
+#define CUCONV_MATRIX_CASE(R) case R: return launch_m < R, NC, WIDE >;
+      CUCONV_MATRIX_FIXED_RADII (CUCONV_MATRIX_CASE)
+#undef CUCONV_MATRIX_CASE
     default:
       return launch_m < -1, NC, WIDE >;
   }
@@ -561,7 +561,7 @@ launch_matrix (const MatrixParams & p, cudaStream_t stream)
 {
   MatrixLauncher launch;
 
-  if (p.radius < 0 || p.radius > CCV_MAX_MATRIX_RADIUS || p.width <= 0
+  if (p.radius < 0 || p.radius > CUCONV_MAX_MATRIX_RADIUS || p.width <= 0
       || p.height <= 0 || p.row_begin < 0 || p.row_end > p.height)
     return cudaErrorInvalidValue;
   /* 16-bit samples are read and written as words */
@@ -577,4 +577,4 @@ launch_matrix (const MatrixParams & p, cudaStream_t stream)
   return launch (p, stream);
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */

@@ -9,17 +9,17 @@
 
 #include <cuda_runtime.h>
 
-#include "ccv-cuda.h"
-#include "ccv-kernels.cuh"
+#include "cuconv-cuda.h"
+#include "cuconv-kernels.cuh"
 
-#define CCV_MAX_PLANES 4
+#define CUCONV_MAX_PLANES 4
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip
  * k-1 downloads. */
-#ifndef CCV_MAX_STRIPS
-#define CCV_MAX_STRIPS 8
+#ifndef CUCONV_MAX_STRIPS
+#define CUCONV_MAX_STRIPS 8
 #endif
-#define CCV_EVENTS (CCV_MAX_PLANES * CCV_MAX_STRIPS)
+#define CUCONV_EVENTS (CUCONV_MAX_PLANES * CUCONV_MAX_STRIPS)
 
 /* A plane's buffers, kept while its geometry stays the same: on the
  * device, and page-locked host staging for frames in pageable memory. */
@@ -31,22 +31,22 @@ struct DevPlane
   int wb, height;               /* wb: bytes of a row */
 };
 
-struct _CcvCuda
+struct _CuconvCuda
 {
   int device;
   char desc[300];
   cudaStream_t up, compute, down;
   /* one of each per plane and strip of a frame */
-  cudaEvent_t uploaded[CCV_EVENTS], filtered[CCV_EVENTS];
-  cudaEvent_t downloaded[CCV_EVENTS];
-  DevPlane planes[CCV_MAX_PLANES];
+  cudaEvent_t uploaded[CUCONV_EVENTS], filtered[CUCONV_EVENTS];
+  cudaEvent_t downloaded[CUCONV_EVENTS];
+  DevPlane planes[CUCONV_MAX_PLANES];
 };
 
-namespace ccv {
+namespace cuconv {
 
 void
-sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
-    const CcvTaps & ky, CcvBorder border, int row_begin, int row_end)
+sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvTaps & kx,
+    const CuconvTaps & ky, CuconvBorder border, int row_begin, int row_end)
 {
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
@@ -67,38 +67,38 @@ sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
 
 /* Above this radius the box runs as running sums; up to it the tap kernel,
  * fed the box's equal taps, is faster (docs/performance.md). */
-#define CCV_BOX_SUMS_MIN_RADIUS 17
+#define CUCONV_BOX_SUMS_MIN_RADIUS 17
 
 /* Whether a box of f's luma radius runs as running sums. */
 static bool
-box_takes_sums (const CcvFilter * f)
+box_takes_sums (const CuconvFilter * f)
 {
-  return f->x[0].radius >= CCV_BOX_SUMS_MIN_RADIUS
-      || f->y[0].radius >= CCV_BOX_SUMS_MIN_RADIUS;
+  return f->x[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS
+      || f->y[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS;
 }
 
 /* The tuned 8-bit path: the box by radius, every other kernel with its
  * taps. */
 static cudaError_t
-launch_tuned (const SepParams & p, CcvKernel kernel, cudaStream_t stream)
+launch_tuned (const SepParams & p, CuconvKernel kernel, cudaStream_t stream)
 {
   switch (kernel) {
-    case CCV_KERNEL_BOX:
-      if (p.rx >= CCV_BOX_SUMS_MIN_RADIUS || p.ry >= CCV_BOX_SUMS_MIN_RADIUS) {
+    case CUCONV_KERNEL_BOX:
+      if (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS) {
         const cudaError_t e = launch_box (p, stream);
         if (e != cudaErrorNotSupported)
           return e;
       }
       /* the taps are the box's */
       [[fallthrough]];
-    case CCV_KERNEL_GAUSSIAN:
+    case CUCONV_KERNEL_GAUSSIAN:
     default:
       return launch_separable (p, stream);
   }
 }
 
 static bool
-all_ops (const CcvPlane & pl, int op)
+all_ops (const CuconvPlane & pl, int op)
 {
   for (int c = 0; c < pl.n_comp; c++)
     if (pl.op[c] != op)
@@ -111,7 +111,7 @@ all_ops (const CcvPlane & pl, int op)
  * at most 1 (plus float error) in each direction guarantee: gaussian, box
  * and normalised custom blurs. */
 static bool
-taps_bounded (const CcvTaps & t)
+taps_bounded (const CuconvTaps & t)
 {
   float sum = 0.0f;
 
@@ -123,48 +123,48 @@ taps_bounded (const CcvTaps & t)
   return sum <= 1.0001f;
 }
 
-/* Whether plane pl is one the tuned 8-bit kernels (ccv-separable.cu,
- * ccv-box.cu) can filter with combine: one term, every component
+/* Whether plane pl is one the tuned 8-bit kernels (cuconv-separable.cu,
+ * cuconv-box.cu) can filter with combine: one term, every component
  * filtered, at most 2 of them. */
 static bool
-takes_tuned_as (const CcvPlane & pl, const CcvFilter & f, CcvCombine combine)
+takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f, CuconvCombine combine)
 {
-  return ccv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
+  return cuconv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
       && f.combine == combine && pl.n_comp <= 2
-      && all_ops (pl, CCV_COMP_FILTER)
-      && taps_bounded (*ccv_filter_taps_x (&f, &pl))
-      && taps_bounded (*ccv_filter_taps_y (&f, &pl));
+      && all_ops (pl, CUCONV_COMP_FILTER)
+      && taps_bounded (*cuconv_filter_taps_x (&f, &pl))
+      && taps_bounded (*cuconv_filter_taps_y (&f, &pl));
 }
 
 /* The plain blurs: every tuned path, the one launch for 4:2:0 frames
  * included. */
 static bool
-takes_tuned (const CcvPlane & pl, const CcvFilter & f)
+takes_tuned (const CuconvPlane & pl, const CuconvFilter & f)
 {
-  return takes_tuned_as (pl, f, CCV_COMBINE_NONE);
+  return takes_tuned_as (pl, f, CUCONV_COMBINE_NONE);
 }
 
 /* The one place that maps a plane and a filter to a GPU path
  * (docs/design.md, section 7): rows [row_begin, row_end) of pl (device
  * pointers). */
 static cudaError_t
-launch_plane (const CcvPlane & pl, const CcvFilter & f, int row_begin,
+launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     int row_end, cudaStream_t stream)
 {
   const size_t rb = (size_t) pl.width * pl.n_comp *
-      ccv_plane_sample_bytes (&pl);
+      cuconv_plane_sample_bytes (&pl);
 
   if (row_end <= row_begin)
     return cudaSuccess;
-  if (all_ops (pl, CCV_COMP_COPY))
+  if (all_ops (pl, CUCONV_COMP_COPY))
     return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
         pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
         pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
         stream);
-  if (all_ops (pl, CCV_COMP_FILL))
+  if (all_ops (pl, CUCONV_COMP_FILL))
     return launch_fill (pl, row_begin, row_end, stream);
   if (f.n_terms == 0) {
-    /* the 2-D matrix (ccv-matrix.cu) */
+    /* the 2-D matrix (cuconv-matrix.cu) */
     MatrixParams mp;
 
     matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
@@ -173,18 +173,18 @@ launch_plane (const CcvPlane & pl, const CcvFilter & f, int row_begin,
   if (takes_tuned (pl, f)) {
     SepParams p;
 
-    sep_params_init (p, pl, *ccv_filter_taps_x (&f, &pl),
-        *ccv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
+        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
     return launch_tuned (p, f.settings.kernel, stream);
   }
   /* an 8-bit sharpen of an unrolled radius: the tuned kernel with the
    * unsharp mask in its stores */
-  if (f.amount > 0.0f && takes_tuned_as (pl, f, CCV_COMBINE_SHARPEN)) {
+  if (f.amount > 0.0f && takes_tuned_as (pl, f, CUCONV_COMBINE_SHARPEN)) {
     SepParams p;
     cudaError_t e;
 
-    sep_params_init (p, pl, *ccv_filter_taps_x (&f, &pl),
-        *ccv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
+        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
     p.amount = f.amount;
     e = launch_separable (p, stream);
     if (e != cudaErrorNotSupported)
@@ -193,9 +193,9 @@ launch_plane (const CcvPlane & pl, const CcvFilter & f, int row_begin,
   return launch_general (pl, f, row_begin, row_end, stream);
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */
 
-using namespace ccv;
+using namespace cuconv;
 
 static int
 fail (char *err, size_t len, const char *what, cudaError_t e)
@@ -210,10 +210,10 @@ fail (char *err, size_t len, const char *what, cudaError_t e)
   do { cudaError_t _e = (call); \
     if (_e != cudaSuccess) return fail (err, err_len, what, _e); } while (0)
 
-extern "C" CcvCuda *
-ccv_cuda_new (int device_id, char *err, size_t err_len)
+extern "C" CuconvCuda *
+cuconv_cuda_new (int device_id, char *err, size_t err_len)
 {
-  CcvCuda *cc;
+  CuconvCuda *cc;
   cudaDeviceProp prop;
   int n = 0, i, ok = 1;
   cudaError_t e;
@@ -237,7 +237,7 @@ ccv_cuda_new (int device_id, char *err, size_t err_len)
     return NULL;
   }
 
-  cc = (CcvCuda *) calloc (1, sizeof (CcvCuda));
+  cc = (CuconvCuda *) calloc (1, sizeof (CuconvCuda));
   if (!cc)
     return NULL;
   cc->device = device_id;
@@ -247,7 +247,7 @@ ccv_cuda_new (int device_id, char *err, size_t err_len)
   ok &= cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking) == 0;
   ok &= cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking) == 0;
   ok &= cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking) == 0;
-  for (i = 0; i < CCV_EVENTS; i++) {
+  for (i = 0; i < CUCONV_EVENTS; i++) {
     ok &= cudaEventCreateWithFlags (&cc->uploaded[i],
         cudaEventDisableTiming) == 0;
     ok &= cudaEventCreateWithFlags (&cc->filtered[i],
@@ -258,21 +258,21 @@ ccv_cuda_new (int device_id, char *err, size_t err_len)
   if (!ok) {
     if (err && err_len)
       snprintf (err, err_len, "cannot create CUDA streams on %s", cc->desc);
-    ccv_cuda_free (cc);
+    cuconv_cuda_free (cc);
     return NULL;
   }
   return cc;
 }
 
 extern "C" void
-ccv_cuda_release_buffers (CcvCuda * cc)
+cuconv_cuda_release_buffers (CuconvCuda * cc)
 {
   int i;
 
   if (!cc)
     return;
   cudaSetDevice (cc->device);
-  for (i = 0; i < CCV_MAX_PLANES; i++) {
+  for (i = 0; i < CUCONV_MAX_PLANES; i++) {
     cudaFree (cc->planes[i].src);
     cudaFree (cc->planes[i].dst);
     cudaFreeHost (cc->planes[i].stage_in);
@@ -282,20 +282,20 @@ ccv_cuda_release_buffers (CcvCuda * cc)
 }
 
 extern "C" void
-ccv_cuda_free (CcvCuda * cc)
+cuconv_cuda_free (CuconvCuda * cc)
 {
   int i;
 
   if (!cc)
     return;
-  ccv_cuda_release_buffers (cc);
+  cuconv_cuda_release_buffers (cc);
   if (cc->up)
     cudaStreamDestroy (cc->up);
   if (cc->compute)
     cudaStreamDestroy (cc->compute);
   if (cc->down)
     cudaStreamDestroy (cc->down);
-  for (i = 0; i < CCV_EVENTS; i++) {
+  for (i = 0; i < CUCONV_EVENTS; i++) {
     if (cc->uploaded[i])
       cudaEventDestroy (cc->uploaded[i]);
     if (cc->filtered[i])
@@ -307,13 +307,13 @@ ccv_cuda_free (CcvCuda * cc)
 }
 
 extern "C" const char *
-ccv_cuda_describe (const CcvCuda * cc)
+cuconv_cuda_describe (const CuconvCuda * cc)
 {
   return cc->desc;
 }
 
 extern "C" void *
-ccv_cuda_host_alloc (int device_id, size_t size)
+cuconv_cuda_host_alloc (int device_id, size_t size)
 {
   void *p = NULL;
 
@@ -326,7 +326,7 @@ ccv_cuda_host_alloc (int device_id, size_t size)
 }
 
 extern "C" void
-ccv_cuda_host_free (void *ptr)
+cuconv_cuda_host_free (void *ptr)
 {
   if (ptr)
     cudaFreeHost (ptr);
@@ -334,11 +334,11 @@ ccv_cuda_host_free (void *ptr)
 
 /* Device buffers for plane i, kept while its geometry stays the same. */
 static int
-ensure_plane (CcvCuda * cc, int i, const CcvPlane * pl, char *err,
+ensure_plane (CuconvCuda * cc, int i, const CuconvPlane * pl, char *err,
     size_t err_len)
 {
   DevPlane *d = &cc->planes[i];
-  const int wb = pl->width * pl->n_comp * ccv_plane_sample_bytes (pl);
+  const int wb = pl->width * pl->n_comp * cuconv_plane_sample_bytes (pl);
 
   if (d->src && d->wb == wb && d->height == pl->height)
     return 0;
@@ -380,7 +380,7 @@ ensure_stage (uint8_t ** stage, const DevPlane * d, char *err,
 }
 
 /* Whether the DMA engines can read or write host memory at p directly:
- * page-locked memory (ccv_cuda_host_alloc, the element's buffer pool). */
+ * page-locked memory (cuconv_cuda_host_alloc, the element's buffer pool). */
 static bool
 is_pinned (const void *p)
 {
@@ -405,15 +405,15 @@ copy_rows (uint8_t * dst, size_t dst_stride, const uint8_t * src,
  * largest vertical radius of any term, or the matrix's; 0 for a plane
  * that is only copied or filled. */
 static int
-vertical_reach (const CcvPlane * pl, const CcvFilter * f)
+vertical_reach (const CuconvPlane * pl, const CuconvFilter * f)
 {
   int r;
 
-  if (all_ops (*pl, CCV_COMP_COPY) || all_ops (*pl, CCV_COMP_FILL))
+  if (all_ops (*pl, CUCONV_COMP_COPY) || all_ops (*pl, CUCONV_COMP_FILL))
     return 0;
   if (f->n_terms == 0)
     return f->m.radius;
-  r = ccv_filter_taps_y (f, pl)->radius;
+  r = cuconv_filter_taps_y (f, pl)->radius;
   if (f->n_terms == 2 && f->y2[pl->sub_y - 1].radius > r)
     r = f->y2[pl->sub_y - 1].radius;
   return r;
@@ -427,17 +427,17 @@ vertical_reach (const CcvPlane * pl, const CcvFilter * f)
  * (docs/performance.md).  Returns with the downloads enqueued; pageable
  * output still has to be copied out (finish_plane). */
 static int
-enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
-    const CcvFilter * f, int *n_strips_out, int *strip_out, char *err,
+enqueue_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl,
+    const CuconvFilter * f, int *n_strips_out, int *strip_out, char *err,
     size_t err_len)
 {
-  const CcvBorder border = f->settings.border;
+  const CuconvBorder border = f->settings.border;
   const int reach = vertical_reach (pl, f);
   const int tile_rows = separable_tile_rows ();
   DevPlane *d = &cc->planes[pi];
-  cudaEvent_t *uploaded = cc->uploaded + pi * CCV_MAX_STRIPS;
-  cudaEvent_t *filtered = cc->filtered + pi * CCV_MAX_STRIPS;
-  cudaEvent_t *downloaded = cc->downloaded + pi * CCV_MAX_STRIPS;
+  cudaEvent_t *uploaded = cc->uploaded + pi * CUCONV_MAX_STRIPS;
+  cudaEvent_t *filtered = cc->filtered + pi * CUCONV_MAX_STRIPS;
+  cudaEvent_t *downloaded = cc->downloaded + pi * CUCONV_MAX_STRIPS;
   const bool pinned_in = is_pinned (pl->src), pinned_out = is_pinned (pl->dst);
   int strip, n_strips, k, next_up = 0;
 
@@ -449,9 +449,9 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     return -1;
 
   /* strips of whole tiles, each at least as tall as the vertical apron
-   * (tile_rows >= CCV_MAX_RADIUS >= reach), so strip k only needs
+   * (tile_rows >= CUCONV_MAX_RADIUS >= reach), so strip k only needs
    * k - 1 .. k + 1, and only strip k when nothing reaches across rows */
-  strip = (pl->height + CCV_MAX_STRIPS - 1) / CCV_MAX_STRIPS;
+  strip = (pl->height + CUCONV_MAX_STRIPS - 1) / CUCONV_MAX_STRIPS;
   strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
   n_strips = (pl->height + strip - 1) / strip;
   *n_strips_out = n_strips;
@@ -463,9 +463,9 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
     /* filtering strip k needs the apron below, in strip k + 1; wrap's top
      * rows read the bottom of the plane */
     int need = reach > 0 && k + 1 < n_strips ? k + 1 : k;
-    CcvPlane dev = *pl;
+    CuconvPlane dev = *pl;
 
-    if (reach > 0 && border == CCV_BORDER_WRAP && k == 0)
+    if (reach > 0 && border == CUCONV_BORDER_WRAP && k == 0)
       need = n_strips - 1;
     for (; next_up <= need; next_up++) {
       const int u0 = next_up * strip;
@@ -515,7 +515,7 @@ enqueue_plane (CcvCuda * cc, int pi, const CcvPlane * pl,
 
 /* Copies pageable output out of staging as each strip lands. */
 static int
-finish_plane (CcvCuda * cc, int pi, const CcvPlane * pl, int n_strips,
+finish_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl, int n_strips,
     int strip, char *err, size_t err_len)
 {
   const DevPlane *d = &cc->planes[pi];
@@ -526,7 +526,7 @@ finish_plane (CcvCuda * cc, int pi, const CcvPlane * pl, int n_strips,
     const int y0 = k * strip;
     const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
 
-    CHECK (cudaEventSynchronize (cc->downloaded[pi * CCV_MAX_STRIPS + k]),
+    CHECK (cudaEventSynchronize (cc->downloaded[pi * CUCONV_MAX_STRIPS + k]),
         "the GPU failed to filter a frame");
     copy_rows (pl->dst + (size_t) y0 * pl->dst_stride, pl->dst_stride,
         d->stage_out + (size_t) y0 * d->wb, d->wb, d->wb, y1 - y0);
@@ -535,14 +535,14 @@ finish_plane (CcvCuda * cc, int pi, const CcvPlane * pl, int n_strips,
 }
 
 extern "C" int
-ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes, int n_planes,
-    const CcvFilter * f, char *err, size_t err_len)
+cuconv_cuda_process_host (CuconvCuda * cc, const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, char *err, size_t err_len)
 {
-  int n_strips[CCV_MAX_PLANES], strip[CCV_MAX_PLANES], i;
+  int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i;
 
-  if (n_planes > CCV_MAX_PLANES) {
+  if (n_planes > CUCONV_MAX_PLANES) {
     snprintf (err, err_len, "%d planes, at most %d supported", n_planes,
-        CCV_MAX_PLANES);
+        CUCONV_MAX_PLANES);
     return -1;
   }
   CHECK (cudaSetDevice (cc->device), "cannot select the CUDA device");
@@ -562,8 +562,8 @@ ccv_cuda_process_host (CcvCuda * cc, const CcvPlane * planes, int n_planes,
 }
 
 extern "C" int
-ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
-    const CcvFilter * f, void *stream)
+cuconv_cuda_filter_device (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *stream)
 {
   const cudaStream_t s = (cudaStream_t) stream;
   bool tuned = true;
@@ -574,15 +574,15 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
   /* a 4:2:0 frame through the tap kernel: one launch for all planes,
    * which saves the ramp and tail of the chroma launches */
   if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
-          CCV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
+          CUCONV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
     FrameParams fp;
     cudaError_t e;
 
     memset (&fp, 0, sizeof (fp));
     fp.n = n_planes;
     for (i = 0; i < n_planes; i++)
-      sep_params_init (fp.plane[i], planes[i], *ccv_filter_taps_x (f,
-              &planes[i]), *ccv_filter_taps_y (f, &planes[i]),
+      sep_params_init (fp.plane[i], planes[i], *cuconv_filter_taps_x (f,
+              &planes[i]), *cuconv_filter_taps_y (f, &planes[i]),
           f->settings.border, 0, planes[i].height);
     e = launch_frame420 (fp, s);
     if (e != cudaErrorNotSupported)
@@ -600,7 +600,7 @@ ccv_cuda_filter_device (const CcvPlane * planes, int n_planes,
 }
 
 extern "C" const char *
-ccv_cuda_error_name (int err)
+cuconv_cuda_error_name (int err)
 {
   return cudaGetErrorName ((cudaError_t) err);
 }

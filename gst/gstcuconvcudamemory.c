@@ -20,20 +20,20 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 
-#include "gstccvcudamemory.h"
+#include "gstcuconvcudamemory.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
 
 void
-gst_ccv_cuda_set_context (GstCcvCuda * cuda, GstElement * element,
+gst_cuconv_cuda_set_context (GstCuconvCuda * cuda, GstElement * element,
     GstContext * context, gint device_id)
 {
   gst_cuda_handle_set_context (element, context, device_id, &cuda->context);
 }
 
 gboolean
-gst_ccv_cuda_handle_context_query (GstCcvCuda * cuda, GstElement * element,
+gst_cuconv_cuda_handle_context_query (GstCuconvCuda * cuda, GstElement * element,
     GstQuery * query)
 {
   return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
@@ -41,7 +41,7 @@ gst_ccv_cuda_handle_context_query (GstCcvCuda * cuda, GstElement * element,
 }
 
 gboolean
-gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element, gint device_id)
+gst_cuconv_cuda_open (GstCuconvCuda * cuda, GstElement * element, gint device_id)
 {
   gboolean ok;
 
@@ -66,13 +66,13 @@ gst_ccv_cuda_open (GstCcvCuda * cuda, GstElement * element, gint device_id)
   if (!ok)
     cuda->stream = NULL;
   GST_INFO_OBJECT (element, "CUDA memory on device %d: %s",
-      gst_ccv_cuda_device (cuda), ok ? "yes" : "no, cannot create a stream");
+      gst_cuconv_cuda_device (cuda), ok ? "yes" : "no, cannot create a stream");
 
   return ok;
 }
 
 void
-gst_ccv_cuda_close (GstCcvCuda * cuda)
+gst_cuconv_cuda_close (GstCuconvCuda * cuda)
 {
   if (cuda->stream && gst_cuda_context_push (cuda->context)) {
     gst_cuda_result (CuStreamDestroy (cuda->stream));
@@ -85,13 +85,13 @@ gst_ccv_cuda_close (GstCcvCuda * cuda)
 }
 
 gboolean
-gst_ccv_cuda_can_offer (const GstCcvCuda * cuda)
+gst_cuconv_cuda_can_offer (const GstCuconvCuda * cuda)
 {
   return !cuda->opened || cuda->stream != NULL;
 }
 
 gint
-gst_ccv_cuda_device (const GstCcvCuda * cuda)
+gst_cuconv_cuda_device (const GstCuconvCuda * cuda)
 {
   guint device = 0;
 
@@ -100,7 +100,7 @@ gst_ccv_cuda_device (const GstCcvCuda * cuda)
 }
 
 GstCaps *
-gst_ccv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda)
+gst_cuconv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda)
 {
   GstCaps *ret;
   guint i, f;
@@ -134,7 +134,7 @@ gst_ccv_cuda_transform_caps (GstCaps * caps, gboolean offer_cuda)
 }
 
 gboolean
-gst_ccv_cuda_caps_are_cuda (GstCaps * caps)
+gst_cuconv_cuda_caps_are_cuda (GstCaps * caps)
 {
   GstCapsFeatures *features;
 
@@ -167,7 +167,7 @@ configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
 }
 
 gboolean
-gst_ccv_cuda_propose_pool (GstCcvCuda * cuda, GstElement * element,
+gst_cuconv_cuda_propose_pool (GstCuconvCuda * cuda, GstElement * element,
     GstQuery * query)
 {
   GstBufferPool *pool;
@@ -199,7 +199,7 @@ gst_ccv_cuda_propose_pool (GstCcvCuda * cuda, GstElement * element,
 }
 
 gboolean
-gst_ccv_cuda_decide_pool (GstCcvCuda * cuda, GstElement * element,
+gst_cuconv_cuda_decide_pool (GstCuconvCuda * cuda, GstElement * element,
     GstQuery * query)
 {
   GstBufferPool *pool = NULL;
@@ -241,7 +241,7 @@ gst_ccv_cuda_decide_pool (GstCcvCuda * cuda, GstElement * element,
 }
 
 gboolean
-gst_ccv_cuda_buffer_is_local (const GstCcvCuda * cuda, GstBuffer * buffer)
+gst_cuconv_cuda_buffer_is_local (const GstCuconvCuda * cuda, GstBuffer * buffer)
 {
   guint i, n = gst_buffer_n_memory (buffer);
 

@@ -2,27 +2,27 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __CCV_KERNELS_CUH__
-#define __CCV_KERNELS_CUH__
+#ifndef __CUCONV_KERNELS_CUH__
+#define __CUCONV_KERNELS_CUH__
 
 #include <string.h>
 
 #include <cuda_runtime.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
-namespace ccv {
+namespace cuconv {
 
 /* Radii with fully unrolled instantiations (equal in x and y, planar or
  * 2-component interleaved); every other radius takes the generic path. */
-#define CCV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
+#define CUCONV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
 
 /* Zeroes a kernel's parameters p and fills what every path has: the
  * plane's pointers, pitches and size, and the band of rows
  * [row_begin, row_end) one launch covers. */
 template < typename P > static inline void
-band_params_init (P & p, const CcvPlane & pl, int row_begin, int row_end)
+band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
 {
   memset (&p, 0, sizeof (p));
   p.src = pl.src;
@@ -56,15 +56,15 @@ struct SepParams
   int dst_aligned4;             /* dst and dst_pitch are multiples of 4 */
   int taps_nonneg;              /* all taps >= 0: results need no clamp */
   float amount;                 /* > 0: sharpen, in + amount * (in - v) */
-  float kx[CCV_MAX_TAPS];
-  float ky[CCV_MAX_TAPS];
+  float kx[CUCONV_MAX_TAPS];
+  float ky[CUCONV_MAX_TAPS];
 };
 
 /* Fills p for rows [row_begin, row_end) of plane pl (device pointers). */
-void sep_params_init (SepParams & p, const CcvPlane & pl, const CcvTaps & kx,
-    const CcvTaps & ky, CcvBorder border, int row_begin, int row_end);
+void sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvTaps & kx,
+    const CuconvTaps & ky, CuconvBorder border, int row_begin, int row_end);
 
-/* The planes of one frame, for a single launch (ccv-separable.cu). */
+/* The planes of one frame, for a single launch (cuconv-separable.cu). */
 struct FrameParams
 {
   SepParams plane[3];
@@ -74,41 +74,41 @@ struct FrameParams
 };
 
 /* Luma radii whose 4:2:0 frames (luma R, chroma (R + 1) / 2, both in
- * CCV_FIXED_RADII) run in one launch. */
-#define CCV_FRAME_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
+ * CUCONV_FIXED_RADII) run in one launch. */
+#define CUCONV_FRAME_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
 
 /* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch;
  * cudaErrorNotSupported for any other geometry or radius. */
 cudaError_t launch_frame420 (const FrameParams & fp, cudaStream_t stream);
 
-/* Filters with the taps, 2r + 1 of them a direction (ccv-separable.cu). */
+/* Filters with the taps, 2r + 1 of them a direction (cuconv-separable.cu). */
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
 
 /* A box of p.rx, p.ry with running sums, whatever the radius; the taps
- * are not read (ccv-box.cu).  cudaErrorNotSupported when the device has
+ * are not read (cuconv-box.cu).  cudaErrorNotSupported when the device has
  * too little shared memory for the radius. */
 cudaError_t launch_box (const SepParams & p, cudaStream_t stream);
 
-/* The general kernel (ccv-general.cu): rows [row_begin, row_end) of
+/* The general kernel (cuconv-general.cu): rows [row_begin, row_end) of
  * plane pl (device pointers) filtered as f says, for any depth, component
  * ops, terms and combine (f.n_terms 1 or 2).  16-bit planes must be 2-byte
  * aligned (pointers and strides); cudaErrorInvalidValue otherwise.
  * cudaErrorInvalidConfiguration when the device has too little shared
  * memory for the radii. */
-cudaError_t launch_general (const CcvPlane & pl, const CcvFilter & f,
+cudaError_t launch_general (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, cudaStream_t stream);
 
 /* Writes pl.fill (shifted) into every sample of rows [row_begin, row_end)
- * of pl (ccv-general.cu). */
-cudaError_t launch_fill (const CcvPlane & pl, int row_begin, int row_end,
+ * of pl (cuconv-general.cu). */
+cudaError_t launch_fill (const CuconvPlane & pl, int row_begin, int row_end,
     cudaStream_t stream);
 
 /* Rows a tile of the path that p takes covers: bands of a frame cut into
  * strips should be multiples of it so no tile straddles two bands. */
 int separable_tile_rows (void);
 
-/* One launch of the 2-D matrix kernel (ccv-matrix.cu): the rows
+/* One launch of the 2-D matrix kernel (cuconv-matrix.cu): the rows
  * [row_begin, row_end) of one plane, any depth and components.  The
  * (2r + 1)^2 taps, at most 31 x 31 floats, make it about 3.9 KiB of
  * kernel parameters. */
@@ -126,18 +126,18 @@ struct MatrixParams
   int depth;                    /* 8 (one byte a sample), 10, 12 or 16 */
   int shift;                    /* the value's lowest bit in a 16-bit word */
   int border;
-  int radius;                   /* 0..CCV_MAX_MATRIX_RADIUS */
-  unsigned fill;                /* CCV_COMP_FILL's value (not shifted) */
-  uint8_t op[CCV_MAX_COMP];     /* CcvCompOp per component */
+  int radius;                   /* 0..CUCONV_MAX_MATRIX_RADIUS */
+  unsigned fill;                /* CUCONV_COMP_FILL's value (not shifted) */
+  uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp per component */
   int src_aligned;              /* src, src_pitch: multiples of 4 samples */
   int dst_aligned;              /* dst, dst_pitch: likewise */
-  float w[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];   /* row-major */
+  float w[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];   /* row-major */
 };
 
 /* Fills p for rows [row_begin, row_end) of plane pl (device pointers)
  * with the matrix m. */
-void matrix_params_init (MatrixParams & p, const CcvPlane & pl,
-    const CcvMatrix & m, CcvBorder border, int row_begin, int row_end);
+void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
+    const CuconvMatrix & m, CuconvBorder border, int row_begin, int row_end);
 
 /* v = sum_j sum_i m[j][i] * in (x + i, y + j), rows outer, then
  * rounded, saturated and shifted; components copied or filled as p.op
@@ -145,6 +145,6 @@ void matrix_params_init (MatrixParams & p, const CcvPlane & pl,
  * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */
 
-#endif /* __CCV_KERNELS_CUH__ */
+#endif /* __CUCONV_KERNELS_CUH__ */

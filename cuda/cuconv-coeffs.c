@@ -6,19 +6,19 @@
 #include <math.h>
 #include <string.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
 int
-ccv_settings_is_identity (const CcvSettings * s)
+cuconv_settings_is_identity (const CuconvSettings * s)
 {
   switch (s->kernel) {
-    case CCV_KERNEL_GAUSSIAN:
-    case CCV_KERNEL_BOX:
+    case CUCONV_KERNEL_GAUSSIAN:
+    case CUCONV_KERNEL_BOX:
       return s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0;
-    case CCV_KERNEL_SHARPEN:
+    case CUCONV_KERNEL_SHARPEN:
       return (s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0)
           || s->amount == 0.0;
-    case CCV_KERNEL_CUSTOM:
+    case CUCONV_KERNEL_CUSTOM:
       return s->matrix_side <= 0 && s->custom_x_len <= 0
           && s->custom_y_len <= 0;
     default:
@@ -32,7 +32,7 @@ radius_from_sigma (double sigma)
 {
   int r = (int) ceil (3.0 * sigma);
 
-  return r > CCV_MAX_RADIUS ? CCV_MAX_RADIUS : r;
+  return r > CUCONV_MAX_RADIUS ? CUCONV_MAX_RADIUS : r;
 }
 
 /* OpenCV's rule for an aperture of 2r + 1, as cv::getGaussianKernel */
@@ -43,7 +43,7 @@ sigma_from_radius (int r)
 }
 
 void
-ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma)
+cuconv_settings_resolve (const CuconvSettings * s, int *radius, double *sigma)
 {
   int r = (int) s->radius;
   double sg = s->sigma;
@@ -51,8 +51,8 @@ ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma)
   if (r == 0 && sg > 0.0)
     r = radius_from_sigma (sg);
   /* a derivative needs neighbours: the defaults are the 3x3 operators */
-  if (r == 0 && (s->kernel == CCV_KERNEL_SOBEL
-          || s->kernel == CCV_KERNEL_LAPLACIAN))
+  if (r == 0 && (s->kernel == CUCONV_KERNEL_SOBEL
+          || s->kernel == CUCONV_KERNEL_LAPLACIAN))
     r = 1;
   if (sg <= 0.0)
     sg = sigma_from_radius (r);
@@ -62,13 +62,13 @@ ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma)
 }
 
 void
-ccv_settings_resolve_y (const CcvSettings * s, int *radius, double *sigma)
+cuconv_settings_resolve_y (const CuconvSettings * s, int *radius, double *sigma)
 {
   int r;
   double sg;
 
   if (s->sigma_y <= 0.0) {
-    ccv_settings_resolve (s, radius, sigma);
+    cuconv_settings_resolve (s, radius, sigma);
     return;
   }
   if (s->radius > 0)
@@ -94,7 +94,7 @@ gaussian_weights (double *g, int r, double sigma)
 
 /* Rounds w (2 r + 1 doubles) to float once, scaled by 1 / div. */
 static void
-taps_store (CcvTaps * t, const double *w, double div)
+taps_store (CuconvTaps * t, const double *w, double div)
 {
   int i;
 
@@ -103,9 +103,9 @@ taps_store (CcvTaps * t, const double *w, double div)
 }
 
 static void
-taps_gaussian (CcvTaps * t, double sigma)
+taps_gaussian (CuconvTaps * t, double sigma)
 {
-  double g[CCV_MAX_TAPS], sum = 0.0;
+  double g[CUCONV_MAX_TAPS], sum = 0.0;
   int i;
 
   gaussian_weights (g, t->radius, sigma);
@@ -115,7 +115,7 @@ taps_gaussian (CcvTaps * t, double sigma)
 }
 
 static void
-taps_box (CcvTaps * t)
+taps_box (CuconvTaps * t)
 {
   int i, n = 2 * t->radius + 1;
 
@@ -126,11 +126,11 @@ taps_box (CcvTaps * t)
 /* Sobel's smoothing S (sum 4) or derivative D (sum i D[i] = 2), so that a
  * ramp of slope 1 gives 8 at every radius, as the 3x3 operator does. */
 static void
-taps_sobel (CcvTaps * t, double sigma, int derivative)
+taps_sobel (CuconvTaps * t, double sigma, int derivative)
 {
   static const float smooth3[] = { 1.0f, 2.0f, 1.0f };
   static const float deriv3[] = { -1.0f, 0.0f, 1.0f };
-  double g[CCV_MAX_TAPS], w[CCV_MAX_TAPS], sum = 0.0;
+  double g[CUCONV_MAX_TAPS], w[CUCONV_MAX_TAPS], sum = 0.0;
   int i, r = t->radius;
 
   if (r == 1) {
@@ -148,11 +148,11 @@ taps_sobel (CcvTaps * t, double sigma, int derivative)
 /* The Laplacian of Gaussian's smoothing G (sum 1) or second derivative L
  * (sum 0, sum i^2 L[i] = 2: x^2 / 2 gives 1, as [1, -2, 1] does). */
 static void
-taps_laplacian (CcvTaps * t, double sigma, int second)
+taps_laplacian (CuconvTaps * t, double sigma, int second)
 {
   static const float smooth3[] = { 0.0f, 1.0f, 0.0f };
   static const float second3[] = { 1.0f, -2.0f, 1.0f };
-  double g[CCV_MAX_TAPS], mean = 0.0, moment = 0.0;
+  double g[CUCONV_MAX_TAPS], mean = 0.0, moment = 0.0;
   int i, r = t->radius, n = 2 * r + 1;
 
   if (r == 1) {
@@ -191,7 +191,7 @@ typedef enum
  * subsampled by sub: radius ceil (r / sub), sigma / sub.  A radius of 0 is
  * the one tap [1] whatever the kind. */
 static void
-taps_make (CcvTaps * t, TapsKind kind, int r, double sigma, int sub)
+taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub)
 {
   memset (t, 0, sizeof (*t));
   t->radius = (r + sub - 1) / sub;
@@ -219,20 +219,20 @@ taps_make (CcvTaps * t, TapsKind kind, int r, double sigma, int sub)
 }
 
 void
-ccv_taps_init (CcvTaps * t, const CcvSettings * s, int sub)
+cuconv_taps_init (CuconvTaps * t, const CuconvSettings * s, int sub)
 {
   int r;
   double sigma;
 
-  ccv_settings_resolve (s, &r, &sigma);
-  taps_make (t, s->kernel == CCV_KERNEL_BOX ? TAPS_BOX : TAPS_GAUSSIAN, r,
+  cuconv_settings_resolve (s, &r, &sigma);
+  taps_make (t, s->kernel == CUCONV_KERNEL_BOX ? TAPS_BOX : TAPS_GAUSSIAN, r,
       sigma, sub);
 }
 
 /* A custom direction: the user's taps, divided by their sum in double when
  * asked to and the sum is not 0; length 0 is the one tap [1]. */
 static void
-taps_custom (CcvTaps * t, const double *w, int len, int normalize)
+taps_custom (CuconvTaps * t, const double *w, int len, int normalize)
 {
   double sum = 0.0;
   int i;
@@ -249,7 +249,7 @@ taps_custom (CcvTaps * t, const double *w, int len, int normalize)
 }
 
 static void
-matrix_custom (CcvMatrix * m, const CcvSettings * s)
+matrix_custom (CuconvMatrix * m, const CuconvSettings * s)
 {
   const int n = s->matrix_side * s->matrix_side;
   double sum = 0.0;
@@ -265,7 +265,7 @@ matrix_custom (CcvMatrix * m, const CcvSettings * s)
 }
 
 void
-ccv_filter_init (CcvFilter * f, const CcvSettings * s)
+cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
 {
   TapsKind x = TAPS_GAUSSIAN, y = TAPS_GAUSSIAN, x2 = x, y2 = y;
   int rx, ry, sub;
@@ -274,17 +274,17 @@ ccv_filter_init (CcvFilter * f, const CcvSettings * s)
   memset (f, 0, sizeof (*f));
   f->settings = *s;
   f->n_terms = 1;
-  f->combine = CCV_COMBINE_NONE;
+  f->combine = CUCONV_COMBINE_NONE;
   f->amount = (float) s->amount;
 
-  if (s->kernel == CCV_KERNEL_CUSTOM) {
+  if (s->kernel == CUCONV_KERNEL_CUSTOM) {
     if (s->matrix_side > 0) {
       f->n_terms = 0;
       matrix_custom (&f->m, s);
       return;
     }
     /* the same taps for every plane: no subsampling scaling */
-    for (sub = 0; sub < CCV_MAX_SUBSAMPLE; sub++) {
+    for (sub = 0; sub < CUCONV_MAX_SUBSAMPLE; sub++) {
       taps_custom (&f->x[sub], s->custom_x, s->custom_x_len, s->normalize);
       taps_custom (&f->y[sub], s->custom_y, s->custom_y_len, s->normalize);
     }
@@ -292,23 +292,23 @@ ccv_filter_init (CcvFilter * f, const CcvSettings * s)
   }
 
   switch (s->kernel) {
-    case CCV_KERNEL_BOX:
+    case CUCONV_KERNEL_BOX:
       x = y = TAPS_BOX;
       break;
-    case CCV_KERNEL_SHARPEN:
-      f->combine = CCV_COMBINE_SHARPEN;
+    case CUCONV_KERNEL_SHARPEN:
+      f->combine = CUCONV_COMBINE_SHARPEN;
       break;
-    case CCV_KERNEL_SOBEL:
+    case CUCONV_KERNEL_SOBEL:
       /* gx = D (x) S (y), gy = S (x) D (y) */
       f->n_terms = 2;
-      f->combine = CCV_COMBINE_MAGNITUDE;
+      f->combine = CUCONV_COMBINE_MAGNITUDE;
       x = y2 = TAPS_SOBEL_DERIV;
       y = x2 = TAPS_SOBEL_SMOOTH;
       break;
-    case CCV_KERNEL_LAPLACIAN:
+    case CUCONV_KERNEL_LAPLACIAN:
       /* d2/dx2 + d2/dy2 = L (x) G (y) + G (x) L (y) */
       f->n_terms = 2;
-      f->combine = CCV_COMBINE_ABS_SUM;
+      f->combine = CUCONV_COMBINE_ABS_SUM;
       x = y2 = TAPS_LAPLACIAN_SECOND;
       y = x2 = TAPS_LAPLACIAN_SMOOTH;
       break;
@@ -316,9 +316,9 @@ ccv_filter_init (CcvFilter * f, const CcvSettings * s)
       break;
   }
 
-  ccv_settings_resolve (s, &rx, &sx);
-  ccv_settings_resolve_y (s, &ry, &sy);
-  for (sub = 1; sub <= CCV_MAX_SUBSAMPLE; sub++) {
+  cuconv_settings_resolve (s, &rx, &sx);
+  cuconv_settings_resolve_y (s, &ry, &sy);
+  for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
     taps_make (&f->x[sub - 1], x, rx, sx, sub);
     taps_make (&f->y[sub - 1], y, ry, sy, sub);
     if (f->n_terms == 2) {

@@ -3,34 +3,34 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __CCV_H__
-#define __CCV_H__
+#ifndef __CUCONV_H__
+#define __CUCONV_H__
 
 #include <stdint.h>
 #include <stddef.h>
 
-#include "ccv-border.h"
+#include "cuconv-border.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CCV_MAX_RADIUS 64
-#define CCV_MAX_TAPS (2 * CCV_MAX_RADIUS + 1)
-#define CCV_MAX_SIGMA 64.0
-#define CCV_MAX_AMOUNT 10.0
+#define CUCONV_MAX_RADIUS 64
+#define CUCONV_MAX_TAPS (2 * CUCONV_MAX_RADIUS + 1)
+#define CUCONV_MAX_SIGMA 64.0
+#define CUCONV_MAX_AMOUNT 10.0
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
-#define CCV_MAX_MATRIX_RADIUS 15
-#define CCV_MAX_MATRIX_SIDE (2 * CCV_MAX_MATRIX_RADIUS + 1)
+#define CUCONV_MAX_MATRIX_RADIUS 15
+#define CUCONV_MAX_MATRIX_SIDE (2 * CUCONV_MAX_MATRIX_RADIUS + 1)
 /* The largest chroma subsampling factor of a supported format. */
-#define CCV_MAX_SUBSAMPLE 2
+#define CUCONV_MAX_SUBSAMPLE 2
 /* The most components interleaved in one plane (RGBA, AYUV). */
-#define CCV_MAX_COMP 4
+#define CUCONV_MAX_COMP 4
 
 /* The kernel types, in one place: the engine's enum, the element's GEnum
- * (value, nick, description) and the coefficient switch in ccv-coeffs.c are
+ * (value, nick, description) and the coefficient switch in cuconv-coeffs.c are
  * generated from or keyed on this list.  X (NAME, "nick", "description") */
-#define CCV_KERNEL_TYPES(X) \
+#define CUCONV_KERNEL_TYPES(X) \
   X (GAUSSIAN, "gaussian", \
       "Gaussian blur (sigma 0 = 0.3 * (radius - 1) + 0.8)") \
   X (BOX, "box", "Box (mean) blur over (2 * radius + 1)^2 samples") \
@@ -46,15 +46,15 @@ extern "C" {
 
 typedef enum
 {
-#define CCV_KERNEL_ENUM(name, nick, desc) CCV_KERNEL_##name,
-  CCV_KERNEL_TYPES (CCV_KERNEL_ENUM)
-#undef CCV_KERNEL_ENUM
-  CCV_KERNEL_N
-} CcvKernel;
+#define CUCONV_KERNEL_ENUM(name, nick, desc) CUCONV_KERNEL_##name,
+  CUCONV_KERNEL_TYPES (CUCONV_KERNEL_ENUM)
+#undef CUCONV_KERNEL_ENUM
+  CUCONV_KERNEL_N
+} CuconvKernel;
 
 /* Which planes a frame's filter applies to (the element's `planes`
  * property).  X (NAME, "nick", "description") */
-#define CCV_PLANES_TYPES(X) \
+#define CUCONV_PLANES_TYPES(X) \
   X (AUTO, "auto", "By kernel: blurs and custom filter all planes, " \
       "sharpen luma only, sobel and laplacian give a grey edge map") \
   X (ALL, "all", "Every colour plane or channel") \
@@ -63,60 +63,60 @@ typedef enum
 
 typedef enum
 {
-#define CCV_PLANES_ENUM(name, nick, desc) CCV_PLANES_##name,
-  CCV_PLANES_TYPES (CCV_PLANES_ENUM)
-#undef CCV_PLANES_ENUM
-  CCV_PLANES_N
-} CcvPlanes;
+#define CUCONV_PLANES_ENUM(name, nick, desc) CUCONV_PLANES_##name,
+  CUCONV_PLANES_TYPES (CUCONV_PLANES_ENUM)
+#undef CUCONV_PLANES_ENUM
+  CUCONV_PLANES_N
+} CuconvPlanes;
 
 /* What the user asked for, in luma samples.  Zero-initialised settings
  * with kernel, border, radius and sigma set keep the meaning they had
  * before the fields below them existed. */
 typedef struct
 {
-  CcvKernel kernel;
-  CcvBorder border;
+  CuconvKernel kernel;
+  CuconvBorder border;
   unsigned radius;              /* 0..64; 0 = from sigma */
   double sigma;                 /* 0..64; 0 = from radius */
   double sigma_y;               /* 0..64; 0 = sigma (anisotropic blurs) */
   double amount;                /* sharpen: 0..10 */
   int normalize;                /* custom: divide by the sum when not 0 */
-  /* custom, separable: odd lengths up to CCV_MAX_TAPS; 0 = not set,
+  /* custom, separable: odd lengths up to CUCONV_MAX_TAPS; 0 = not set,
    * which filters nothing in that direction */
   int custom_x_len, custom_y_len;
-  double custom_x[CCV_MAX_TAPS];
-  double custom_y[CCV_MAX_TAPS];
-  /* custom, 2-D: an odd side up to CCV_MAX_MATRIX_SIDE, row-major;
+  double custom_x[CUCONV_MAX_TAPS];
+  double custom_y[CUCONV_MAX_TAPS];
+  /* custom, 2-D: an odd side up to CUCONV_MAX_MATRIX_SIDE, row-major;
    * 0 = not set.  When set it is used instead of custom_x/custom_y. */
   int matrix_side;
-  double matrix[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];
-} CcvSettings;
+  double matrix[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
+} CuconvSettings;
 
 /* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 64); w[radius] is the
  * centre. */
 typedef struct
 {
   int radius;
-  float w[CCV_MAX_TAPS];
-} CcvTaps;
+  float w[CUCONV_MAX_TAPS];
+} CuconvTaps;
 
 /* A 2-D kernel of (2 * radius + 1)^2 taps, row-major: w[(j + radius) *
  * (2 * radius + 1) + (i + radius)] weighs in (x + i, y + j). */
 typedef struct
 {
   int radius;
-  float w[CCV_MAX_MATRIX_SIDE * CCV_MAX_MATRIX_SIDE];
-} CcvMatrix;
+  float w[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
+} CuconvMatrix;
 
 /* How a filter's separable terms t0 (and t1) become the output, before
  * rounding and saturation; `in` is the source sample itself. */
 typedef enum
 {
-  CCV_COMBINE_NONE = 0,         /* t0 */
-  CCV_COMBINE_SHARPEN,          /* in + amount * (in - t0) */
-  CCV_COMBINE_MAGNITUDE,        /* sqrt (t0^2 + t1^2) */
-  CCV_COMBINE_ABS_SUM,          /* |t0 + t1| */
-} CcvCombine;
+  CUCONV_COMBINE_NONE = 0,         /* t0 */
+  CUCONV_COMBINE_SHARPEN,          /* in + amount * (in - t0) */
+  CUCONV_COMBINE_MAGNITUDE,        /* sqrt (t0^2 + t1^2) */
+  CUCONV_COMBINE_ABS_SUM,          /* |t0 + t1| */
+} CuconvCombine;
 
 /* What the settings compute, for every plane geometry of a frame.  A
  * separable term is t = sum_j ky[j] * sum_i kx[i] * in (x + i, y + j);
@@ -126,25 +126,25 @@ typedef enum
  * plane). */
 typedef struct
 {
-  CcvSettings settings;
+  CuconvSettings settings;
   int n_terms;                  /* 0 (matrix), 1 or 2 */
-  CcvCombine combine;
-  float amount;                 /* CCV_COMBINE_SHARPEN */
-  CcvTaps x[CCV_MAX_SUBSAMPLE];
-  CcvTaps y[CCV_MAX_SUBSAMPLE];
-  CcvTaps x2[CCV_MAX_SUBSAMPLE];
-  CcvTaps y2[CCV_MAX_SUBSAMPLE];
-  CcvMatrix m;
-} CcvFilter;
+  CuconvCombine combine;
+  float amount;                 /* CUCONV_COMBINE_SHARPEN */
+  CuconvTaps x[CUCONV_MAX_SUBSAMPLE];
+  CuconvTaps y[CUCONV_MAX_SUBSAMPLE];
+  CuconvTaps x2[CUCONV_MAX_SUBSAMPLE];
+  CuconvTaps y2[CUCONV_MAX_SUBSAMPLE];
+  CuconvMatrix m;
+} CuconvFilter;
 
 /* What happens to one component of a plane.  Zero is FILTER, so planes
  * set up before this existed filter every component. */
 typedef enum
 {
-  CCV_COMP_FILTER = 0,          /* the filter's output */
-  CCV_COMP_COPY,                /* the source sample, unchanged */
-  CCV_COMP_FILL,                /* CcvPlane.fill (neutral chroma) */
-} CcvCompOp;
+  CUCONV_COMP_FILTER = 0,          /* the filter's output */
+  CUCONV_COMP_COPY,                /* the source sample, unchanged */
+  CUCONV_COMP_FILL,                /* CuconvPlane.fill (neutral chroma) */
+} CuconvCompOp;
 
 /* One plane.  n_comp components (1 to 4) are interleaved: 1 for planar
  * formats, 2 for the UV plane of NV12/P010, 4 for RGBA/AYUV, and each
@@ -167,13 +167,13 @@ typedef struct
   int sub_y;
   int depth;                    /* 8 (or 0), 10, 12 or 16 */
   int shift;                    /* 0, or 6 for P010 */
-  uint8_t op[CCV_MAX_COMP];     /* CcvCompOp per component */
-  unsigned fill;                /* CCV_COMP_FILL's value, 0..2^depth - 1 */
-} CcvPlane;
+  uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp per component */
+  unsigned fill;                /* CUCONV_COMP_FILL's value, 0..2^depth - 1 */
+} CuconvPlane;
 
 /* Bytes of one sample of p: 1 or 2. */
 static inline int
-ccv_plane_sample_bytes (const CcvPlane * p)
+cuconv_plane_sample_bytes (const CuconvPlane * p)
 {
   return p->depth > 8 ? 2 : 1;
 }
@@ -181,33 +181,33 @@ ccv_plane_sample_bytes (const CcvPlane * p)
 /* TRUE when the settings leave every frame unchanged: a blur or sharpen
  * with radius, sigma and sigma_y 0, a sharpen of amount 0, a custom kernel
  * with nothing set.  Sobel and laplacian are never the identity. */
-int ccv_settings_is_identity (const CcvSettings * s);
+int cuconv_settings_is_identity (const CuconvSettings * s);
 
 /* The luma radius and sigma the settings resolve to horizontally: sigma 0
  * becomes 0.3 * (r - 1) + 0.8, radius 0 becomes min (64, ceil (3 * sigma))
  * (sobel and laplacian: radius 0 and sigma 0 mean radius 1). */
-void ccv_settings_resolve (const CcvSettings * s, int *radius, double *sigma);
+void cuconv_settings_resolve (const CuconvSettings * s, int *radius, double *sigma);
 
 /* The same vertically: sigma_y when it is set, else as horizontally. */
-void ccv_settings_resolve_y (const CcvSettings * s, int *radius,
+void cuconv_settings_resolve_y (const CuconvSettings * s, int *radius,
     double *sigma);
 
 /* Fills t with the gaussian or box taps of s for a direction subsampled by
  * factor sub (1 or 2): radius ceil (r / sub), sigma / sub.  The taps sum
  * to 1. */
-void ccv_taps_init (CcvTaps * t, const CcvSettings * s, int sub);
+void cuconv_taps_init (CuconvTaps * t, const CuconvSettings * s, int sub);
 
 /* Computes f from s: terms, taps for every subsampling, combine, matrix. */
-void ccv_filter_init (CcvFilter * f, const CcvSettings * s);
+void cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s);
 
-static inline const CcvTaps *
-ccv_filter_taps_x (const CcvFilter * f, const CcvPlane * p)
+static inline const CuconvTaps *
+cuconv_filter_taps_x (const CuconvFilter * f, const CuconvPlane * p)
 {
   return &f->x[p->sub_x - 1];
 }
 
-static inline const CcvTaps *
-ccv_filter_taps_y (const CcvFilter * f, const CcvPlane * p)
+static inline const CuconvTaps *
+cuconv_filter_taps_y (const CuconvFilter * f, const CuconvPlane * p)
 {
   return &f->y[p->sub_y - 1];
 }
@@ -219,18 +219,18 @@ ccv_filter_taps_y (const CcvFilter * f, const CcvPlane * p)
  * Components are filtered, copied or filled as p->op says.  Host
  * pointers.  Returns 0, or -1 when memory for the row buffer could not be
  * allocated (dst is then untouched). */
-int ccv_reference_plane_filter (const CcvPlane * p, const CcvFilter * f);
+int cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f);
 
 /* One separable term with the given taps (combine NONE). */
-int ccv_reference_plane (const CcvPlane * p, const CcvTaps * kx,
-    const CcvTaps * ky, CcvBorder border);
+int cuconv_reference_plane (const CuconvPlane * p, const CuconvTaps * kx,
+    const CuconvTaps * ky, CuconvBorder border);
 
-int ccv_reference_frame (const CcvPlane * planes, int n_planes,
-    const CcvFilter * f);
+int cuconv_reference_frame (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f);
 
 /* Round half away from zero, then saturate to 0..max. */
-CCV_HD unsigned
-ccv_round_sat (float v, unsigned max)
+CUCONV_HD unsigned
+cuconv_round_sat (float v, unsigned max)
 {
   float r = v < 0.0f ? v - 0.5f : v + 0.5f;
   if (r <= 0.0f)
@@ -240,13 +240,13 @@ ccv_round_sat (float v, unsigned max)
   return (unsigned) r;
 }
 
-CCV_HD uint8_t
-ccv_round_sat_u8 (float v)
+CUCONV_HD uint8_t
+cuconv_round_sat_u8 (float v)
 {
-  return (uint8_t) ccv_round_sat (v, 255);
+  return (uint8_t) cuconv_round_sat (v, 255);
 }
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* __CCV_H__ */
+#endif /* __CUCONV_H__ */

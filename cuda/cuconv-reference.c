@@ -7,18 +7,18 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "ccv.h"
+#include "cuconv.h"
 
 /* What one plane is filtered with: the filter's taps for the plane's
- * subsampling, or the taps ccv_reference_plane () was given. */
+ * subsampling, or the taps cuconv_reference_plane () was given. */
 typedef struct
 {
   int n_terms;                  /* 0 (the matrix m), 1 or 2 */
-  CcvCombine combine;
+  CuconvCombine combine;
   float amount;
-  const CcvTaps *kx[2], *ky[2];
-  const CcvMatrix *m;
-  CcvBorder border;
+  const CuconvTaps *kx[2], *ky[2];
+  const CuconvMatrix *m;
+  CuconvBorder border;
 } PlaneFilter;
 
 /* Memory for one plane, allocated before anything is written. */
@@ -31,20 +31,20 @@ typedef struct
 } Scratch;
 
 static int
-depth_of (const CcvPlane * p)
+depth_of (const CuconvPlane * p)
 {
   return p->depth > 8 ? p->depth : 8;
 }
 
 /* Depth 8 samples are bytes and never shifted. */
 static int
-shift_of (const CcvPlane * p)
+shift_of (const CuconvPlane * p)
 {
   return depth_of (p) == 8 ? 0 : p->shift;
 }
 
 static unsigned
-read_word (const CcvPlane * p, int x, int y, int comp)
+read_word (const CuconvPlane * p, int x, int y, int comp)
 {
   const uint8_t *row = p->src + y * p->src_stride;
   const int k = x * p->n_comp + comp;
@@ -55,7 +55,7 @@ read_word (const CcvPlane * p, int x, int y, int comp)
 }
 
 static void
-write_word (const CcvPlane * p, int x, int y, int comp, unsigned v)
+write_word (const CuconvPlane * p, int x, int y, int comp, unsigned v)
 {
   uint8_t *row = p->dst + y * p->dst_stride;
   const int k = x * p->n_comp + comp;
@@ -71,25 +71,25 @@ write_word (const CcvPlane * p, int x, int y, int comp, unsigned v)
 /* The value a sample holds: its depth bits above `shift`; whatever else
  * the word carries is ignored. */
 static unsigned
-sample_value (const CcvPlane * p, unsigned word)
+sample_value (const CuconvPlane * p, unsigned word)
 {
   return (word >> shift_of (p)) & ((1u << depth_of (p)) - 1);
 }
 
-/* ccv_border_index () for every coordinate a kernel of radius r reads:
+/* cuconv_border_index () for every coordinate a kernel of radius r reads:
  * map[i + r] for i in -r..n-1+r. */
 static void
-border_map (int *map, CcvBorder border, int n, int r)
+border_map (int *map, CuconvBorder border, int n, int r)
 {
   int i;
 
   for (i = -r; i < n + r; i++)
-    map[i + r] = ccv_border_index (border, i, n);
+    map[i + r] = cuconv_border_index (border, i, n);
 }
 
 /* Term t's horizontal pass: h = sum_i kx[i] * in (Bx (x + i), y). */
 static void
-pass_horizontal (const CcvPlane * p, const Scratch * s, const CcvTaps * kx,
+pass_horizontal (const CuconvPlane * p, const Scratch * s, const CuconvTaps * kx,
     float *h)
 {
   const int w = p->width, r = kx->radius;
@@ -113,7 +113,7 @@ pass_horizontal (const CcvPlane * p, const Scratch * s, const CcvTaps * kx,
 
 /* The vertical pass at one sample: sum_j ky[j] * h (x, By (y + j)). */
 static float
-pass_vertical (const CcvPlane * p, const Scratch * s, const CcvTaps * ky,
+pass_vertical (const CuconvPlane * p, const Scratch * s, const CuconvTaps * ky,
     const float *h, int x, int y)
 {
   const int r = ky->radius;
@@ -130,7 +130,7 @@ pass_vertical (const CcvPlane * p, const Scratch * s, const CcvTaps * ky,
 
 /* The 2-D matrix at one sample: rows outer, columns inner, one sum. */
 static float
-matrix_at (const CcvPlane * p, const Scratch * s, const CcvMatrix * m,
+matrix_at (const CuconvPlane * p, const Scratch * s, const CuconvMatrix * m,
     int x, int y)
 {
   const int r = m->radius, side = 2 * r + 1;
@@ -155,20 +155,20 @@ static float
 combine (const PlaneFilter * pf, float in, float t0, float t1)
 {
   switch (pf->combine) {
-    case CCV_COMBINE_SHARPEN:
+    case CUCONV_COMBINE_SHARPEN:
       return in + pf->amount * (in - t0);
-    case CCV_COMBINE_MAGNITUDE:
+    case CUCONV_COMBINE_MAGNITUDE:
       return sqrtf (t0 * t0 + t1 * t1);
-    case CCV_COMBINE_ABS_SUM:
+    case CUCONV_COMBINE_ABS_SUM:
       return fabsf (t0 + t1);
-    case CCV_COMBINE_NONE:
+    case CUCONV_COMBINE_NONE:
     default:
       return t0;
   }
 }
 
 static void
-filter_component (const CcvPlane * p, const PlaneFilter * pf,
+filter_component (const CuconvPlane * p, const PlaneFilter * pf,
     const Scratch * s, int comp)
 {
   const int w = p->width, ht = p->height;
@@ -194,7 +194,7 @@ filter_component (const CcvPlane * p, const PlaneFilter * pf,
       if (pf->n_terms == 2)
         t1 = pass_vertical (p, s, pf->ky[1], s->h[1], x, y);
       v = combine (pf, s->in[(size_t) y * w + x], t0, t1);
-      write_word (p, x, y, comp, ccv_round_sat (v, max) << shift_of (p));
+      write_word (p, x, y, comp, cuconv_round_sat (v, max) << shift_of (p));
     }
   }
 }
@@ -215,7 +215,7 @@ plane_filter_radius (const PlaneFilter * pf)
 }
 
 static int
-filter_plane (const CcvPlane * p, const PlaneFilter * pf)
+filter_plane (const CuconvPlane * p, const PlaneFilter * pf)
 {
   const size_t n = (size_t) p->width * p->height;
   Scratch s = { NULL };
@@ -234,17 +234,17 @@ filter_plane (const CcvPlane * p, const PlaneFilter * pf)
 
   for (c = 0; c < p->n_comp; c++) {
     switch (p->op[c]) {
-      case CCV_COMP_COPY:
+      case CUCONV_COMP_COPY:
         for (y = 0; y < p->height; y++)
           for (x = 0; x < p->width; x++)
             write_word (p, x, y, c, read_word (p, x, y, c));
         break;
-      case CCV_COMP_FILL:
+      case CUCONV_COMP_FILL:
         for (y = 0; y < p->height; y++)
           for (x = 0; x < p->width; x++)
             write_word (p, x, y, c, p->fill << shift_of (p));
         break;
-      case CCV_COMP_FILTER:
+      case CUCONV_COMP_FILTER:
       default:
         filter_component (p, pf, &s, c);
         break;
@@ -262,7 +262,7 @@ done:
 }
 
 int
-ccv_reference_plane_filter (const CcvPlane * p, const CcvFilter * f)
+cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f)
 {
   PlaneFilter pf = { f->n_terms, f->combine, f->amount,
     {&f->x[p->sub_x - 1], &f->x2[p->sub_x - 1]},
@@ -274,10 +274,10 @@ ccv_reference_plane_filter (const CcvPlane * p, const CcvFilter * f)
 }
 
 int
-ccv_reference_plane (const CcvPlane * p, const CcvTaps * kx,
-    const CcvTaps * ky, CcvBorder border)
+cuconv_reference_plane (const CuconvPlane * p, const CuconvTaps * kx,
+    const CuconvTaps * ky, CuconvBorder border)
 {
-  PlaneFilter pf = { 1, CCV_COMBINE_NONE, 0.0f, {kx, NULL}, {ky, NULL},
+  PlaneFilter pf = { 1, CUCONV_COMBINE_NONE, 0.0f, {kx, NULL}, {ky, NULL},
     NULL, border
   };
 
@@ -285,13 +285,13 @@ ccv_reference_plane (const CcvPlane * p, const CcvTaps * kx,
 }
 
 int
-ccv_reference_frame (const CcvPlane * planes, int n_planes,
-    const CcvFilter * f)
+cuconv_reference_frame (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f)
 {
   int i;
 
   for (i = 0; i < n_planes; i++)
-    if (ccv_reference_plane_filter (&planes[i], f) < 0)
+    if (cuconv_reference_plane_filter (&planes[i], f) < 0)
       return -1;
   return 0;
 }

@@ -4,14 +4,14 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __CCV_TILE_CUH__
-#define __CCV_TILE_CUH__
+#ifndef __CUCONV_TILE_CUH__
+#define __CUCONV_TILE_CUH__
 
 #include <type_traits>
 
-#include "ccv-kernels.cuh"
+#include "cuconv-kernels.cuh"
 
-namespace ccv {
+namespace cuconv {
 
 constexpr int TILE_W = 128;     /* output bytes per tile row */
 constexpr int THREADS = 256;
@@ -56,18 +56,18 @@ is_interior (const SepParams & p, int x0, int y0, int tile_h)
 /* Border tiles: each column and row the tile reads is mapped through the
  * border mode once, into tables: a byte offset in the row (components of
  * an interleaved plane mapped on their own) and a row, -1 reading 0. */
-template < CcvBorder B > __device__ void
+template < CuconvBorder B > __device__ void
 build_maps (const SepParams & p, const TileGeom & g, int *colmap,
     int *rowmap, int x0, int y0)
 {
   for (int c = threadIdx.x; c < g.span; c += THREADS) {
     const int xb = x0 - g.apron + c;
     const int px = xb >= 0 ? xb / p.nc : -((-xb + p.nc - 1) / p.nc);
-    const int xi = ccv_border_index (B, px, p.width);
+    const int xi = cuconv_border_index (B, px, p.width);
     colmap[c] = xi < 0 ? -1 : xi * p.nc + (xb - px * p.nc);
   }
   for (int r = threadIdx.x; r < g.rows; r += THREADS)
-    rowmap[r] = ccv_border_index (B, y0 - p.ry + r, p.height);
+    rowmap[r] = cuconv_border_index (B, y0 - p.ry + r, p.height);
 }
 
 /* Byte c of staged row r of a border tile, through the tables. */
@@ -87,7 +87,7 @@ u8_to_f (uint32_t word, int byte)
 }
 
 /* Rounds half away from zero and saturates to 0..255, exactly as
- * ccv_round_sat_u8: the byte lands in the low bits of the result.  The
+ * cuconv_round_sat_u8: the byte lands in the low bits of the result.  The
  * separable kernels' taps are non-negative and sum to 1 (checked in
  * sep_params_init), so a result lies in [0, 255.5) and needs no clamp. */
 __device__ __forceinline__ uint32_t
@@ -207,18 +207,18 @@ template < typename F > static auto
 with_border (int border, F f)
 {
   switch (border) {
-    case CCV_BORDER_MIRROR:
-      return f (std::integral_constant < CcvBorder, CCV_BORDER_MIRROR > ());
-    case CCV_BORDER_WRAP:
-      return f (std::integral_constant < CcvBorder, CCV_BORDER_WRAP > ());
-    case CCV_BORDER_ZERO:
-      return f (std::integral_constant < CcvBorder, CCV_BORDER_ZERO > ());
-    case CCV_BORDER_CLAMP:
+    case CUCONV_BORDER_MIRROR:
+      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_MIRROR > ());
+    case CUCONV_BORDER_WRAP:
+      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_WRAP > ());
+    case CUCONV_BORDER_ZERO:
+      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_ZERO > ());
+    case CUCONV_BORDER_CLAMP:
     default:
-      return f (std::integral_constant < CcvBorder, CCV_BORDER_CLAMP > ());
+      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_CLAMP > ());
   }
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */
 
-#endif /* __CCV_TILE_CUH__ */
+#endif /* __CUCONV_TILE_CUH__ */

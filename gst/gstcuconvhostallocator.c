@@ -5,7 +5,7 @@
  */
 
 /*
- * GstCcvHostAllocator: page-locked (pinned) host memory for the buffer
+ * GstCuconvHostAllocator: page-locked (pinned) host memory for the buffer
  * pools cudaconvolve proposes upstream and uses for its output.  The
  * memory behaves exactly like system memory (always mapped, shareable,
  * copyable), so any element can read and write it; the CUDA engine sees
@@ -25,81 +25,81 @@
 
 #include <string.h>
 
-#include "gstccvhostallocator.h"
-#include "ccv-cuda.h"
+#include "gstcuconvhostallocator.h"
+#include "cuconv-cuda.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_ccv_host_allocator_debug);
-#define GST_CAT_DEFAULT gst_ccv_host_allocator_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cuconv_host_allocator_debug);
+#define GST_CAT_DEFAULT gst_cuconv_host_allocator_debug
 
 typedef struct
 {
   GstMemory mem;
 
-  /* What ccv_cuda_host_alloc () returned, for freeing; NULL in a memory
+  /* What cuconv_cuda_host_alloc () returned, for freeing; NULL in a memory
    * shared from another, which owns the block. */
   gpointer block;
   /* The maxsize bytes of the memory, aligned as asked, inside the block. */
   guint8 *data;
-} GstCcvHostMemory;
+} GstCuconvHostMemory;
 
-struct _GstCcvHostAllocator
+struct _GstCuconvHostAllocator
 {
   GstAllocator parent;
 
   gint device_id;
 };
 
-static void gst_ccv_host_allocator_finalize (GObject * object);
-static GstMemory *gst_ccv_host_allocator_alloc (GstAllocator * allocator,
+static void gst_cuconv_host_allocator_finalize (GObject * object);
+static GstMemory *gst_cuconv_host_allocator_alloc (GstAllocator * allocator,
     gsize size, GstAllocationParams * params);
-static void gst_ccv_host_allocator_free (GstAllocator * allocator,
+static void gst_cuconv_host_allocator_free (GstAllocator * allocator,
     GstMemory * mem);
-static gpointer gst_ccv_host_memory_map (GstMemory * mem, gsize maxsize,
+static gpointer gst_cuconv_host_memory_map (GstMemory * mem, gsize maxsize,
     GstMapFlags flags);
-static void gst_ccv_host_memory_unmap (GstMemory * mem);
-static GstMemory *gst_ccv_host_memory_share (GstMemory * mem, gssize offset,
+static void gst_cuconv_host_memory_unmap (GstMemory * mem);
+static GstMemory *gst_cuconv_host_memory_share (GstMemory * mem, gssize offset,
     gssize size);
-static GstMemory *gst_ccv_host_memory_copy (GstMemory * mem, gssize offset,
+static GstMemory *gst_cuconv_host_memory_copy (GstMemory * mem, gssize offset,
     gssize size);
-static gboolean gst_ccv_host_memory_is_span (GstMemory * mem1,
+static gboolean gst_cuconv_host_memory_is_span (GstMemory * mem1,
     GstMemory * mem2, gsize * offset);
 
-#define gst_ccv_host_allocator_parent_class parent_class
-G_DEFINE_TYPE_WITH_CODE (GstCcvHostAllocator, gst_ccv_host_allocator,
+#define gst_cuconv_host_allocator_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstCuconvHostAllocator, gst_cuconv_host_allocator,
     GST_TYPE_ALLOCATOR,
-    GST_DEBUG_CATEGORY_INIT (gst_ccv_host_allocator_debug,
-        "ccvhostallocator", 0, "Page-locked host memory for CUDA uploads"));
+    GST_DEBUG_CATEGORY_INIT (gst_cuconv_host_allocator_debug,
+        "cuconvhostallocator", 0, "Page-locked host memory for CUDA uploads"));
 
 static void
-gst_ccv_host_allocator_class_init (GstCcvHostAllocatorClass * klass)
+gst_cuconv_host_allocator_class_init (GstCuconvHostAllocatorClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
-  gobject_class->finalize = gst_ccv_host_allocator_finalize;
+  gobject_class->finalize = gst_cuconv_host_allocator_finalize;
 
-  allocator_class->alloc = GST_DEBUG_FUNCPTR (gst_ccv_host_allocator_alloc);
-  allocator_class->free = GST_DEBUG_FUNCPTR (gst_ccv_host_allocator_free);
+  allocator_class->alloc = GST_DEBUG_FUNCPTR (gst_cuconv_host_allocator_alloc);
+  allocator_class->free = GST_DEBUG_FUNCPTR (gst_cuconv_host_allocator_free);
 }
 
 static void
-gst_ccv_host_allocator_init (GstCcvHostAllocator * self)
+gst_cuconv_host_allocator_init (GstCuconvHostAllocator * self)
 {
   GstAllocator *allocator = GST_ALLOCATOR (self);
 
-  allocator->mem_type = GST_CCV_HOST_MEMORY_TYPE_NAME;
-  allocator->mem_map = gst_ccv_host_memory_map;
-  allocator->mem_unmap = gst_ccv_host_memory_unmap;
-  allocator->mem_share = gst_ccv_host_memory_share;
-  allocator->mem_copy = gst_ccv_host_memory_copy;
-  allocator->mem_is_span = gst_ccv_host_memory_is_span;
+  allocator->mem_type = GST_CUCONV_HOST_MEMORY_TYPE_NAME;
+  allocator->mem_map = gst_cuconv_host_memory_map;
+  allocator->mem_unmap = gst_cuconv_host_memory_unmap;
+  allocator->mem_share = gst_cuconv_host_memory_share;
+  allocator->mem_copy = gst_cuconv_host_memory_copy;
+  allocator->mem_is_span = gst_cuconv_host_memory_is_span;
   self->device_id = -1;
 }
 
 static void
-gst_ccv_host_allocator_finalize (GObject * object)
+gst_cuconv_host_allocator_finalize (GObject * object)
 {
-  GstCcvHostAllocator *self = GST_CCV_HOST_ALLOCATOR (object);
+  GstCuconvHostAllocator *self = GST_CUCONV_HOST_ALLOCATOR (object);
 
   /* Every block is freed by now: each held a reference to us. */
   GST_DEBUG_OBJECT (self, "done with device %d", self->device_id);
@@ -108,7 +108,7 @@ gst_ccv_host_allocator_finalize (GObject * object)
 }
 
 /**
- * gst_ccv_host_allocator_new:
+ * gst_cuconv_host_allocator_new:
  * @device_id: the CUDA device the memory is for
  * @err: where a sentence for the user goes on failure
  * @err_len: the size of @err
@@ -119,10 +119,10 @@ gst_ccv_host_allocator_finalize (GObject * object)
  * memory, or %NULL with @err filled when there is no such device.
  */
 GstAllocator *
-gst_ccv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
+gst_cuconv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
 {
-  GstCcvHostAllocator *self;
-  const int n = ccv_cuda_device_count ();
+  GstCuconvHostAllocator *self;
+  const int n = cuconv_cuda_device_count ();
 
   if (device_id < 0 || device_id >= n) {
     g_snprintf (err, err_len, "CUDA device %d does not exist (%d found)",
@@ -130,7 +130,7 @@ gst_ccv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
     return NULL;
   }
 
-  self = g_object_new (GST_TYPE_CCV_HOST_ALLOCATOR, NULL);
+  self = g_object_new (GST_TYPE_CUCONV_HOST_ALLOCATOR, NULL);
   gst_object_ref_sink (self);
   self->device_id = device_id;
   GST_DEBUG_OBJECT (self, "page-locked memory for CUDA device %d", device_id);
@@ -139,24 +139,24 @@ gst_ccv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
 }
 
 /**
- * gst_is_ccv_host_memory:
+ * gst_is_cuconv_host_memory:
  * @mem: a #GstMemory
  *
- * Returns: whether @mem is page-locked memory from a #GstCcvHostAllocator.
+ * Returns: whether @mem is page-locked memory from a #GstCuconvHostAllocator.
  */
 gboolean
-gst_is_ccv_host_memory (GstMemory * mem)
+gst_is_cuconv_host_memory (GstMemory * mem)
 {
   return mem && mem->allocator &&
-      GST_IS_CCV_HOST_ALLOCATOR (mem->allocator);
+      GST_IS_CUCONV_HOST_ALLOCATOR (mem->allocator);
 }
 
-static GstCcvHostMemory *
-gst_ccv_host_memory_new (GstAllocator * allocator, GstMemoryFlags flags,
+static GstCuconvHostMemory *
+gst_cuconv_host_memory_new (GstAllocator * allocator, GstMemoryFlags flags,
     GstMemory * parent, gpointer block, guint8 * data, gsize maxsize,
     gsize align, gsize offset, gsize size)
 {
-  GstCcvHostMemory *mem = g_new0 (GstCcvHostMemory, 1);
+  GstCuconvHostMemory *mem = g_new0 (GstCuconvHostMemory, 1);
 
   gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
       align, offset, size);
@@ -169,10 +169,10 @@ gst_ccv_host_memory_new (GstAllocator * allocator, GstMemoryFlags flags,
  * aligned to params->align, with the prefix and padding zeroed when the
  * flags ask for it. */
 static GstMemory *
-gst_ccv_host_allocator_alloc (GstAllocator * allocator, gsize size,
+gst_cuconv_host_allocator_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
-  GstCcvHostAllocator *self = GST_CCV_HOST_ALLOCATOR (allocator);
+  GstCuconvHostAllocator *self = GST_CUCONV_HOST_ALLOCATOR (allocator);
   gsize align = params->align | gst_memory_alignment;
   gsize maxsize = size + params->prefix + params->padding;
   gsize padding;
@@ -181,7 +181,7 @@ gst_ccv_host_allocator_alloc (GstAllocator * allocator, gsize size,
 
   /* The runtime returns page-aligned blocks; the extra align bytes cover
    * any larger alignment asked for. */
-  block = ccv_cuda_host_alloc (self->device_id, maxsize + align);
+  block = cuconv_cuda_host_alloc (self->device_id, maxsize + align);
   if (!block)
     goto alloc_failed;
 
@@ -197,7 +197,7 @@ gst_ccv_host_allocator_alloc (GstAllocator * allocator, gsize size,
     memset (data + params->prefix + size, 0, padding);
 
   GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " bytes at %p", maxsize, data);
-  return GST_MEMORY_CAST (gst_ccv_host_memory_new (allocator, params->flags,
+  return GST_MEMORY_CAST (gst_cuconv_host_memory_new (allocator, params->flags,
           NULL, block, data, maxsize, align, params->prefix, size));
 
   /* ERRORS */
@@ -210,40 +210,40 @@ alloc_failed:
 }
 
 static void
-gst_ccv_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
+gst_cuconv_host_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
-  GstCcvHostMemory *hmem = (GstCcvHostMemory *) mem;
+  GstCuconvHostMemory *hmem = (GstCuconvHostMemory *) mem;
 
   /* A shared memory only drops its reference on the parent, which
    * GstMemory does for us. */
   if (hmem->block)
-    ccv_cuda_host_free (hmem->block);
+    cuconv_cuda_host_free (hmem->block);
   g_free (hmem);
 }
 
 /* Host memory is always mapped: the data pointer is the mapping. */
 static gpointer
-gst_ccv_host_memory_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+gst_cuconv_host_memory_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 {
-  return ((GstCcvHostMemory *) mem)->data;
+  return ((GstCuconvHostMemory *) mem)->data;
 }
 
 static void
-gst_ccv_host_memory_unmap (GstMemory * mem)
+gst_cuconv_host_memory_unmap (GstMemory * mem)
 {
 }
 
 /* A read-only view of part of mem, on the same block (no copy). */
 static GstMemory *
-gst_ccv_host_memory_share (GstMemory * mem, gssize offset, gssize size)
+gst_cuconv_host_memory_share (GstMemory * mem, gssize offset, gssize size)
 {
-  GstCcvHostMemory *hmem = (GstCcvHostMemory *) mem;
+  GstCuconvHostMemory *hmem = (GstCuconvHostMemory *) mem;
   GstMemory *parent = mem->parent ? mem->parent : mem;
 
   if (size == -1)
     size = mem->size - offset;
 
-  return GST_MEMORY_CAST (gst_ccv_host_memory_new (mem->allocator,
+  return GST_MEMORY_CAST (gst_cuconv_host_memory_new (mem->allocator,
           GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
           parent, NULL, hmem->data, mem->maxsize, mem->align,
           mem->offset + offset, size));
@@ -252,9 +252,9 @@ gst_ccv_host_memory_share (GstMemory * mem, gssize offset, gssize size)
 /* A new block, page-locked again when possible so that a copy uploads as
  * fast as the original; system memory when no more can be pinned. */
 static GstMemory *
-gst_ccv_host_memory_copy (GstMemory * mem, gssize offset, gssize size)
+gst_cuconv_host_memory_copy (GstMemory * mem, gssize offset, gssize size)
 {
-  GstCcvHostMemory *hmem = (GstCcvHostMemory *) mem;
+  GstCuconvHostMemory *hmem = (GstCuconvHostMemory *) mem;
   GstAllocationParams params = { 0, mem->align, 0, 0, };
   GstMemory *copy;
   GstMapInfo map;
@@ -280,11 +280,11 @@ gst_ccv_host_memory_copy (GstMemory * mem, gssize offset, gssize size)
 /* Called for memories sharing one parent: contiguous when mem2 starts
  * where mem1 ends. */
 static gboolean
-gst_ccv_host_memory_is_span (GstMemory * mem1, GstMemory * mem2,
+gst_cuconv_host_memory_is_span (GstMemory * mem1, GstMemory * mem2,
     gsize * offset)
 {
-  GstCcvHostMemory *hmem1 = (GstCcvHostMemory *) mem1;
-  GstCcvHostMemory *hmem2 = (GstCcvHostMemory *) mem2;
+  GstCuconvHostMemory *hmem1 = (GstCuconvHostMemory *) mem1;
+  GstCuconvHostMemory *hmem2 = (GstCuconvHostMemory *) mem2;
 
   if (offset)
     *offset = mem1->offset - mem1->parent->offset;

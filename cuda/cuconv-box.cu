@@ -13,9 +13,9 @@
  */
 #include <cuda_runtime.h>
 
-#include "ccv-tile.cuh"
+#include "cuconv-tile.cuh"
 
-namespace ccv {
+namespace cuconv {
 
 constexpr int SEG = 32;         /* outputs a thread slides over in a row */
 constexpr int MAX_TILE_H = 64;
@@ -47,7 +47,7 @@ box_smem_bytes (const TileGeom & g)
       + g.maps_bytes ();
 }
 
-template < CcvBorder B > __device__ void
+template < CuconvBorder B > __device__ void
 box_stage (const SepParams & p, const TileGeom & g, uint8_t * in,
     int *colmap, int *rowmap, int x0, int y0, bool interior)
 {
@@ -163,7 +163,7 @@ box_vpass (const SepParams & p, const int *hsum, int x0, int y0, int tile_h,
   }
 }
 
-template < CcvBorder B > __global__ void
+template < CuconvBorder B > __global__ void
 __launch_bounds__ (THREADS)
 box_kernel (const __grid_constant__ SepParams p, int tile_h)
 {
@@ -189,7 +189,7 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
 cudaError_t
 launch_box (const SepParams & p, cudaStream_t stream)
 {
-  static SmemAllowed smem_allowed[CCV_BORDER_N];
+  static SmemAllowed smem_allowed[CUCONV_BORDER_N];
   const TiledKernel k = with_border (p.border, [](auto b) {
         return box_kernel < decltype (b)::value >;
       });
@@ -201,4 +201,4 @@ launch_box (const SepParams & p, cudaStream_t stream)
   return launch_tiled (k, p, tile_h, smem, smem_allowed[p.border], stream);
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */

@@ -11,10 +11,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstccvkernelprops.h"
+#include "gstcuconvkernelprops.h"
 
 GParamSpec *
-gst_ccv_kernel_props_param_spec (const gchar * name, const gchar * nick,
+gst_cuconv_kernel_props_param_spec (const gchar * name, const gchar * nick,
     const gchar * blurb, GParamFlags flags)
 {
   return gst_param_spec_array (name, nick, blurb, NULL, flags);
@@ -79,10 +79,10 @@ parse_numbers (const GValue * array, guint n, double *out,
 }
 
 gboolean
-gst_ccv_kernel_props_parse_taps (const GValue * value, double *taps,
+gst_cuconv_kernel_props_parse_taps (const GValue * value, double *taps,
     int *len, gchar ** why)
 {
-  double parsed[CCV_MAX_TAPS];
+  double parsed[CUCONV_MAX_TAPS];
   guint n;
 
   g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
@@ -90,12 +90,12 @@ gst_ccv_kernel_props_parse_taps (const GValue * value, double *taps,
   n = gst_value_array_get_size (value);
   if (n % 2 == 0 && n != 0) {
     *why = g_strdup_printf ("it has %u taps; a kernel has an odd number of "
-        "taps (1 to %d) so that it has a centre", n, CCV_MAX_TAPS);
+        "taps (1 to %d) so that it has a centre", n, CUCONV_MAX_TAPS);
     return FALSE;
   }
-  if (n > CCV_MAX_TAPS) {
+  if (n > CUCONV_MAX_TAPS) {
     *why = g_strdup_printf ("it has %u taps; a kernel has at most %d "
-        "(radius %d)", n, CCV_MAX_TAPS, CCV_MAX_RADIUS);
+        "(radius %d)", n, CUCONV_MAX_TAPS, CUCONV_MAX_RADIUS);
     return FALSE;
   }
   if (!parse_numbers (value, n, parsed, "tap", why))
@@ -107,7 +107,7 @@ gst_ccv_kernel_props_parse_taps (const GValue * value, double *taps,
 }
 
 gboolean
-gst_ccv_kernel_props_parse_matrix (const GValue * value, double *m,
+gst_cuconv_kernel_props_parse_matrix (const GValue * value, double *m,
     int *side, gchar ** why)
 {
   double *parsed;
@@ -116,9 +116,9 @@ gst_ccv_kernel_props_parse_matrix (const GValue * value, double *m,
   g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
 
   n = gst_value_array_get_size (value);
-  if ((n % 2 == 0 && n != 0) || n > CCV_MAX_MATRIX_SIDE) {
+  if ((n % 2 == 0 && n != 0) || n > CUCONV_MAX_MATRIX_SIDE) {
     *why = g_strdup_printf ("it has %u rows; a matrix is square with an odd "
-        "side from 1 to %d", n, CCV_MAX_MATRIX_SIDE);
+        "side from 1 to %d", n, CUCONV_MAX_MATRIX_SIDE);
     return FALSE;
   }
 
@@ -170,7 +170,7 @@ append_double (GValue * array, double d)
 }
 
 void
-gst_ccv_kernel_props_taps_to_value (const double *taps, int len,
+gst_cuconv_kernel_props_taps_to_value (const double *taps, int len,
     GValue * value)
 {
   int i;
@@ -180,7 +180,7 @@ gst_ccv_kernel_props_taps_to_value (const double *taps, int len,
 }
 
 void
-gst_ccv_kernel_props_matrix_to_value (const double *m, int side,
+gst_cuconv_kernel_props_matrix_to_value (const double *m, int side,
     GValue * value)
 {
   int j;
@@ -189,7 +189,7 @@ gst_ccv_kernel_props_matrix_to_value (const double *m, int side,
     GValue row = G_VALUE_INIT;
 
     g_value_init (&row, GST_TYPE_ARRAY);
-    gst_ccv_kernel_props_taps_to_value (m + j * side, side, &row);
+    gst_cuconv_kernel_props_taps_to_value (m + j * side, side, &row);
     gst_value_array_append_and_take_value (value, &row);
   }
 }

@@ -1,5 +1,5 @@
 /* gst-cudaconvolve: the general tiled kernel, for every plane the tuned
- * 8-bit path (ccv-separable.cu, ccv-box.cu) does not take: 8- and 16-bit
+ * 8-bit path (cuconv-separable.cu, cuconv-box.cu) does not take: 8- and 16-bit
  * samples, 1 to 4 interleaved components each filtered, copied or
  * filled, one separable term or two combined (sharpen, sobel, laplacian),
  * radii 0..64 in each direction (docs/design.md).
@@ -26,9 +26,9 @@
 
 #include <cuda_runtime.h>
 
-#include "ccv-tile.cuh"
+#include "cuconv-tile.cuh"
 
-namespace ccv {
+namespace cuconv {
 
 constexpr int GW = 128;         /* output samples a tile row */
 constexpr int GCOLS = GW / 4;   /* vertical pass: 4 columns a thread */
@@ -55,31 +55,31 @@ struct GenParams
   int need_src;                 /* sharpen, or a COPY component */
   int src_aligned;              /* src and src_pitch multiples of 8 */
   int dst_aligned;              /* dst and dst_pitch: of 4 samples */
-  uint8_t op[CCV_MAX_COMP];     /* CcvCompOp */
+  uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp */
   uint32_t word_mask;           /* 0xff or 0xffff */
   uint32_t fill;                /* the FILL sample as stored */
   /* term m's taps; a term narrower than rx or ry is padded with zeros,
    * which adds exact zeros to its sums */
-  float kx[2][CCV_MAX_TAPS];
-  float ky[2][CCV_MAX_TAPS];
+  float kx[2][CUCONV_MAX_TAPS];
+  float ky[2][CUCONV_MAX_TAPS];
 };
 
 static void
-pad_taps (float *dst, const CcvTaps & t, int r)
+pad_taps (float *dst, const CuconvTaps & t, int r)
 {
   memset (dst, 0, sizeof (float) * (2 * r + 1));
   memcpy (dst + r - t.radius, t.w, sizeof (float) * (2 * t.radius + 1));
 }
 
 static void
-gen_params_init (GenParams & p, const CcvPlane & pl, const CcvFilter & f,
+gen_params_init (GenParams & p, const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end)
 {
-  const int bytes = ccv_plane_sample_bytes (&pl);
+  const int bytes = cuconv_plane_sample_bytes (&pl);
   const int depth = pl.depth > 8 ? pl.depth : 8;
   const int nt = f.n_terms;
-  const CcvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
-  const CcvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
+  const CuconvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
+  const CuconvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
 
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
@@ -97,10 +97,10 @@ gen_params_init (GenParams & p, const CcvPlane & pl, const CcvFilter & f,
     pad_taps (p.kx[m], *x[m], p.rx);
     pad_taps (p.ky[m], *y[m], p.ry);
   }
-  p.need_src = f.combine == CCV_COMBINE_SHARPEN;
+  p.need_src = f.combine == CUCONV_COMBINE_SHARPEN;
   for (int c = 0; c < pl.n_comp; c++) {
     p.op[c] = pl.op[c];
-    p.need_src |= pl.op[c] == CCV_COMP_COPY;
+    p.need_src |= pl.op[c] == CUCONV_COMP_COPY;
   }
   /* words are stored as T: what does not fit is cut, as the reference
    * cuts it */
@@ -164,17 +164,17 @@ gen_interior (const GenParams & p, const GenTile & g)
       && g.y0 + g.tile_h + p.ry <= p.height && g.y0 + g.tile_h <= p.row_end;
 }
 
-template < CcvBorder B, int NC > __device__ void
+template < CuconvBorder B, int NC > __device__ void
 gen_maps (const GenParams & p, const GenTile & g)
 {
   for (int c = threadIdx.x; c < g.span; c += THREADS) {
     const int s = g.x0 - p.rx * NC + c;
     const int px = s >= 0 ? s / NC : -((-s + NC - 1) / NC);
-    const int xi = ccv_border_index (B, px, p.width);
+    const int xi = cuconv_border_index (B, px, p.width);
     g.colmap[c] = xi < 0 ? -1 : xi * NC + (s - px * NC);
   }
   for (int r = threadIdx.x; r < g.rows; r += THREADS)
-    g.rowmap[r] = ccv_border_index (B, g.y0 - p.ry + r, p.height);
+    g.rowmap[r] = cuconv_border_index (B, g.y0 - p.ry + r, p.height);
 }
 
 /* The border mode, a run-time value, as the template parameter. */
@@ -182,17 +182,17 @@ template < int NC > __device__ void
 gen_maps_any (const GenParams & p, const GenTile & g)
 {
   switch (p.border) {
-    case CCV_BORDER_MIRROR:
-      gen_maps < CCV_BORDER_MIRROR, NC > (p, g);
+    case CUCONV_BORDER_MIRROR:
+      gen_maps < CUCONV_BORDER_MIRROR, NC > (p, g);
       break;
-    case CCV_BORDER_WRAP:
-      gen_maps < CCV_BORDER_WRAP, NC > (p, g);
+    case CUCONV_BORDER_WRAP:
+      gen_maps < CUCONV_BORDER_WRAP, NC > (p, g);
       break;
-    case CCV_BORDER_ZERO:
-      gen_maps < CCV_BORDER_ZERO, NC > (p, g);
+    case CUCONV_BORDER_ZERO:
+      gen_maps < CUCONV_BORDER_ZERO, NC > (p, g);
       break;
     default:
-      gen_maps < CCV_BORDER_CLAMP, NC > (p, g);
+      gen_maps < CUCONV_BORDER_CLAMP, NC > (p, g);
       break;
   }
 }
@@ -345,22 +345,22 @@ gen_output (const GenParams & p, float t0, float t1, uint32_t in, int op)
 {
   float v;
 
-  if (op == CCV_COMP_COPY)
+  if (op == CUCONV_COMP_COPY)
     return in;
-  if (op == CCV_COMP_FILL)
+  if (op == CUCONV_COMP_FILL)
     return p.fill;
   if (NT == 2) {
-    if (p.combine == CCV_COMBINE_MAGNITUDE)
+    if (p.combine == CUCONV_COMBINE_MAGNITUDE)
       v = __fsqrt_rn (__fadd_rn (__fmul_rn (t0, t0), __fmul_rn (t1, t1)));
     else
       v = fabsf (__fadd_rn (t0, t1));
-  } else if (p.combine == CCV_COMBINE_SHARPEN) {
+  } else if (p.combine == CUCONV_COMBINE_SHARPEN) {
     const float s = sample_f < T > (p, in);
     v = __fadd_rn (s, __fmul_rn (p.amount, __fsub_rn (s, t0)));
   } else {
     v = t0;
   }
-  return (ccv_round_sat (v, p.mask) << p.shift) & p.word_mask;
+  return (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
 }
 
 /* Writes the 4 samples of row y from column x on.  GUARD: a border tile,
@@ -546,17 +546,17 @@ pick_nc (int nc, int rpt, SmemAllowed ** done)
 }
 
 cudaError_t
-launch_general (const CcvPlane & pl, const CcvFilter & f, int row_begin,
+launch_general (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     int row_end, cudaStream_t stream)
 {
-  const int bytes = ccv_plane_sample_bytes (&pl), nt = f.n_terms;
+  const int bytes = cuconv_plane_sample_bytes (&pl), nt = f.n_terms;
   GenParams p;
   SmemAllowed *done;
   GenKernel k;
   int dev, max_smem, tile_h, rpt;
   size_t smem = 0;
 
-  if (pl.n_comp < 1 || pl.n_comp > CCV_MAX_COMP || nt < 1 || nt > 2)
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || nt < 1 || nt > 2)
     return cudaErrorInvalidValue;
   /* 16-bit samples are loaded and stored as such */
   if (bytes == 2 && ((uintptr_t) pl.src | (uintptr_t) pl.dst
@@ -598,7 +598,7 @@ launch_general (const CcvPlane & pl, const CcvFilter & f, int row_begin,
 }
 
 cudaError_t
-launch_fill (const CcvPlane & pl, int row_begin, int row_end,
+launch_fill (const CuconvPlane & pl, int row_begin, int row_end,
     cudaStream_t stream)
 {
   const int ws = pl.width * pl.n_comp;
@@ -606,7 +606,7 @@ launch_fill (const CcvPlane & pl, int row_begin, int row_end,
 
   if (row_end <= row_begin)
     return cudaSuccess;
-  if (ccv_plane_sample_bytes (&pl) == 1)
+  if (cuconv_plane_sample_bytes (&pl) == 1)
     return cudaMemset2DAsync (d, pl.dst_stride, (int) (pl.fill & 0xff), ws,
         row_end - row_begin, stream);
   if (((uintptr_t) pl.dst | (size_t) pl.dst_stride) % 2 != 0)
@@ -617,4 +617,4 @@ launch_fill (const CcvPlane & pl, int row_begin, int row_end,
   return cudaGetLastError ();
 }
 
-}                               /* namespace ccv */
+}                               /* namespace cuconv */

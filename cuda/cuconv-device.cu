@@ -7,10 +7,10 @@
  */
 #include <cuda_runtime.h>
 
-#include "ccv-cuda.h"
+#include "cuconv-cuda.h"
 
 extern "C" int
-ccv_cuda_device_count (void)
+cuconv_cuda_device_count (void)
 {
   int n = 0;
 
