@@ -31,10 +31,9 @@ struct DevPlane
   int wb, height;               /* wb: bytes of a row */
 };
 
-struct _CuconvCuda
+struct _CuconvStrips
 {
   int device;
-  char desc[300];
   cudaStream_t up, compute, down;
   /* one of each per plane and strip of a frame */
   cudaEvent_t uploaded[CUCONV_EVENTS], filtered[CUCONV_EVENTS];
@@ -197,81 +196,62 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 
 using namespace cuconv;
 
+/* Fills st (when not NULL) for a failed CUDA call and returns its code. */
 static int
-fail (char *err, size_t len, const char *what, cudaError_t e)
+fail (CuconvStatus * st, const char *what, cudaError_t e)
 {
-  if (err && len)
-    snprintf (err, len, "%s: %s (%s)", what, cudaGetErrorString (e),
-        cudaGetErrorName (e));
-  return -1;
+  cudaGetLastError ();          /* not sticky: clear it */
+  if (st) {
+    st->code = (int) e;
+    snprintf (st->message, sizeof (st->message), "%s: %s (%s)", what,
+        cudaGetErrorString (e), cudaGetErrorName (e));
+  }
+  return (int) e;
 }
 
 #define CHECK(call, what) \
   do { cudaError_t _e = (call); \
-    if (_e != cudaSuccess) return fail (err, err_len, what, _e); } while (0)
+    if (_e != cudaSuccess) return fail (st, what, _e); } while (0)
 
-extern "C" CuconvCuda *
-cuconv_cuda_new (int device_id, char *err, size_t err_len)
+extern "C" CuconvStrips *
+cuconv_strips_new (CuconvStatus * st)
 {
-  CuconvCuda *cc;
-  cudaDeviceProp prop;
-  int n = 0, i, ok = 1;
-  cudaError_t e;
+  CuconvStrips *cc;
+  cudaError_t e = cudaSuccess;
+  int i;
 
-  e = cudaGetDeviceCount (&n);
-  if (e != cudaSuccess || n == 0) {
-    if (err && err_len)
-      snprintf (err, err_len, "no usable CUDA device (%s)",
-          e != cudaSuccess ? cudaGetErrorString (e) : "none found");
-    return NULL;
-  }
-  if (device_id < 0 || device_id >= n) {
-    if (err && err_len)
-      snprintf (err, err_len, "CUDA device %d does not exist (%d found)",
-          device_id, n);
-    return NULL;
-  }
-  if ((e = cudaSetDevice (device_id)) != cudaSuccess ||
-      (e = cudaGetDeviceProperties (&prop, device_id)) != cudaSuccess) {
-    fail (err, err_len, "cannot open the CUDA device", e);
-    return NULL;
-  }
-
-  cc = (CuconvCuda *) calloc (1, sizeof (CuconvCuda));
+  cc = (CuconvStrips *) calloc (1, sizeof (CuconvCuda));
   if (!cc)
     return NULL;
-  cc->device = device_id;
-  snprintf (cc->desc, sizeof (cc->desc), "%s (device %d, sm_%d%d)",
-      prop.name, device_id, prop.major, prop.minor);
-
-  ok &= cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking) == 0;
-  ok &= cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking) == 0;
-  ok &= cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking) == 0;
-  for (i = 0; i < CUCONV_EVENTS; i++) {
-    ok &= cudaEventCreateWithFlags (&cc->uploaded[i],
-        cudaEventDisableTiming) == 0;
-    ok &= cudaEventCreateWithFlags (&cc->filtered[i],
-        cudaEventDisableTiming) == 0;
-    ok &= cudaEventCreateWithFlags (&cc->downloaded[i],
-        cudaEventDisableTiming) == 0;
+  if (!e)
+    e = cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking);
+  if (!e)
+    e = cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking);
+  if (!e)
+    e = cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking);
+  for (i = 0; i < CUCONV_EVENTS && !e; i++) {
+    e = cudaEventCreateWithFlags (&cc->uploaded[i], cudaEventDisableTiming);
+    if (!e)
+      e = cudaEventCreateWithFlags (&cc->filtered[i], cudaEventDisableTiming);
+    if (!e)
+      e = cudaEventCreateWithFlags (&cc->downloaded[i],
+          cudaEventDisableTiming);
   }
-  if (!ok) {
-    if (err && err_len)
-      snprintf (err, err_len, "cannot create CUDA streams on %s", cc->desc);
-    cuconv_cuda_free (cc);
+  if (e) {
+    fail (st, "cannot create CUDA streams", e);
+    cuconv_strips_free (cc);
     return NULL;
   }
   return cc;
 }
 
 extern "C" void
-cuconv_cuda_release_buffers (CuconvCuda * cc)
+cuconv_strips_release (CuconvStrips * cc)
 {
   int i;
 
   if (!cc)
     return;
-  cudaSetDevice (cc->device);
   for (i = 0; i < CUCONV_MAX_PLANES; i++) {
     cudaFree (cc->planes[i].src);
     cudaFree (cc->planes[i].dst);
@@ -282,13 +262,13 @@ cuconv_cuda_release_buffers (CuconvCuda * cc)
 }
 
 extern "C" void
-cuconv_cuda_free (CuconvCuda * cc)
+cuconv_strips_free (CuconvStrips * cc)
 {
   int i;
 
   if (!cc)
     return;
-  cuconv_cuda_release_buffers (cc);
+  cuconv_strips_release (cc);
   if (cc->up)
     cudaStreamDestroy (cc->up);
   if (cc->compute)
@@ -306,27 +286,21 @@ cuconv_cuda_free (CuconvCuda * cc)
   free (cc);
 }
 
-extern "C" const char *
-cuconv_cuda_describe (const CuconvCuda * cc)
-{
-  return cc->desc;
-}
-
 extern "C" void *
-cuconv_cuda_host_alloc (int device_id, size_t size)
+cuconv_host_alloc (size_t size, CuconvStatus * st)
 {
   void *p = NULL;
+  const cudaError_t e = cudaHostAlloc (&p, size, cudaHostAllocPortable);
 
-  if (cudaSetDevice (device_id) != cudaSuccess ||
-      cudaHostAlloc (&p, size, cudaHostAllocPortable) != cudaSuccess) {
-    cudaGetLastError ();        /* not sticky: clear it */
+  if (e != cudaSuccess) {
+    fail (st, "cannot allocate page-locked host memory", e);
     return NULL;
   }
   return p;
 }
 
 extern "C" void
-cuconv_cuda_host_free (void *ptr)
+cuconv_host_free (void *ptr)
 {
   if (ptr)
     cudaFreeHost (ptr);
@@ -334,8 +308,7 @@ cuconv_cuda_host_free (void *ptr)
 
 /* Device buffers for plane i, kept while its geometry stays the same. */
 static int
-ensure_plane (CuconvCuda * cc, int i, const CuconvPlane * pl, char *err,
-    size_t err_len)
+ensure_plane (CuconvStrips * cc, int i, const CuconvPlane * pl, CuconvStatus * st)
 {
   DevPlane *d = &cc->planes[i];
   const int wb = pl->width * pl->n_comp * cuconv_plane_sample_bytes (pl);
@@ -370,8 +343,7 @@ ensure_plane (CuconvCuda * cc, int i, const CuconvPlane * pl, char *err,
 /* Page-locked staging for one direction, allocated the first time a frame
  * arrives in pageable memory. */
 static int
-ensure_stage (uint8_t ** stage, const DevPlane * d, char *err,
-    size_t err_len)
+ensure_stage (uint8_t ** stage, const DevPlane * d, CuconvStatus * st)
 {
   if (!*stage)
     CHECK (cudaHostAlloc ((void **) stage, (size_t) d->wb * d->height,
@@ -427,9 +399,8 @@ vertical_reach (const CuconvPlane * pl, const CuconvFilter * f)
  * (docs/performance.md).  Returns with the downloads enqueued; pageable
  * output still has to be copied out (finish_plane). */
 static int
-enqueue_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl,
-    const CuconvFilter * f, int *n_strips_out, int *strip_out, char *err,
-    size_t err_len)
+enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
+    const CuconvFilter * f, int *n_strips_out, int *strip_out, CuconvStatus * st)
 {
   const CuconvBorder border = f->settings.border;
   const int reach = vertical_reach (pl, f);
@@ -441,11 +412,11 @@ enqueue_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl,
   const bool pinned_in = is_pinned (pl->src), pinned_out = is_pinned (pl->dst);
   int strip, n_strips, k, next_up = 0;
 
-  if (ensure_plane (cc, pi, pl, err, err_len) < 0)
+  if (ensure_plane (cc, pi, pl, st))
     return -1;
-  if (!pinned_in && ensure_stage (&d->stage_in, d, err, err_len) < 0)
+  if (!pinned_in && ensure_stage (&d->stage_in, d, st))
     return -1;
-  if (!pinned_out && ensure_stage (&d->stage_out, d, err, err_len) < 0)
+  if (!pinned_out && ensure_stage (&d->stage_out, d, st))
     return -1;
 
   /* strips of whole tiles, each at least as tall as the vertical apron
@@ -515,8 +486,8 @@ enqueue_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl,
 
 /* Copies pageable output out of staging as each strip lands. */
 static int
-finish_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl, int n_strips,
-    int strip, char *err, size_t err_len)
+finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
+    int strip, CuconvStatus * st)
 {
   const DevPlane *d = &cc->planes[pi];
 
@@ -535,25 +506,20 @@ finish_plane (CuconvCuda * cc, int pi, const CuconvPlane * pl, int n_strips,
 }
 
 extern "C" int
-cuconv_cuda_process_host (CuconvCuda * cc, const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, char *err, size_t err_len)
+cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvStatus * st)
 {
   int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i;
 
   if (n_planes > CUCONV_MAX_PLANES) {
-    snprintf (err, err_len, "%d planes, at most %d supported", n_planes,
-        CUCONV_MAX_PLANES);
-    return -1;
+    return fail (st, "too many planes", cudaErrorInvalidValue);
   }
-  CHECK (cudaSetDevice (cc->device), "cannot select the CUDA device");
   for (i = 0; i < n_planes; i++)
-    if (enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i], err,
-            err_len) < 0)
-      return -1;
+    if (enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i], st))
+      return st ? st->code : -1;
   for (i = 0; i < n_planes; i++)
-    if (finish_plane (cc, i, &planes[i], n_strips[i], strip[i], err,
-            err_len) < 0)
-      return -1;
+    if (finish_plane (cc, i, &planes[i], n_strips[i], strip[i], st))
+      return st ? st->code : -1;
   CHECK (cudaStreamSynchronize (cc->down), "the GPU failed to filter a frame");
   CHECK (cudaStreamSynchronize (cc->compute),
       "the GPU failed to filter a frame");
@@ -562,8 +528,8 @@ cuconv_cuda_process_host (CuconvCuda * cc, const CuconvPlane * planes, int n_pla
 }
 
 extern "C" int
-cuconv_cuda_filter_device (const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, void *stream)
+cuconv_filter_device (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *stream, CuconvStatus * st)
 {
   const cudaStream_t s = (cudaStream_t) stream;
   bool tuned = true;
@@ -586,7 +552,7 @@ cuconv_cuda_filter_device (const CuconvPlane * planes, int n_planes,
           f->settings.border, 0, planes[i].height);
     e = launch_frame420 (fp, s);
     if (e != cudaErrorNotSupported)
-      return (int) e;
+      return e ? fail (st, "the GPU failed to filter a frame", e) : 0;
   }
 
   for (i = 0; i < n_planes; i++) {
@@ -594,13 +560,7 @@ cuconv_cuda_filter_device (const CuconvPlane * planes, int n_planes,
         s);
 
     if (e != cudaSuccess)
-      return (int) e;
+      return fail (st, "the GPU failed to filter a frame", e);
   }
   return 0;
-}
-
-extern "C" const char *
-cuconv_cuda_error_name (int err)
-{
-  return cudaGetErrorName ((cudaError_t) err);
 }

@@ -1,5 +1,13 @@
 /* gst-cudaconvolve: the CUDA engine's C API.
  *
+ * One context: every entry point below works in the CUDA context that is
+ * current on the calling thread (the element pushes its GstCudaContext
+ * around each call; a test may make the device's primary context current
+ * itself).  The engine never selects a device, never creates a context and
+ * never falls back to the runtime's primary context: its device buffers,
+ * streams, events and pinned host memory all belong to the caller's
+ * context.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef __CUCONV_CUDA_H__
@@ -11,51 +19,58 @@
 extern "C" {
 #endif
 
-typedef struct _CuconvCuda CuconvCuda;
+/* The outcome of an engine call: code 0 on success, else the cudaError_t
+ * (or another non-zero value for a refusal that is no CUDA error), with a
+ * sentence for the user in message. */
+typedef struct
+{
+  int code;
+  char message[256];
+} CuconvStatus;
 
-/* Number of CUDA devices the runtime can use; 0 without a driver or GPU. */
-int cuconv_cuda_device_count (void);
+/* Number of CUDA devices the driver reports; 0 without a driver or GPU.
+ * Creates no context. */
+int cuconv_device_count (void);
 
-/* Opens device_id (0-based) and creates the engine's streams.  On failure
- * returns NULL and writes a sentence for the user into err. */
-CuconvCuda *cuconv_cuda_new (int device_id, char *err, size_t err_len);
+/* The strip pipeline: frames whose planes are in host memory, uploaded,
+ * filtered and downloaded in strips on three streams of the current
+ * context.  Device and pinned staging buffers are kept across calls and
+ * reallocated only when the frame's geometry changes. */
+typedef struct _CuconvStrips CuconvStrips;
 
-void cuconv_cuda_free (CuconvCuda * cc);
+/* Creates the streams and events in the current context.  NULL with st
+ * filled on failure. */
+CuconvStrips *cuconv_strips_new (CuconvStatus * st);
 
-/* "NVIDIA H100 80GB HBM3 (device 0)", for logs. */
-const char *cuconv_cuda_describe (const CuconvCuda * cc);
+/* Frees everything; call in the context cuconv_strips_new ran in. */
+void cuconv_strips_free (CuconvStrips * s);
 
-/* Filters a frame whose planes are in host memory, synchronously: when it
- * returns 0 every dst plane holds the result.  Device and pinned staging
- * buffers are kept across calls and reallocated only when the frame's
- * geometry changes.  Host memory from cuconv_cuda_host_alloc is uploaded
- * straight from where it lies.  Returns -1 with a sentence in err on any
- * CUDA error; dst is then undefined and must not be pushed. */
-int cuconv_cuda_process_host (CuconvCuda * cc, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, char *err, size_t err_len);
+/* Filters a frame synchronously: when it returns 0 every dst plane holds
+ * the result.  Host memory from cuconv_host_alloc is uploaded straight
+ * from where it lies.  Returns non-zero with st filled on any CUDA error;
+ * dst is then undefined and must not be pushed. */
+int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvStatus * st);
 
-/* Frees the engine's frame buffers (on caps change or stop). */
-void cuconv_cuda_release_buffers (CuconvCuda * cc);
+/* Frees the frame buffers (on caps change or stop), keeps the streams. */
+void cuconv_strips_release (CuconvStrips * s);
 
-/* Page-locked host memory, for a buffer pool: the GPU's DMA engines read
- * and write it directly.  NULL when it cannot be had.  Independent of any
- * engine: memory may outlive the engine that filters it. */
-void *cuconv_cuda_host_alloc (int device_id, size_t size);
-void cuconv_cuda_host_free (void *ptr);
+/* Page-locked host memory of the current context, portable to every
+ * context: the GPU's DMA engines read and write it directly.  NULL with st
+ * filled when it cannot be had.  Free it with the same context current. */
+void *cuconv_host_alloc (size_t size, CuconvStatus * st);
+void cuconv_host_free (void *ptr);
 
-/* Filters planes whose src and dst are device pointers, asynchronously on
- * stream (a cudaStream_t, NULL for the legacy default stream).  The kernel
- * alone: for the conformance suite, the benchmark and CUDA-memory frames.
- * Each plane's src must be readable for height * src_stride bytes, and up
- * to the next multiple of 16 past the last row's samples when src and its
- * stride are 16-byte aligned (as cudaMalloc and cudaMallocPitch give).
- * Returns 0 or a cudaError_t. */
-int cuconv_cuda_filter_device (const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, void *stream);
-
-/* "cudaErrorInvalidValue" for a cudaError_t that cuconv_cuda_filter_device
- * returned. */
-const char *cuconv_cuda_error_name (int err);
+/* Filters planes whose src and dst are device pointers of the current
+ * context, asynchronously on stream (a cudaStream_t of that context).
+ * The kernels alone: for CUDA-memory frames, the conformance suite and the
+ * benchmark.  Each plane's src must be readable for height * src_stride
+ * bytes, and up to the next multiple of 16 past the last row's samples
+ * when src and its stride are 16-byte aligned (as cudaMalloc and
+ * cudaMallocPitch give).  Returns 0, or non-zero with st (when not NULL)
+ * filled. */
+int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *stream, CuconvStatus * st);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,7 @@
 #include "cuconv-cuda.h"
 
 extern "C" int
-cuconv_cuda_device_count (void)
+cuconv_device_count (void)
 {
   int n = 0;
 

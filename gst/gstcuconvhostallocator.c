@@ -122,7 +122,7 @@ GstAllocator *
 gst_cuconv_host_allocator_new (gint device_id, gchar * err, gsize err_len)
 {
   GstCuconvHostAllocator *self;
-  const int n = cuconv_cuda_device_count ();
+  const int n = cuconv_device_count ();
 
   if (device_id < 0 || device_id >= n) {
     g_snprintf (err, err_len, "CUDA device %d does not exist (%d found)",

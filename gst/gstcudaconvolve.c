@@ -666,7 +666,7 @@ gst_cuda_convolve_open_cuda (GstCudaConvolve * self, gchar * err,
   if (self->cuda)
     return TRUE;
 
-  if (cuconv_cuda_device_count () <= 0) {
+  if (cuconv_device_count () <= 0) {
     g_snprintf (err, err_len, "No usable CUDA device was found "
         "(no GPU, or no NVIDIA driver).");
     return FALSE;
@@ -855,7 +855,7 @@ gst_cuda_convolve_wants_pinned (GstCudaConvolve * self)
       return TRUE;
     case GST_CUDA_CONVOLVE_BACKEND_AUTO:
     default:
-      return cuconv_cuda_device_count () > 0;
+      return cuconv_device_count () > 0;
   }
 }
 
@@ -1412,7 +1412,7 @@ gst_cuda_convolve_filter_cuda (GstCudaConvolve * self, GstBuffer * inbuf,
     rc = -1;
     what = "cannot make the CUDA context current";
   } else {
-    rc = cuconv_cuda_filter_device (planes, n_planes, &self->filter,
+    rc = cuconv_filter_device (planes, n_planes, &self->filter,
         self->cuda_mem.stream);
     if (rc == 0) {
       cr = CuStreamSynchronize (self->cuda_mem.stream);

@@ -11,7 +11,7 @@
  * video/x-raw(memory:CUDAMemory), buffers from the GstCudaBufferPool the
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
- * (cuconv_cuda_filter_device () on the same frame, CUDA events, median), so
+ * (cuconv_filter_device () on the same frame, CUDA events, median), so
  * the element's own per-frame overhead shows.  The PCIe ceiling is
  * measured in the same run
  * (pinned H2D and D2H concurrently on two streams, and pageable copies) and
@@ -184,7 +184,7 @@ measure_pcie (Pcie * p)
 #define KERNEL_FRAMES 8         /* rotated, more than the L2 holds at 4K */
 #define KERNEL_REPS 200
 
-/* Median microseconds of cuconv_cuda_filter_device () on one frame of info
+/* Median microseconds of cuconv_filter_device () on one frame of info
  * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory. */
 static double
 kernel_alone_us (const GstVideoInfo * info)
@@ -228,8 +228,8 @@ kernel_alone_us (const GstVideoInfo * info)
   CHECK (cudaEventCreate (&e1));
   for (r = -20; r < KERNEL_REPS; r++) {
     CHECK (cudaEventRecord (e0, NULL));
-    CHECK ((cudaError_t) cuconv_cuda_filter_device (planes[(r + 20) %
-                KERNEL_FRAMES], n, f, NULL));
+    CHECK ((cudaError_t) cuconv_filter_device (planes[(r + 20) %
+                KERNEL_FRAMES], n, f, NULL, NULL));
     CHECK (cudaEventRecord (e1, NULL));
     CHECK (cudaEventSynchronize (e1));
     CHECK (cudaEventElapsedTime (&ms, e0, e1));
@@ -544,7 +544,7 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (cuconv_cuda_device_count () == 0) {
+  if (cuconv_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
@@ -610,7 +610,7 @@ main (int argc, char **argv)
   g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
       "! cudaconvolve backend=cuda kernel=gaussian radius=2 ! fakesink "
-      "sync=false. Kernel alone: cuconv_cuda_filter_device () on the same "
+      "sync=false. Kernel alone: cuconv_filter_device () on the same "
       "frame in cudaMalloc memory, median of %d, CUDA events.\n\n",
       N_BUFFERS, KERNEL_REPS);
   g_print ("| size | format | frames/s | us/frame | kernel alone us | "

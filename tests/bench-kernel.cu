@@ -1,6 +1,6 @@
 /* gst-cudaconvolve: kernel benchmark, no GStreamer.
  *
- * Times cuconv_cuda_filter_device (), the engine's entry point with its
+ * Times cuconv_filter_device (), the engine's entry point with its
  * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
  * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
  * 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
@@ -401,7 +401,7 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   p.n_comp = 1;
   p.sub_x = p.sub_y = 1;
   p.depth = b->depth;
-  err = cuconv_cuda_filter_device (&p, 1, &b->filter, stream);
+  err = cuconv_filter_device (&p, 1, &b->filter, stream, NULL);
   if (err != 0)
     b->err = err;
   return err == 0;
@@ -438,9 +438,9 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
     p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
   }
   if (!b->per_plane)
-    return cuconv_cuda_filter_device (p, n, &b->filter, stream) == 0;
+    return cuconv_filter_device (p, n, &b->filter, stream, NULL) == 0;
   for (k = 0; k < n; k++)
-    if (cuconv_cuda_filter_device (&p[k], 1, &b->filter, stream) != 0)
+    if (cuconv_filter_device (&p[k], 1, &b->filter, stream, NULL) != 0)
       return false;
   return true;
 }
@@ -454,7 +454,7 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
 
   printf ("\n### whole 4:2:0 frames in device memory\n\n");
   printf ("- gaussian, border clamp, tight strides; the same frames through "
-      "one cuconv_cuda_filter_device () call with all planes (one launch) and "
+      "one cuconv_filter_device () call with all planes (one launch) and "
       "through a call a plane\n\n");
   printf ("| format | size | r | one launch µs | a launch per plane µs | "
       "saved |\n|---|---|---:|---:|---:|---:|\n");
@@ -679,7 +679,7 @@ main (int argc, char **argv)
       return 2;
     }
   }
-  if (cuconv_cuda_device_count () == 0) {
+  if (cuconv_device_count () == 0) {
     printf ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
@@ -711,7 +711,7 @@ main (int argc, char **argv)
       "matrix; (2rx+1) + (2ry+1) for each separable term (gaussian, box, "
       "sharpen: 1 term; sobel, laplacian: 2), plus the combine: sharpen 2, "
       "sobel's magnitude 3, laplacian's |sum| 1\n");
-  printf ("- one plane through cuconv_cuda_filter_device () (the engine's "
+  printf ("- one plane through cuconv_filter_device () (the engine's "
       "dispatch included), border clamp (NPP: replicate), pitch = row "
       "bytes rounded up to 256; time per plane = median of %d batches of "
       "back-to-back calls, CUDA events; r of a custom matrix = side / 2\n",

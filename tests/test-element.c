@@ -35,7 +35,7 @@ static int
 device_count (void)
 {
 #ifdef HAVE_CUDA
-  return cuconv_cuda_device_count ();
+  return cuconv_device_count ();
 #else
   return 0;
 #endif

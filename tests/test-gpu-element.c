@@ -511,7 +511,7 @@ main (int argc, char **argv)
   int nf;
 
   gst_check_init (&argc, &argv);
-  if (cuconv_cuda_device_count () == 0) {
+  if (cuconv_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }

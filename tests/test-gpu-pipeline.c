@@ -727,7 +727,7 @@ GST_START_TEST (test_two_devices)
   CuconvSettings s;
   guint64 bad;
 
-  if (cuconv_cuda_device_count () < 2) {
+  if (cuconv_device_count () < 2) {
     g_print ("  one CUDA device: two-device test not run\n");
     g_rand_free (rand);
     return;
@@ -806,7 +806,7 @@ main (int argc, char **argv)
   }
   argc = n;
   gst_check_init (&argc, &argv);
-  if (cuconv_cuda_device_count () == 0) {
+  if (cuconv_device_count () == 0) {
     g_print ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }

@@ -1,6 +1,6 @@
 /* gst-cudaconvolve: GPU conformance suite for the CUDA engine.
  *
- * cuconv_cuda_filter_device () against the CPU reference
+ * cuconv_filter_device () against the CPU reference
  * (cuconv_reference_plane_filter) over the planes of the element's formats:
  * 8, 10, 12 and 16 bits (P010's shifted samples included), planar,
  * semi-planar and packed (1, 2 and 4 interleaved components), each
@@ -795,7 +795,7 @@ run_gpu (const Layout * l, const CuconvPlane * planes, const CuconvFilter * f,
   err = cudaMemsetAsync (l->d_dst, poison, l->dst_size, stream);
   if (err != cudaSuccess)
     return err;
-  err = cuconv_cuda_filter_device (planes, l->n_planes, f, stream);
+  err = cuconv_filter_device (planes, l->n_planes, f, stream, NULL);
   if (err != 0)
     return err;
   err = cudaMemcpyAsync (out, l->d_dst, l->dst_size, cudaMemcpyDeviceToHost,
@@ -1207,7 +1207,7 @@ main (int argc, char **argv)
   if (parse_args (argc, argv) < 0)
     return 2;
 
-  if (cuconv_cuda_device_count () == 0) {
+  if (cuconv_device_count () == 0) {
     printf ("SKIP: no usable CUDA device\n");
     return EXIT_SKIP;
   }
