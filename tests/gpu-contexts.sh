@@ -31,6 +31,8 @@ measure () {
     gst-launch-1.0 -q $@ >/dev/null 2>&1 &
   pid=$!
   sleep 2
+  nvidia-smi --query-compute-apps=pid,process_name,used_memory \
+    --format=csv,noheader >&2
   mem=$(nvidia-smi --query-compute-apps=pid,used_memory \
     --format=csv,noheader,nounits | awk -F', *' -v p="$pid" '$1 == p { print $2 }')
   if [ -z "$mem" ]; then
@@ -49,6 +51,7 @@ minus () {
 
 base=$(measure "$SRC ! $CUDA_IN ! cudadownload ! fakesink")
 with=$(measure "$SRC ! $CUDA_IN ! cudaconvolve radius=4 ! cudadownload ! fakesink")
+two=$(measure "$SRC ! $CUDA_IN ! cudaconvolve radius=4 ! cudaconvolve kernel=sobel ! cudadownload ! fakesink")
 host=$(measure "$SRC ! cudaconvolve backend=cuda radius=4 ! fakesink")
 
 echo
@@ -58,4 +61,5 @@ echo "| pipeline (1920x1080 NV12) | MiB on the GPU | above the pipeline without 
 echo "|---|---:|---:|"
 echo "| cudaupload ! cudadownload | $base | — |"
 echo "| cudaupload ! cudaconvolve ! cudadownload | $with | $(minus "$with" "$base") |"
+echo "| cudaupload ! cudaconvolve ! cudaconvolve ! cudadownload | $two | $(minus "$two" "$base") |"
 echo "| cudaconvolve backend=cuda (system memory) | $host | $(minus "$host" "$base") |"
