@@ -47,7 +47,7 @@ box_smem_bytes (const TileGeom & g)
       + g.maps_bytes ();
 }
 
-template < CuconvBorder B > __device__ void
+static __device__ void
 box_stage (const SepParams & p, const TileGeom & g, uint8_t * in,
     int *colmap, int *rowmap, int x0, int y0, bool interior)
 {
@@ -69,7 +69,7 @@ box_stage (const SepParams & p, const TileGeom & g, uint8_t * in,
     }
     return;
   }
-  build_maps < B > (p, g, colmap, rowmap, x0, y0);
+  build_maps (p, g, colmap, rowmap, x0, y0);
   __syncthreads ();
   for (int i = threadIdx.x; i < g.rows * g.span; i += THREADS) {
     const int r = i / g.span, c = i - r * g.span;
@@ -163,7 +163,7 @@ box_vpass (const SepParams & p, const int *hsum, int x0, int y0, int tile_h,
   }
 }
 
-template < CuconvBorder B > __global__ void
+__global__ void
 __launch_bounds__ (THREADS)
 box_kernel (const __grid_constant__ SepParams p, int tile_h)
 {
@@ -176,7 +176,7 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
   const int y0 = p.row_begin + blockIdx.y * tile_h;
   const bool interior = is_interior (p, x0, y0, tile_h);
 
-  box_stage < B > (p, g, in, colmap, rowmap, x0, y0, interior);
+  box_stage (p, g, in, colmap, rowmap, x0, y0, interior);
   __syncthreads ();
   if (p.nc == 1)
     box_hpass < 1 > (p, g, in, hsum);
@@ -189,16 +189,18 @@ box_kernel (const __grid_constant__ SepParams p, int tile_h)
 cudaError_t
 launch_box (const SepParams & p, cudaStream_t stream)
 {
-  static SmemAllowed smem_allowed[CUCONV_BORDER_N];
-  const TiledKernel k = with_border (p.border, [](auto b) {
-        return box_kernel < decltype (b)::value >;
-      });
+  static SmemLimit smem_limit;
   size_t smem;
-  const int tile_h = fit_tile_rows (p, MAX_TILE_H, 8, box_smem_bytes, &smem);
+  int tile_h;
+  const cudaError_t e = fit_tile (MAX_TILE_H, 8,[&](int h) {
+        return box_smem_bytes (TileGeom (p.rx, p.ry, p.nc, h));
+      }, &tile_h, &smem);
 
+  if (e != cudaSuccess)
+    return e;
   if (tile_h == 0)
     return cudaErrorNotSupported;       /* too little shared memory */
-  return launch_tiled (k, p, tile_h, smem, smem_allowed[p.border], stream);
+  return launch_tiled (box_kernel, p, tile_h, smem, smem_limit, stream);
 }
 
 }                               /* namespace cuconv */

@@ -156,54 +156,11 @@ gen_smem_bytes (int nt, int nc, int rx, int ry, int tile_h)
       + gen_cols (nc) + 2 * rx * nc + tile_h + 2 * ry);
 }
 
-template < int NC > __device__ __forceinline__ bool
-gen_interior (const GenParams & p, const GenTile & g)
-{
-  return p.src_aligned && p.dst_aligned && g.x0 - p.rx * NC >= 0
-      && g.x0 + gen_cols (NC) + p.rx * NC <= p.ws && g.y0 - p.ry >= 0
-      && g.y0 + g.tile_h + p.ry <= p.height && g.y0 + g.tile_h <= p.row_end;
-}
-
-template < CuconvBorder B, int NC > __device__ void
-gen_maps (const GenParams & p, const GenTile & g)
-{
-  for (int c = threadIdx.x; c < g.span; c += THREADS) {
-    const int s = g.x0 - p.rx * NC + c;
-    const int px = s >= 0 ? s / NC : -((-s + NC - 1) / NC);
-    const int xi = cuconv_border_index (B, px, p.width);
-    g.colmap[c] = xi < 0 ? -1 : xi * NC + (s - px * NC);
-  }
-  for (int r = threadIdx.x; r < g.rows; r += THREADS)
-    g.rowmap[r] = cuconv_border_index (B, g.y0 - p.ry + r, p.height);
-}
-
-/* The border mode, a run-time value, as the template parameter. */
-template < int NC > __device__ void
-gen_maps_any (const GenParams & p, const GenTile & g)
-{
-  switch (p.border) {
-    case CUCONV_BORDER_MIRROR:
-      gen_maps < CUCONV_BORDER_MIRROR, NC > (p, g);
-      break;
-    case CUCONV_BORDER_WRAP:
-      gen_maps < CUCONV_BORDER_WRAP, NC > (p, g);
-      break;
-    case CUCONV_BORDER_ZERO:
-      gen_maps < CUCONV_BORDER_ZERO, NC > (p, g);
-      break;
-    default:
-      gen_maps < CUCONV_BORDER_CLAMP, NC > (p, g);
-      break;
-  }
-}
-
-/* A sample's value as a float: 2^23 + v as float bits, minus 2^23, which
- * is exact and cheaper than a conversion instruction. */
+/* A sample's value as a float. */
 template < typename T > __device__ __forceinline__ float
 sample_f (const GenParams & p, uint32_t word)
 {
-  const uint32_t v = sizeof (T) == 1 ? word : (word >> p.shift) & p.mask;
-  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
+  return raw_to_float < T > (word, p.shift, p.mask);
 }
 
 /* The NC samples of the pixel at s, in one load when they fill 2, 4 or 8
@@ -489,12 +446,15 @@ gen_kernel (const __grid_constant__ GenParams p, int tile_h)
   g.colmap = (int *) g.hbuf + NT * g.rows * GW;
   g.rowmap = g.colmap + g.span;
 
-  if (gen_interior < NC > (p, g)) {
+  if (tile_is_interior (p.src_aligned && p.dst_aligned, g.x0 - p.rx * NC,
+          g.x0 + gen_cols (NC) + p.rx * NC, p.ws, g.y0, g.tile_h, p.ry,
+          p.height, p.row_end)) {
     gen_hpass < T, NT, NC, false > (p, g);
     __syncthreads ();
     gen_vpass < T, NT, NC, RPT, false > (p, g);
   } else {
-    gen_maps_any < NC > (p, g);
+    build_border_tables ((CuconvBorder) p.border, NC, p.width, p.height,
+        g.colmap, g.span, g.x0 - p.rx * NC, g.rowmap, g.rows, g.y0 - p.ry);
     __syncthreads ();
     gen_hpass < T, NT, NC, true > (p, g);
     __syncthreads ();
@@ -518,11 +478,11 @@ fill16_kernel (uint8_t * dst, size_t pitch, int ws, int y0, uint16_t v)
 typedef void (*GenKernel) (GenParams, int);
 
 template < typename T, int NT, int NC > static GenKernel
-pick_rpt (int rpt, SmemAllowed ** done)
+pick_rpt (int rpt, SmemLimit ** limit)
 {
-  static SmemAllowed allowed[2];
+  static SmemLimit limits[2];   /* one a kernel: rpt 4, 8 */
 
-  *done = &allowed[rpt == 8];
+  *limit = &limits[rpt == 8];
   if constexpr (NT == 1) {
     if (rpt == 8)
       return gen_kernel < T, NT, NC, 8 >;
@@ -531,17 +491,17 @@ pick_rpt (int rpt, SmemAllowed ** done)
 }
 
 template < typename T, int NT > static GenKernel
-pick_nc (int nc, int rpt, SmemAllowed ** done)
+pick_nc (int nc, int rpt, SmemLimit ** limit)
 {
   switch (nc) {
     case 1:
-      return pick_rpt < T, NT, 1 > (rpt, done);
+      return pick_rpt < T, NT, 1 > (rpt, limit);
     case 2:
-      return pick_rpt < T, NT, 2 > (rpt, done);
+      return pick_rpt < T, NT, 2 > (rpt, limit);
     case 3:
-      return pick_rpt < T, NT, 3 > (rpt, done);
+      return pick_rpt < T, NT, 3 > (rpt, limit);
     default:
-      return pick_rpt < T, NT, 4 > (rpt, done);
+      return pick_rpt < T, NT, 4 > (rpt, limit);
   }
 }
 
@@ -551,10 +511,11 @@ launch_general (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 {
   const int bytes = cuconv_plane_sample_bytes (&pl), nt = f.n_terms;
   GenParams p;
-  SmemAllowed *done;
+  SmemLimit *limit;
   GenKernel k;
-  int dev, max_smem, tile_h, rpt;
+  int tile_h, rpt;
   size_t smem = 0;
+  cudaError_t e;
 
   if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || nt < 1 || nt > 2)
     return cudaErrorInvalidValue;
@@ -569,31 +530,27 @@ launch_general (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   /* short tiles for small radii (more blocks, as the tuned path), tall
    * ones to cut the apron of large ones; shorter where the device has
    * too little shared memory */
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&max_smem,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-    return cudaGetLastError ();
-  for (tile_h = p.ry <= 4 ? 32 : G_MAX_TILE_H; tile_h >= 8; tile_h /= 2) {
-    smem = gen_smem_bytes (nt, p.nc, p.rx, p.ry, tile_h);
-    if (smem <= (size_t) max_smem)
-      break;
-  }
-  if (tile_h < 8)
+  e = fit_tile (p.ry <= 4 ? 32 : G_MAX_TILE_H, 8,[&](int h) {
+        return gen_smem_bytes (nt, p.nc, p.rx, p.ry, h);
+      }, &tile_h, &smem);
+  if (e != cudaSuccess)
+    return e;
+  if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
   /* one term: 8 rows a thread in tall tiles; two: the registers of both
    * windows allow 4 */
   rpt = tile_h == G_MAX_TILE_H && nt == 1 ? 8 : 4;
 
   if (bytes == 1)
-    k = nt == 1 ? pick_nc < uint8_t, 1 > (p.nc, rpt, &done)
-        : pick_nc < uint8_t, 2 > (p.nc, rpt, &done);
+    k = nt == 1 ? pick_nc < uint8_t, 1 > (p.nc, rpt, &limit)
+        : pick_nc < uint8_t, 2 > (p.nc, rpt, &limit);
   else
-    k = nt == 1 ? pick_nc < uint16_t, 1 > (p.nc, rpt, &done)
-        : pick_nc < uint16_t, 2 > (p.nc, rpt, &done);
+    k = nt == 1 ? pick_nc < uint16_t, 1 > (p.nc, rpt, &limit)
+        : pick_nc < uint16_t, 2 > (p.nc, rpt, &limit);
 
   dim3 grid ((p.ws + GW - 1) / GW, (row_end - row_begin + tile_h - 1) /
       tile_h);
-  return launch_smem ((const void *) k, (int) smem, *done,[&]{
+  return launch_smem ((const void *) k, (int) smem, *limit,[&]{
         k <<< grid, THREADS, smem, stream >>> (p, tile_h);});
 }
 

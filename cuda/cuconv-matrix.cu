@@ -25,8 +25,10 @@
 
 namespace cuconv {
 
-/* Radii with fully unrolled instantiations (3x3, 5x5, 7x7): their taps are
- * immediate operands.  Every other radius takes the generic path. */
+/* Matrix radii with fully unrolled instantiations (3x3, 5x5, 7x7): their
+ * (2r + 1)^2 taps are immediate operands.  Not CUCONV_FIXED_RADII: that
+ * list is the separable kernel's, whose cost grows with 2r + 1, not its
+ * square; every other matrix radius takes the generic path. */
 #define CUCONV_MATRIX_FIXED_RADII(X) X (1) X (2) X (3)
 
 constexpr int M_P = 4;          /* output rows a thread */
@@ -109,19 +111,13 @@ m_bytes ()
   return WIDE ? 2 : 1;
 }
 
-__device__ __forceinline__ float
-u_to_f (uint32_t v)
-{
-  /* 0x4B000000 | v is 2^23 + v as a float, for v < 2^23: no I2F */
-  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
-}
-
 /* The value of raw sample s (a byte, or a word holding depth bits above
  * `shift` zero bits) as a float. */
 template < bool WIDE > __device__ __forceinline__ float
 sample_f (const MatrixParams & p, uint32_t s)
 {
-  return WIDE ? u_to_f ((s >> p.shift) & ((1u << p.depth) - 1)) : u_to_f (s);
+  return WIDE ? raw_to_float < uint16_t > (s, p.shift, (1u << p.depth) - 1)
+      : raw_to_float < uint8_t > (s, 0, 0);
 }
 
 /* The raw sample at column col (of all components) of a row. */
@@ -423,20 +419,16 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
   const int px0 = blockIdx.x * g.tpx;
   const int y0 = p.row_begin + blockIdx.y * g.th;
   const int a = round_up4 (g.r * NC);
-  const bool interior = p.src_aligned && p.dst_aligned
-      && px0 * NC - a >= 0 && (px0 + g.tpx) * NC + a <= p.width * NC
-      && y0 - g.r >= 0 && y0 + g.th + g.r <= p.height
-      && y0 + g.th <= p.row_end;
+  const bool interior = tile_is_interior (p.src_aligned && p.dst_aligned,
+      px0 * NC - a, (px0 + g.tpx) * NC + a, p.width * NC, y0, g.th, g.r,
+      p.height, p.row_end);
 
   if (interior) {
     load_units < NC, WIDE > (p, g, s, px0, y0);
   } else {
-    for (int k = threadIdx.x; k < g.kw; k += THREADS)
-      colmap[k] = cuconv_border_index ((CuconvBorder) p.border, px0 - g.r + k,
-          p.width);
-    for (int r = threadIdx.x; r < g.rows; r += THREADS)
-      rowmap[r] = cuconv_border_index ((CuconvBorder) p.border, y0 - g.r + r,
-          p.height);
+    /* tables of pixels (nc 1): load_mapped reads their components */
+    build_border_tables ((CuconvBorder) p.border, 1, p.width, p.height,
+        colmap, g.kw, px0 - g.r, rowmap, g.rows, y0 - g.r);
     __syncthreads ();
     load_mapped < NC, WIDE > (p, g, s, colmap, rowmap);
   }
@@ -499,29 +491,27 @@ template < int R, int NC, bool WIDE > static cudaError_t
 launch_m (const MatrixParams & p, cudaStream_t stream)
 {
   constexpr bool FIXED = R >= 0;
-  static SmemAllowed smem_allowed;
+  static SmemLimit smem_limit;
   const int r = FIXED ? R : p.radius;
-  int dev, max_smem, rg = m_max_row_groups (NC, FIXED);
+  const int max_rg = m_max_row_groups (NC, FIXED);
+  int rg;
   size_t smem;
-  cudaError_t err;
+  /* generic path: the tallest tile that fits, in groups of M_P rows
+   * (Turing has 64 KiB a block; the fixed radii need at most 24 KiB) */
+  const cudaError_t err = fit_tile (max_rg, FIXED ? max_rg : 1,[&](int u) {
+        return MGeom (r, NC, FIXED, u * M_P).smem_bytes (NC);
+      }, &rg, &smem);
 
-  if ((err = cudaGetDevice (&dev)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute (&max_smem,
-              cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
+  if (err != cudaSuccess)
     return err;
-  /* generic path: the tallest tile that fits (Turing has 64 KiB a block;
-   * the fixed radii need at most 24 KiB) */
-  while ((smem = MGeom (r, NC, FIXED, rg * M_P).smem_bytes (NC)) >
-      (size_t) max_smem && rg > 1 && !FIXED)
-    rg /= 2;
-  if (smem > (size_t) max_smem)
+  if (rg == 0)
     return cudaErrorInvalidConfiguration;
 
   const int th = rg * M_P;
   const dim3 grid ((p.width + m_tile_px (NC) - 1) / m_tile_px (NC),
       (p.row_end - p.row_begin + th - 1) / th);
   return launch_smem ((const void *) matrix_tiles < R, NC, WIDE >,
-      (int) smem, smem_allowed,[&] {
+      (int) smem, smem_limit,[&] {
         matrix_tiles < R, NC, WIDE > <<< grid, THREADS, smem, stream >>> (p,
             th);
       });

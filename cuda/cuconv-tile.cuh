@@ -1,19 +1,25 @@
-/* gst-cudaconvolve: what the tiled kernels share: tile geometry, boundary
- * classification and the border tables of border tiles (CUDA C++,
- * internal).
+/* gst-cudaconvolve: the tile toolkit every kernel family uses (CUDA C++,
+ * internal): the interior test, the border tables a border tile builds
+ * once, sample conversion, rounding, fitting a tile into the device's
+ * shared memory and launching with dynamic shared memory.
+ *
+ * The border mode is a run-time value (SepParams.border, ...): it is read
+ * only where a border tile builds its tables, through the one definition
+ * of the modes in cuconv-border.h.  Interior tiles never see it.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef __CUCONV_TILE_CUH__
 #define __CUCONV_TILE_CUH__
 
-#include <type_traits>
+#include <atomic>
 
-#include "cuconv-kernels.cuh"
+#include "cuconv-engine.cuh"
+#include "cuconv-border.h"
 
 namespace cuconv {
 
-constexpr int TILE_W = 128;     /* output bytes per tile row */
+constexpr int TILE_W = 128;     /* output bytes per tile row (8-bit paths) */
 constexpr int THREADS = 256;
 
 __host__ __device__ constexpr int
@@ -22,8 +28,9 @@ round_up16 (int v)
   return (v + 15) & ~15;
 }
 
-/* The input a tile reads: its rows plus the vertical apron, its bytes
- * plus the horizontal apron rounded up to 16 bytes on each side. */
+/* The input a tuned 8-bit tile reads: its rows plus the vertical apron,
+ * its bytes plus the horizontal apron rounded up to 16 bytes on each
+ * side. */
 struct TileGeom
 {
   int apron;                    /* bytes read left and right, 16-aligned */
@@ -41,33 +48,63 @@ struct TileGeom
   }
 };
 
-/* A tile is interior when all it reads lies inside the plane (rows
- * [0, height), bytes [0, wb)) and all it writes inside the band.  Its
- * 16-byte loads then stay inside the allocation: the apron is rounded up
- * to 16 bytes, which the pitch is a multiple of. */
+/* Interior test --------------------------------------------------------- */
+
+/* A tile is interior when everything it reads lies inside the plane and
+ * everything it writes inside the band: the columns [x_first, x_end) of a
+ * row of row_len columns, the rows [y0 - ry, y0 + tile_h + ry) of height,
+ * the output rows below row_end, and its pointers aligned for the wide
+ * loads and stores (`aligned`).  Such a tile loads and stores with no
+ * checks at all. */
+__device__ __forceinline__ bool
+tile_is_interior (bool aligned, int x_first, int x_end, int row_len, int y0,
+    int tile_h, int ry, int height, int row_end)
+{
+  return aligned && x_first >= 0 && x_end <= row_len && y0 - ry >= 0
+      && y0 + tile_h + ry <= height && y0 + tile_h <= row_end;
+}
+
+/* The tuned 8-bit tiles: their 16-byte loads stay inside the allocation,
+ * since the apron is rounded up to 16 bytes, which the pitch is a
+ * multiple of. */
 __device__ __forceinline__ bool
 is_interior (const SepParams & p, int x0, int y0, int tile_h)
 {
-  return p.src_aligned16 && p.dst_aligned4 && x0 - p.rx * p.nc >= 0
-      && x0 + TILE_W + p.rx * p.nc <= p.wb && y0 - p.ry >= 0
-      && y0 + tile_h + p.ry <= p.height && y0 + tile_h <= p.row_end;
+  return tile_is_interior (p.src_aligned16 && p.dst_aligned4,
+      x0 - p.rx * p.nc, x0 + TILE_W + p.rx * p.nc, p.wb, y0, tile_h, p.ry,
+      p.height, p.row_end);
 }
 
-/* Border tiles: each column and row the tile reads is mapped through the
- * border mode once, into tables: a byte offset in the row (components of
- * an interleaved plane mapped on their own) and a row, -1 reading 0. */
-template < CuconvBorder B > __device__ void
+/* Border tables --------------------------------------------------------- */
+
+/* Fills the tables of a border tile, once, with all its threads: colmap[c]
+ * (c < span) is where column x_first + c of a row of nc interleaved
+ * components reads (a column of the row, each component mapped on its
+ * own; x_first may be negative), rowmap[r] (r < rows) the row that row
+ * y_first + r reads; -1 reads 0.  width: pixels a row, height: rows of the
+ * plane.  The caller synchronises before reading them. */
+__device__ __forceinline__ void
+build_border_tables (CuconvBorder border, int nc, int width, int height,
+    int *colmap, int span, int x_first, int *rowmap, int rows, int y_first)
+{
+  for (int c = threadIdx.x; c < span; c += THREADS) {
+    const int s = x_first + c;
+    const int px = s >= 0 ? s / nc : -((-s + nc - 1) / nc);
+    const int xi = cuconv_border_index (border, px, width);
+    colmap[c] = xi < 0 ? -1 : xi * nc + (s - px * nc);
+  }
+  for (int r = threadIdx.x; r < rows; r += THREADS)
+    rowmap[r] = cuconv_border_index (border, y_first + r, height);
+}
+
+/* The tables of a tuned 8-bit border tile: its span of bytes from
+ * x0 - apron, its rows from y0 - ry. */
+__device__ __forceinline__ void
 build_maps (const SepParams & p, const TileGeom & g, int *colmap,
     int *rowmap, int x0, int y0)
 {
-  for (int c = threadIdx.x; c < g.span; c += THREADS) {
-    const int xb = x0 - g.apron + c;
-    const int px = xb >= 0 ? xb / p.nc : -((-xb + p.nc - 1) / p.nc);
-    const int xi = cuconv_border_index (B, px, p.width);
-    colmap[c] = xi < 0 ? -1 : xi * p.nc + (xb - px * p.nc);
-  }
-  for (int r = threadIdx.x; r < g.rows; r += THREADS)
-    rowmap[r] = cuconv_border_index (B, y0 - p.ry + r, p.height);
+  build_border_tables ((CuconvBorder) p.border, p.nc, p.width, p.height,
+      colmap, g.span, x0 - g.apron, rowmap, g.rows, y0 - p.ry);
 }
 
 /* Byte c of staged row r of a border tile, through the tables. */
@@ -78,18 +115,40 @@ mapped_byte (const SepParams & p, const int *colmap, int row, int c)
   return (xo < 0 || row < 0) ? 0u : p.src[(size_t) row * p.src_pitch + xo];
 }
 
+/* Sample conversion ----------------------------------------------------- */
+
+/* v (< 2^23) as a float: 0x4B000000 | v is 2^23 + v as float bits; minus
+ * 2^23 is exact, and cheaper than a conversion instruction. */
+__device__ __forceinline__ float
+sample_to_float (uint32_t v)
+{
+  return __uint_as_float (0x4B000000u | v) - 8388608.0f;
+}
+
+/* A raw sample of type T as a float: a byte as it is, a word's
+ * (word >> shift) & mask (its depth bits). */
+template < typename T > __device__ __forceinline__ float
+raw_to_float (uint32_t raw, int shift, uint32_t mask)
+{
+  return sample_to_float (sizeof (T) == 1 ? raw : (raw >> shift) & mask);
+}
+
+/* Byte `byte` (0..3) of word as a float: two integer ops, no I2F. */
 __device__ __forceinline__ float
 u8_to_f (uint32_t word, int byte)
 {
-  /* 0x4B0000xx is 2^23 + xx as a float: two integer ops, no I2F */
   return __uint_as_float (__byte_perm (word, 0x4B000000u,
           0x7440u | byte)) - 8388608.0f;
 }
 
+/* Rounding -------------------------------------------------------------- */
+
 /* Rounds half away from zero and saturates to 0..255, exactly as
- * cuconv_round_sat_u8: the byte lands in the low bits of the result.  The
- * separable kernels' taps are non-negative and sum to 1 (checked in
- * sep_params_init), so a result lies in [0, 255.5) and needs no clamp. */
+ * cuconv_round_sat_u8, for v in [0, 255.5): the byte lands in the low bits
+ * of the result.  The tuned kernels' taps are non-negative and sum to at
+ * most 1 (the dispatch checks), so their results need no clamp.  The
+ * general and matrix kernels round with cuconv_round_sat (cuconv.h), the
+ * CPU reference's own function. */
 __device__ __forceinline__ uint32_t
 round_sat_bits (float v)
 {
@@ -126,44 +185,64 @@ store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
   }
 }
 
-/* The dynamic shared memory a kernel has been allowed, per device. */
-constexpr int SMEM_DEVICES = 16;
-typedef int SmemAllowed[SMEM_DEVICES];
+/* Host side: fitting and launching -------------------------------------- */
+
+/* The most dynamic shared memory a block of the current device may opt
+ * in to. */
+cudaError_t device_smem_optin (int *bytes);
+
+/* The largest tile, in units (rows, or groups of rows) from max_units
+ * halved down to no fewer than min_units, whose dynamic shared memory
+ * smem_for (units) fits a block of the current device: *units and *smem,
+ * or *units = 0 when none fits. */
+template < typename F > static cudaError_t
+fit_tile (int max_units, int min_units, F smem_for, int *units,
+    size_t * smem)
+{
+  int max_smem;
+  const cudaError_t e = device_smem_optin (&max_smem);
+
+  *units = 0;
+  if (e != cudaSuccess)
+    return e;
+  for (int u = max_units; u >= min_units && u > 0; u /= 2) {
+    *smem = smem_for (u);
+    if (*smem <= (size_t) max_smem) {
+      *units = u;
+      break;
+    }
+  }
+  return cudaSuccess;
+}
+
+/* What a kernel's dynamic shared memory limit has been raised to, and in
+ * which context: one per kernel, a static of its launcher. */
+struct SmemLimit
+{
+  /* context id << 20 | bytes allowed there; 0: not yet raised */
+  std::atomic < unsigned long long > raised;
+  /* the most any launch of the kernel has needed, on any device */
+  std::atomic < int > most;
+};
+
+/* Makes sure kernel may use `bytes` of dynamic shared memory in the
+ * current context (the limit belongs to a function in one context).  The
+ * attribute call costs microseconds, far more than a small frame's work,
+ * so it is made only when the context differs from the one it was last
+ * made in, or more is needed. */
+cudaError_t allow_smem (const void *kernel, int bytes, SmemLimit & limit);
 
 /* Launches a kernel that needs `bytes` of dynamic shared memory: launch ()
- * does the <<< >>> call.  The limit is raised once per device, because the
- * attribute call costs microseconds, far more than a small frame's work.
- * But the limit belongs to a CUDA context, and a device can have several
- * (GStreamer's GstCudaContext makes its own): when a launch the cache
- * thought allowed fails, the limit is raised in this context and the
- * launch retried once. */
+ * does the <<< >>> call. */
 template < typename L > static inline cudaError_t
-launch_smem (const void *kernel, int bytes, SmemAllowed done, L launch)
+launch_smem (const void *kernel, int bytes, SmemLimit & limit, L launch)
 {
-  int dev = 0;
-  cudaError_t err = cudaGetDevice (&dev);
-  bool cached;
+  const cudaError_t e = allow_smem (kernel, bytes, limit);
 
-  if (err != cudaSuccess)
-    return err;
-  if (dev >= SMEM_DEVICES)
-    dev = SMEM_DEVICES - 1;
-  cached = done[dev] >= bytes;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    if (!cached) {
-      err = cudaFuncSetAttribute (kernel,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-      if (err != cudaSuccess)
-        return err;
-      done[dev] = bytes > done[dev] ? bytes : done[dev];
-    }
-    launch ();
-    err = cudaGetLastError ();
-    if (err == cudaSuccess || !cached)
-      return err;
-    cached = false;
-  }
-  return err;
+  if (e != cudaSuccess)
+    return e;
+  launch ();
+  return cudaGetLastError ();
 }
 
 /* Launches k (kernel of (params, tile rows)) over the band of p in tiles of
@@ -172,51 +251,13 @@ typedef void (*TiledKernel) (SepParams, int);
 
 static inline cudaError_t
 launch_tiled (TiledKernel k, const SepParams & p, int tile_h, size_t smem,
-    SmemAllowed done, cudaStream_t stream)
+    SmemLimit & limit, cudaStream_t stream)
 {
   dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
 
-  return launch_smem ((const void *) k, (int) smem, done,[&]{
+  return launch_smem ((const void *) k, (int) smem, limit,[&]{
         k <<< grid, THREADS, smem, stream >>> (p, tile_h);});
-}
-
-/* The tallest tile, a multiple of `step` rows from `max_h` down, whose
- * shared memory (smem_for (TileGeom)) fits the device; 0 if none does. */
-template < typename F > static int
-fit_tile_rows (const SepParams & p, int max_h, int step, F smem_for,
-    size_t * smem)
-{
-  int dev, max_smem;
-
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&max_smem,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-    return 0;
-  for (int h = max_h; h >= step; h /= 2) {
-    *smem = smem_for (TileGeom (p.rx, p.ry, p.nc, h));
-    if (*smem <= (size_t) max_smem)
-      return h;
-  }
-  return 0;
-}
-
-/* Calls f with the border mode as a compile-time constant: the one switch
- * that turns the runtime mode into a template instantiation. */
-template < typename F > static auto
-with_border (int border, F f)
-{
-  switch (border) {
-    case CUCONV_BORDER_MIRROR:
-      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_MIRROR > ());
-    case CUCONV_BORDER_WRAP:
-      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_WRAP > ());
-    case CUCONV_BORDER_ZERO:
-      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_ZERO > ());
-    case CUCONV_BORDER_CLAMP:
-    default:
-      return f (std::integral_constant < CuconvBorder, CUCONV_BORDER_CLAMP > ());
-  }
 }
 
 }                               /* namespace cuconv */

@@ -1,20 +1,25 @@
-/* gst-cudaconvolve: what the launchers share (CUDA C++, internal).
+/* gst-cudaconvolve: the engine's internal declarations (CUDA C++): the
+ * kernels' parameters, the launchers of each kernel family, the dispatch
+ * and the status helper.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __CUCONV_KERNELS_CUH__
-#define __CUCONV_KERNELS_CUH__
+#ifndef __CUCONV_ENGINE_CUH__
+#define __CUCONV_ENGINE_CUH__
 
 #include <string.h>
 
 #include <cuda_runtime.h>
 
-#include "cuconv.h"
+#include "cuconv-cuda.h"
 
 namespace cuconv {
 
-/* Radii with fully unrolled instantiations (equal in x and y, planar or
- * 2-component interleaved); every other radius takes the generic path. */
+/* The radii of the tuned separable kernel with fully unrolled
+ * instantiations (equal in x and y, planar or 2-component interleaved);
+ * every other radius takes the generic path.  A 4:2:0 frame whose luma
+ * radius R is one of them runs in one launch: its chroma radius
+ * (R + 1) / 2 is one of them too. */
 #define CUCONV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
 
@@ -72,11 +77,6 @@ struct FrameParams
   int first_block[4];           /* filled by the launcher */
   int tiles_x[3];
 };
-
-/* Luma radii whose 4:2:0 frames (luma R, chroma (R + 1) / 2, both in
- * CUCONV_FIXED_RADII) run in one launch. */
-#define CUCONV_FRAME_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
-  X (12) X (16)
 
 /* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch;
  * cudaErrorNotSupported for any other geometry or radius. */
@@ -145,6 +145,24 @@ void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
  * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
+/* The dispatch (cuconv-dispatch.cu) -------------------------------------- */
+
+/* Whether every component of pl has op. */
+bool all_ops (const CuconvPlane & pl, int op);
+
+/* The one place that maps a plane and a filter to a GPU path
+ * (docs/design.md): filters rows [row_begin, row_end) of pl (device
+ * pointers) on stream. */
+cudaError_t launch_plane (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream);
+
+/* Status (cuconv-host.cu) ------------------------------------------------ */
+
+/* Clears the runtime's last error, fills st (when not NULL) with e and a
+ * sentence that starts with what, and returns e as the entry points'
+ * non-zero result. */
+int fail (CuconvStatus * st, const char *what, cudaError_t e);
+
 }                               /* namespace cuconv */
 
-#endif /* __CUCONV_KERNELS_CUH__ */
+#endif /* __CUCONV_ENGINE_CUH__ */

@@ -1,16 +1,16 @@
-/* gst-cudaconvolve: the CUDA engine's host side: device buffers, pinned
- * memory, streams, and the strip pipeline that overlaps upload, compute
- * and download.
+/* gst-cudaconvolve: the strip pipeline for frames in host memory
+ * (CuconvStrips): device buffers, page-locked staging, three streams and
+ * their events, so that upload, compute and download of a frame's strips
+ * overlap.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda_runtime.h>
 
-#include "cuconv-cuda.h"
-#include "cuconv-kernels.cuh"
+#include "cuconv-engine.cuh"
 
 #define CUCONV_MAX_PLANES 4
 /* A plane is cut into at most this many strips, each a multiple of the
@@ -33,7 +33,6 @@ struct DevPlane
 
 struct _CuconvStrips
 {
-  int device;
   cudaStream_t up, compute, down;
   /* one of each per plane and strip of a frame */
   cudaEvent_t uploaded[CUCONV_EVENTS], filtered[CUCONV_EVENTS];
@@ -41,173 +40,7 @@ struct _CuconvStrips
   DevPlane planes[CUCONV_MAX_PLANES];
 };
 
-namespace cuconv {
-
-void
-sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvTaps & kx,
-    const CuconvTaps & ky, CuconvBorder border, int row_begin, int row_end)
-{
-  band_params_init (p, pl, row_begin, row_end);
-  p.nc = pl.n_comp;
-  p.wb = pl.width * pl.n_comp;
-  p.rx = kx.radius;
-  p.ry = ky.radius;
-  p.border = border;
-  p.src_aligned16 = ((uintptr_t) pl.src % 16 == 0) && (p.src_pitch % 16 == 0);
-  p.dst_aligned4 = ((uintptr_t) pl.dst % 4 == 0) && (p.dst_pitch % 4 == 0);
-  memcpy (p.kx, kx.w, sizeof (float) * (2 * kx.radius + 1));
-  memcpy (p.ky, ky.w, sizeof (float) * (2 * ky.radius + 1));
-  p.taps_nonneg = 1;
-  for (int i = 0; i <= 2 * kx.radius; i++)
-    p.taps_nonneg &= kx.w[i] >= 0.0f;
-  for (int i = 0; i <= 2 * ky.radius; i++)
-    p.taps_nonneg &= ky.w[i] >= 0.0f;
-}
-
-/* Above this radius the box runs as running sums; up to it the tap kernel,
- * fed the box's equal taps, is faster (docs/performance.md). */
-#define CUCONV_BOX_SUMS_MIN_RADIUS 17
-
-/* Whether a box of f's luma radius runs as running sums. */
-static bool
-box_takes_sums (const CuconvFilter * f)
-{
-  return f->x[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS
-      || f->y[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS;
-}
-
-/* The tuned 8-bit path: the box by radius, every other kernel with its
- * taps. */
-static cudaError_t
-launch_tuned (const SepParams & p, CuconvKernel kernel, cudaStream_t stream)
-{
-  switch (kernel) {
-    case CUCONV_KERNEL_BOX:
-      if (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS) {
-        const cudaError_t e = launch_box (p, stream);
-        if (e != cudaErrorNotSupported)
-          return e;
-      }
-      /* the taps are the box's */
-      [[fallthrough]];
-    case CUCONV_KERNEL_GAUSSIAN:
-    default:
-      return launch_separable (p, stream);
-  }
-}
-
-static bool
-all_ops (const CuconvPlane & pl, int op)
-{
-  for (int c = 0; c < pl.n_comp; c++)
-    if (pl.op[c] != op)
-      return false;
-  return true;
-}
-
-/* Taps the tuned kernels round exactly: their rounding has no clamp, so
- * every result must lie in [0, 255.5), which non-negative taps summing to
- * at most 1 (plus float error) in each direction guarantee: gaussian, box
- * and normalised custom blurs. */
-static bool
-taps_bounded (const CuconvTaps & t)
-{
-  float sum = 0.0f;
-
-  for (int i = 0; i <= 2 * t.radius; i++) {
-    if (t.w[i] < 0.0f)
-      return false;
-    sum += t.w[i];
-  }
-  return sum <= 1.0001f;
-}
-
-/* Whether plane pl is one the tuned 8-bit kernels (cuconv-separable.cu,
- * cuconv-box.cu) can filter with combine: one term, every component
- * filtered, at most 2 of them. */
-static bool
-takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f, CuconvCombine combine)
-{
-  return cuconv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
-      && f.combine == combine && pl.n_comp <= 2
-      && all_ops (pl, CUCONV_COMP_FILTER)
-      && taps_bounded (*cuconv_filter_taps_x (&f, &pl))
-      && taps_bounded (*cuconv_filter_taps_y (&f, &pl));
-}
-
-/* The plain blurs: every tuned path, the one launch for 4:2:0 frames
- * included. */
-static bool
-takes_tuned (const CuconvPlane & pl, const CuconvFilter & f)
-{
-  return takes_tuned_as (pl, f, CUCONV_COMBINE_NONE);
-}
-
-/* The one place that maps a plane and a filter to a GPU path
- * (docs/design.md, section 7): rows [row_begin, row_end) of pl (device
- * pointers). */
-static cudaError_t
-launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, cudaStream_t stream)
-{
-  const size_t rb = (size_t) pl.width * pl.n_comp *
-      cuconv_plane_sample_bytes (&pl);
-
-  if (row_end <= row_begin)
-    return cudaSuccess;
-  if (all_ops (pl, CUCONV_COMP_COPY))
-    return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
-        pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
-        pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
-        stream);
-  if (all_ops (pl, CUCONV_COMP_FILL))
-    return launch_fill (pl, row_begin, row_end, stream);
-  if (f.n_terms == 0) {
-    /* the 2-D matrix (cuconv-matrix.cu) */
-    MatrixParams mp;
-
-    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
-    return launch_matrix (mp, stream);
-  }
-  if (takes_tuned (pl, f)) {
-    SepParams p;
-
-    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
-        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
-    return launch_tuned (p, f.settings.kernel, stream);
-  }
-  /* an 8-bit sharpen of an unrolled radius: the tuned kernel with the
-   * unsharp mask in its stores */
-  if (f.amount > 0.0f && takes_tuned_as (pl, f, CUCONV_COMBINE_SHARPEN)) {
-    SepParams p;
-    cudaError_t e;
-
-    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
-        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
-    p.amount = f.amount;
-    e = launch_separable (p, stream);
-    if (e != cudaErrorNotSupported)
-      return e;
-  }
-  return launch_general (pl, f, row_begin, row_end, stream);
-}
-
-}                               /* namespace cuconv */
-
 using namespace cuconv;
-
-/* Fills st (when not NULL) for a failed CUDA call and returns its code. */
-static int
-fail (CuconvStatus * st, const char *what, cudaError_t e)
-{
-  cudaGetLastError ();          /* not sticky: clear it */
-  if (st) {
-    st->code = (int) e;
-    snprintf (st->message, sizeof (st->message), "%s: %s (%s)", what,
-        cudaGetErrorString (e), cudaGetErrorName (e));
-  }
-  return (int) e;
-}
 
 #define CHECK(call, what) \
   do { cudaError_t _e = (call); \
@@ -220,11 +53,13 @@ cuconv_strips_new (CuconvStatus * st)
   cudaError_t e = cudaSuccess;
   int i;
 
-  cc = (CuconvStrips *) calloc (1, sizeof (CuconvCuda));
-  if (!cc)
+  cc = (CuconvStrips *) calloc (1, sizeof (CuconvStrips));
+  if (!cc) {
+    fail (st, "cannot allocate the strip pipeline",
+        cudaErrorMemoryAllocation);
     return NULL;
-  if (!e)
-    e = cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking);
+  }
+  e = cudaStreamCreateWithFlags (&cc->up, cudaStreamNonBlocking);
   if (!e)
     e = cudaStreamCreateWithFlags (&cc->compute, cudaStreamNonBlocking);
   if (!e)
@@ -286,26 +121,6 @@ cuconv_strips_free (CuconvStrips * cc)
   free (cc);
 }
 
-extern "C" void *
-cuconv_host_alloc (size_t size, CuconvStatus * st)
-{
-  void *p = NULL;
-  const cudaError_t e = cudaHostAlloc (&p, size, cudaHostAllocPortable);
-
-  if (e != cudaSuccess) {
-    fail (st, "cannot allocate page-locked host memory", e);
-    return NULL;
-  }
-  return p;
-}
-
-extern "C" void
-cuconv_host_free (void *ptr)
-{
-  if (ptr)
-    cudaFreeHost (ptr);
-}
-
 /* Device buffers for plane i, kept while its geometry stays the same. */
 static int
 ensure_plane (CuconvStrips * cc, int i, const CuconvPlane * pl, CuconvStatus * st)
@@ -352,7 +167,7 @@ ensure_stage (uint8_t ** stage, const DevPlane * d, CuconvStatus * st)
 }
 
 /* Whether the DMA engines can read or write host memory at p directly:
- * page-locked memory (cuconv_cuda_host_alloc, the element's buffer pool). */
+ * page-locked memory (cuconv_host_alloc, the element's buffer pool). */
 static bool
 is_pinned (const void *p)
 {
@@ -410,14 +225,14 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
   cudaEvent_t *filtered = cc->filtered + pi * CUCONV_MAX_STRIPS;
   cudaEvent_t *downloaded = cc->downloaded + pi * CUCONV_MAX_STRIPS;
   const bool pinned_in = is_pinned (pl->src), pinned_out = is_pinned (pl->dst);
-  int strip, n_strips, k, next_up = 0;
+  int strip, n_strips, k, next_up = 0, r;
 
-  if (ensure_plane (cc, pi, pl, st))
-    return -1;
-  if (!pinned_in && ensure_stage (&d->stage_in, d, st))
-    return -1;
-  if (!pinned_out && ensure_stage (&d->stage_out, d, st))
-    return -1;
+  if ((r = ensure_plane (cc, pi, pl, st)) != 0)
+    return r;
+  if (!pinned_in && (r = ensure_stage (&d->stage_in, d, st)) != 0)
+    return r;
+  if (!pinned_out && (r = ensure_stage (&d->stage_out, d, st)) != 0)
+    return r;
 
   /* strips of whole tiles, each at least as tall as the vertical apron
    * (tile_rows >= CUCONV_MAX_RADIUS >= reach), so strip k only needs
@@ -505,21 +320,34 @@ finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
   return 0;
 }
 
-extern "C" int
-cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, CuconvStatus * st)
+/* After a failure: waits for what was enqueued, which may still read
+ * and write the caller's frame, before the caller gets it back. */
+static int
+drain (CuconvStrips * cc, int r)
 {
-  int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i;
+  cudaStreamSynchronize (cc->up);
+  cudaStreamSynchronize (cc->compute);
+  cudaStreamSynchronize (cc->down);
+  cudaGetLastError ();
+  return r;
+}
 
-  if (n_planes > CUCONV_MAX_PLANES) {
+extern "C" int
+cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvStatus * st)
+{
+  int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i, r;
+
+  if (n_planes > CUCONV_MAX_PLANES)
     return fail (st, "too many planes", cudaErrorInvalidValue);
-  }
   for (i = 0; i < n_planes; i++)
-    if (enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i], st))
-      return st ? st->code : -1;
+    if ((r = enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i],
+                st)) != 0)
+      return drain (cc, r);
   for (i = 0; i < n_planes; i++)
-    if (finish_plane (cc, i, &planes[i], n_strips[i], strip[i], st))
-      return st ? st->code : -1;
+    if ((r = finish_plane (cc, i, &planes[i], n_strips[i], strip[i],
+                st)) != 0)
+      return drain (cc, r);
   CHECK (cudaStreamSynchronize (cc->down), "the GPU failed to filter a frame");
   CHECK (cudaStreamSynchronize (cc->compute),
       "the GPU failed to filter a frame");
@@ -527,40 +355,3 @@ cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes, int n_plan
   return 0;
 }
 
-extern "C" int
-cuconv_filter_device (const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, void *stream, CuconvStatus * st)
-{
-  const cudaStream_t s = (cudaStream_t) stream;
-  bool tuned = true;
-  int i;
-
-  for (i = 0; i < n_planes; i++)
-    tuned &= takes_tuned (planes[i], *f);
-  /* a 4:2:0 frame through the tap kernel: one launch for all planes,
-   * which saves the ramp and tail of the chroma launches */
-  if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
-          CUCONV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
-    FrameParams fp;
-    cudaError_t e;
-
-    memset (&fp, 0, sizeof (fp));
-    fp.n = n_planes;
-    for (i = 0; i < n_planes; i++)
-      sep_params_init (fp.plane[i], planes[i], *cuconv_filter_taps_x (f,
-              &planes[i]), *cuconv_filter_taps_y (f, &planes[i]),
-          f->settings.border, 0, planes[i].height);
-    e = launch_frame420 (fp, s);
-    if (e != cudaErrorNotSupported)
-      return e ? fail (st, "the GPU failed to filter a frame", e) : 0;
-  }
-
-  for (i = 0; i < n_planes; i++) {
-    const cudaError_t e = launch_plane (planes[i], *f, 0, planes[i].height,
-        s);
-
-    if (e != cudaSuccess)
-      return fail (st, "the GPU failed to filter a frame", e);
-  }
-  return 0;
-}

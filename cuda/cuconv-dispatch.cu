@@ -1,0 +1,181 @@
+/* gst-cudaconvolve: the dispatch: which kernel serves which plane and
+ * filter (docs/design.md), and the entry point for frames in device
+ * memory, with the one launch of a 4:2:0 frame.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-engine.cuh"
+
+namespace cuconv {
+
+/* Above this radius the box runs as running sums; up to it the tap kernel,
+ * fed the box's equal taps, is faster (docs/performance.md). */
+#define CUCONV_BOX_SUMS_MIN_RADIUS 17
+
+/* Whether a box of f's luma radius runs as running sums. */
+static bool
+box_takes_sums (const CuconvFilter * f)
+{
+  return f->x[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS
+      || f->y[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS;
+}
+
+/* The tuned 8-bit path: the box by radius, every other kernel with its
+ * taps. */
+static cudaError_t
+launch_tuned (const SepParams & p, CuconvKernel kernel, cudaStream_t stream)
+{
+  switch (kernel) {
+    case CUCONV_KERNEL_BOX:
+      if (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS) {
+        const cudaError_t e = launch_box (p, stream);
+        if (e != cudaErrorNotSupported)
+          return e;
+      }
+      /* the taps are the box's */
+      [[fallthrough]];
+    case CUCONV_KERNEL_GAUSSIAN:
+    default:
+      return launch_separable (p, stream);
+  }
+}
+
+bool
+all_ops (const CuconvPlane & pl, int op)
+{
+  for (int c = 0; c < pl.n_comp; c++)
+    if (pl.op[c] != op)
+      return false;
+  return true;
+}
+
+/* Taps the tuned kernels round exactly: their rounding has no clamp, so
+ * every result must lie in [0, 255.5), which non-negative taps summing to
+ * at most 1 (plus float error) in each direction guarantee: gaussian, box
+ * and normalised custom blurs. */
+static bool
+taps_bounded (const CuconvTaps & t)
+{
+  float sum = 0.0f;
+
+  for (int i = 0; i <= 2 * t.radius; i++) {
+    if (t.w[i] < 0.0f)
+      return false;
+    sum += t.w[i];
+  }
+  return sum <= 1.0001f;
+}
+
+/* Whether plane pl is one the tuned 8-bit kernels (cuconv-separable.cu,
+ * cuconv-box.cu) can filter with combine: one term, every component
+ * filtered, at most 2 of them. */
+static bool
+takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f, CuconvCombine combine)
+{
+  return cuconv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
+      && f.combine == combine && pl.n_comp <= 2
+      && all_ops (pl, CUCONV_COMP_FILTER)
+      && taps_bounded (*cuconv_filter_taps_x (&f, &pl))
+      && taps_bounded (*cuconv_filter_taps_y (&f, &pl));
+}
+
+/* The plain blurs: every tuned path, the one launch for 4:2:0 frames
+ * included. */
+static bool
+takes_tuned (const CuconvPlane & pl, const CuconvFilter & f)
+{
+  return takes_tuned_as (pl, f, CUCONV_COMBINE_NONE);
+}
+
+cudaError_t
+launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, cudaStream_t stream)
+{
+  const size_t rb = (size_t) pl.width * pl.n_comp *
+      cuconv_plane_sample_bytes (&pl);
+
+  if (row_end <= row_begin)
+    return cudaSuccess;
+  if (all_ops (pl, CUCONV_COMP_COPY))
+    return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
+        pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
+        pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
+        stream);
+  if (all_ops (pl, CUCONV_COMP_FILL))
+    return launch_fill (pl, row_begin, row_end, stream);
+  if (f.n_terms == 0) {
+    /* the 2-D matrix (cuconv-matrix.cu) */
+    MatrixParams mp;
+
+    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
+    return launch_matrix (mp, stream);
+  }
+  if (takes_tuned (pl, f)) {
+    SepParams p;
+
+    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
+        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    return launch_tuned (p, f.settings.kernel, stream);
+  }
+  /* an 8-bit sharpen of an unrolled radius: the tuned kernel with the
+   * unsharp mask in its stores */
+  if (f.amount > 0.0f && takes_tuned_as (pl, f, CUCONV_COMBINE_SHARPEN)) {
+    SepParams p;
+    cudaError_t e;
+
+    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
+        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
+    p.amount = f.amount;
+    e = launch_separable (p, stream);
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
+  return launch_general (pl, f, row_begin, row_end, stream);
+}
+
+}                               /* namespace cuconv */
+
+using namespace cuconv;
+
+extern "C" int
+cuconv_filter_device (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *stream, CuconvStatus * st)
+{
+  const cudaStream_t s = (cudaStream_t) stream;
+  bool tuned = true;
+  int i;
+
+  for (i = 0; i < n_planes; i++)
+    tuned &= takes_tuned (planes[i], *f);
+  /* a 4:2:0 frame through the tap kernel: one launch for all planes,
+   * which saves the ramp and tail of the chroma launches */
+  if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
+          CUCONV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
+    FrameParams fp;
+    cudaError_t e;
+
+    memset (&fp, 0, sizeof (fp));
+    fp.n = n_planes;
+    for (i = 0; i < n_planes; i++)
+      sep_params_init (fp.plane[i], planes[i], *cuconv_filter_taps_x (f,
+              &planes[i]), *cuconv_filter_taps_y (f, &planes[i]),
+          f->settings.border, 0, planes[i].height);
+    e = launch_frame420 (fp, s);
+    if (e != cudaErrorNotSupported)
+      return e != cudaSuccess ? fail (st, "the GPU failed to filter a frame",
+          e) : 0;
+  }
+
+  for (i = 0; i < n_planes; i++) {
+    const cudaError_t e = launch_plane (planes[i], *f, 0, planes[i].height,
+        s);
+
+    if (e != cudaSuccess)
+      return fail (st, "the GPU failed to filter a frame", e);
+  }
+  return 0;
+}
