@@ -8,9 +8,9 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
-#include <gst/video/gstvideofilter.h>
 
 #include "cuconv.h"
+#include "gstcudavideofilter.h"
 
 G_BEGIN_DECLS
 
@@ -41,13 +41,6 @@ typedef enum
 #undef GST_CUDA_CONVOLVE_PLANES_ENUM
 } GstCudaConvolvePlanes;
 
-typedef enum
-{
-  GST_CUDA_CONVOLVE_BACKEND_AUTO,
-  GST_CUDA_CONVOLVE_BACKEND_CUDA,
-  GST_CUDA_CONVOLVE_BACKEND_CPU,
-} GstCudaConvolveBackend;
-
 #define GST_TYPE_CUDA_CONVOLVE_KERNEL (gst_cuda_convolve_kernel_get_type ())
 GType gst_cuda_convolve_kernel_get_type (void);
 
@@ -57,12 +50,9 @@ GType gst_cuda_convolve_border_get_type (void);
 #define GST_TYPE_CUDA_CONVOLVE_PLANES (gst_cuda_convolve_planes_get_type ())
 GType gst_cuda_convolve_planes_get_type (void);
 
-#define GST_TYPE_CUDA_CONVOLVE_BACKEND (gst_cuda_convolve_backend_get_type ())
-GType gst_cuda_convolve_backend_get_type (void);
-
 #define GST_TYPE_CUDA_CONVOLVE (gst_cuda_convolve_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaConvolve, gst_cuda_convolve,
-    GST, CUDA_CONVOLVE, GstVideoFilter);
+    GST, CUDA_CONVOLVE, GstCudaVideoFilter);
 
 GST_ELEMENT_REGISTER_DECLARE (cudaconvolve);
 

@@ -487,7 +487,7 @@ GST_START_TEST (test_caps)
     "video/x-raw,format=UYVY,width=16,height=16,framerate=30/1",
     "video/x-raw,format=I420_10BE,width=16,height=16,framerate=30/1",
     "video/x-raw,format=P010_10BE,width=16,height=16,framerate=30/1",
-#ifndef HAVE_GST_CUDA
+#ifndef HAVE_CUDA
     "video/x-raw(memory:CUDAMemory),format=NV12,width=16,height=16,"
         "framerate=30/1",
 #endif
@@ -899,8 +899,11 @@ count_warnings (GstDebugCategory * category, GstDebugLevel level,
     const gchar * file, const gchar * function, gint line, GObject * object,
     GstDebugMessage * message, gpointer user_data)
 {
-  if (level == GST_LEVEL_WARNING &&
-      g_str_equal (gst_debug_category_get_name (category), "cudaconvolve"))
+  const gchar *name = gst_debug_category_get_name (category);
+
+  /* the element's category and its base class's, which chooses backends */
+  if (level == GST_LEVEL_WARNING && (g_str_equal (name, "cudaconvolve") ||
+          g_str_equal (name, "cudavideofilter")))
     g_atomic_int_inc (&n_warnings);
 }
 
@@ -915,6 +918,7 @@ GST_START_TEST (test_backend_auto)
   gchar *active;
 
   gst_debug_set_threshold_for_name ("cudaconvolve", GST_LEVEL_WARNING);
+  gst_debug_set_threshold_for_name ("cudavideofilter", GST_LEVEL_WARNING);
   gst_debug_add_log_function (count_warnings, NULL, NULL);
   n_warnings = 0;
 

@@ -1,0 +1,56 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* The engine's CUDA entry points (cuconv-cuda.h) in a build without the
+ * CUDA toolkit, so that cudaconvolve is one source for both builds.  The
+ * base class never opens the CUDA backend here, so none of these is
+ * reached; each fails as a missing device would. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+
+#include "cuconv-cuda.h"
+
+static void
+no_cuda (CuconvStatus * st)
+{
+  if (st) {
+    st->code = -1;
+    snprintf (st->message, sizeof (st->message),
+        "This build of the plugin has no CUDA support.");
+  }
+}
+
+CuconvStrips *
+cuconv_strips_new (CuconvStatus * st)
+{
+  no_cuda (st);
+  return NULL;
+}
+
+void
+cuconv_strips_free (CuconvStrips * s)
+{
+}
+
+int
+cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
+
+int
+cuconv_filter_device (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}

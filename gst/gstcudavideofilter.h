@@ -1,0 +1,78 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_VIDEO_FILTER_H__
+#define __GST_CUDA_VIDEO_FILTER_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GST_CUDA_VIDEO_FILTER_BACKEND_AUTO,
+  GST_CUDA_VIDEO_FILTER_BACKEND_CUDA,
+  GST_CUDA_VIDEO_FILTER_BACKEND_CPU,
+} GstCudaVideoFilterBackend;
+
+#define GST_TYPE_CUDA_VIDEO_FILTER_BACKEND \
+    (gst_cuda_video_filter_backend_get_type ())
+GType gst_cuda_video_filter_backend_get_type (void);
+
+#define GST_TYPE_CUDA_VIDEO_FILTER (gst_cuda_video_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
+    GST, CUDA_VIDEO_FILTER, GstVideoFilter);
+
+/**
+ * GstCudaVideoFilterClass:
+ * @prepare_frame: streaming thread, once per buffer before it is filtered
+ *     (after gst_object_sync_values ()): copy the properties the frame is
+ *     filtered with under the object lock.  Returns %TRUE when they leave
+ *     frames unchanged: the base class then passes buffers through, or
+ *     copies them where the memories differ.  Required.
+ * @filter_cpu: filters in_frame into out_frame, both mapped in system
+ *     memory, on the CPU.  Required.
+ * @open_cuda: makes the subclass's GPU resources for the CUDA backend; the
+ *     element's CUDA context is current.  %FALSE with @error set when they
+ *     cannot be had.
+ * @close_cuda: frees what @open_cuda made; the context is current.
+ * @filter_cuda_host: filters frames mapped in host memory (system or
+ *     pinned) on the GPU, synchronously; the context is current.
+ * @filter_cuda_device: filters frames whose planes are mapped in device
+ *     memory of the element's context, asynchronously on @stream (a
+ *     CUstream); the context is current and the base class waits for the
+ *     stream before the buffer goes on.
+ *
+ * A CUDA video filter: the base class owns the backend choice, the one
+ * #GstCudaContext (shared with the neighbours), the element's stream, the
+ * caps with and without CUDA memory and the buffer pools; a subclass
+ * only filters.  Every vfunc that returns a #GstFlowReturn posts its own
+ * error message on failure.
+ */
+struct _GstCudaVideoFilterClass
+{
+  GstVideoFilterClass parent_class;
+
+  gboolean (*prepare_frame) (GstCudaVideoFilter * filter);
+  GstFlowReturn (*filter_cpu) (GstCudaVideoFilter * filter,
+      GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+
+  gboolean (*open_cuda) (GstCudaVideoFilter * filter, GError ** error);
+  void (*close_cuda) (GstCudaVideoFilter * filter);
+  GstFlowReturn (*filter_cuda_host) (GstCudaVideoFilter * filter,
+      GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+  GstFlowReturn (*filter_cuda_device) (GstCudaVideoFilter * filter,
+      GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream);
+
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+void gst_cuda_video_filter_class_add_pad_templates (GstCudaVideoFilterClass *
+    klass, const gchar * formats);
+
+G_END_DECLS
+#endif /* __GST_CUDA_VIDEO_FILTER_H__ */

@@ -1,0 +1,528 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/* GstCudaVideoFilter's CUDA side, among GStreamer's CUDA elements (nvcodec:
+ * cudaupload, cudadownload, nvh264dec, ...): one GstCudaContext shared
+ * through GstContext, made when no neighbour has one; every GPU resource
+ * of the element (its stream, the subclass's engine, pinned host memory,
+ * CUDA pools) lives in it, so the process holds one context per device
+ * and never the runtime's primary context.  The 1.22 library keeps no
+ * stream with the memory: a producer finishes its work on a buffer before
+ * pushing it, and so does the element (it waits for its stream). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcudavideofiltergpu.h"
+#include "gstcudapinnedallocator.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_video_filter_debug);
+#define GST_CAT_DEFAULT gst_cuda_video_filter_debug
+
+struct _GstCudaVideoFilterGpu
+{
+  /* Set by the neighbours through set_context () (as in nvcodec, the
+   * same pointer gst_cuda_ensure_element_context () fills), fixed from
+   * open () to close (). */
+  GstCudaContext *context;
+  CUstream stream;
+  GstAllocator *pinned;         /* pinned memory of context */
+  gboolean tried;               /* open () ran since close () */
+};
+
+GstCudaVideoFilterGpu *
+gst_cuda_video_filter_gpu_new (void)
+{
+  return g_new0 (GstCudaVideoFilterGpu, 1);
+}
+
+void
+gst_cuda_video_filter_gpu_free (GstCudaVideoFilterGpu * gpu)
+{
+  gst_cuda_video_filter_gpu_close (gpu);
+  g_free (gpu);
+}
+
+GstCaps *
+gst_cuda_video_filter_gpu_template_caps (const gchar * formats)
+{
+  gchar *s = g_strdup_printf ("video/x-raw(%s), format = (string) %s, "
+      "width = " GST_VIDEO_SIZE_RANGE ", height = " GST_VIDEO_SIZE_RANGE
+      ", framerate = " GST_VIDEO_FPS_RANGE "; video/x-raw, format = (string) "
+      "%s, width = " GST_VIDEO_SIZE_RANGE ", height = " GST_VIDEO_SIZE_RANGE
+      ", framerate = " GST_VIDEO_FPS_RANGE,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, formats, formats);
+  GstCaps *caps = gst_caps_from_string (s);
+
+  g_free (s);
+  return caps;
+}
+
+void
+gst_cuda_video_filter_gpu_set_context (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstContext * context, gint device_id)
+{
+  gst_cuda_handle_set_context (element, context, device_id, &gpu->context);
+}
+
+gboolean
+gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstQuery * query)
+{
+  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (element, query, gpu->context);
+}
+
+gboolean
+gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, gint device_id, GError ** error)
+{
+  guint device = 0;
+
+  if (gpu->stream)
+    return TRUE;
+  gpu->tried = TRUE;
+  if (!gst_cuda_load_library ())
+    goto no_driver;
+  /* the CUDA allocator, which nvcodec registers when it is loaded */
+  gst_cuda_memory_init_once ();
+
+  /* A neighbour's context for the device, else a new one for it, shared
+   * with the neighbours. */
+  if (!gst_cuda_ensure_element_context (element, device_id, &gpu->context))
+    goto no_context;
+
+  if (!gst_cuda_context_push (gpu->context))
+    goto no_stream;
+  if (!gst_cuda_result (CuStreamCreate (&gpu->stream,
+              CU_STREAM_NON_BLOCKING)))
+    gpu->stream = NULL;
+  gst_cuda_context_pop (NULL);
+  if (!gpu->stream)
+    goto no_stream;
+
+  gpu->pinned = gst_cuda_pinned_allocator_new (gpu->context);
+  g_object_get (gpu->context, "cuda-device-id", &device, NULL);
+  GST_INFO_OBJECT (element, "CUDA context %" GST_PTR_FORMAT " of device %u",
+      gpu->context, device);
+  return TRUE;
+
+  /* ERRORS */
+no_driver:
+  {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "No usable CUDA device was found (no GPU, or no NVIDIA driver).");
+    return FALSE;
+  }
+no_context:
+  {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "No CUDA context could be made for device %d (no such GPU, or no "
+        "NVIDIA driver).", MAX (device_id, 0));
+    return FALSE;
+  }
+no_stream:
+  {
+    gst_cuda_video_filter_gpu_close (gpu);
+    gpu->tried = TRUE;
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "Cannot create a CUDA stream in the CUDA context.");
+    return FALSE;
+  }
+}
+
+void
+gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu)
+{
+  if (gpu->stream && gst_cuda_context_push (gpu->context)) {
+    gst_cuda_result (CuStreamDestroy (gpu->stream));
+    gst_cuda_context_pop (NULL);
+  }
+  gpu->stream = NULL;
+  /* Pools and buffers in flight hold their own references to both. */
+  gst_clear_object (&gpu->pinned);
+  gst_clear_object (&gpu->context);
+  gpu->tried = FALSE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_is_open (GstCudaVideoFilterGpu * gpu)
+{
+  return gpu->stream != NULL;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_can_offer (GstCudaVideoFilterGpu * gpu)
+{
+  return !gpu->tried || gpu->stream != NULL;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_push (GstCudaVideoFilterGpu * gpu)
+{
+  return gpu->context && gst_cuda_context_push (gpu->context);
+}
+
+void
+gst_cuda_video_filter_gpu_pop (GstCudaVideoFilterGpu * gpu)
+{
+  gst_cuda_context_pop (NULL);
+}
+
+gpointer
+gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu)
+{
+  return gpu->stream;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, GError ** error)
+{
+  CUresult cr = CuStreamSynchronize (gpu->stream);
+  const gchar *name = NULL;
+
+  if (cr == CUDA_SUCCESS)
+    return TRUE;
+  CuGetErrorName (cr, &name);
+  g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+      "the GPU failed while filtering (%s)", GST_STR_NULL (name));
+  return FALSE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_caps_are_cuda (GstCaps * caps)
+{
+  GstCapsFeatures *features;
+
+  if (!caps || gst_caps_get_size (caps) == 0)
+    return FALSE;
+  features = gst_caps_get_features (caps, 0);
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+GstCaps *
+gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps, gboolean offer_cuda)
+{
+  GstCaps *ret;
+  guint i, f;
+
+  if (gst_caps_is_any (caps))
+    return gst_caps_ref (caps);
+
+  ret = gst_caps_new_empty ();
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *have = gst_caps_get_features (caps, i);
+    const gchar *features[2] = { GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY
+    };
+
+    /* the memory of this side first, as a passthrough would keep it */
+    if (have && gst_caps_features_contains (have,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
+      features[0] = GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY;
+      features[1] = GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
+    }
+    for (f = 0; f < G_N_ELEMENTS (features); f++) {
+      if (!offer_cuda && g_str_equal (features[f],
+              GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+        continue;
+      ret = gst_caps_merge_structure_full (ret,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          gst_caps_features_new (features[f], NULL));
+    }
+  }
+  return ret;
+}
+
+/* Configures pool for caps with video meta; returns the size of a buffer
+ * as the pool has it (pitched rows make it larger than the caps say), or
+ * 0 when the pool refuses. */
+static guint
+configure_cuda_pool (GstBufferPool * pool, GstCaps * caps, guint size,
+    guint min, guint max)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (!gst_buffer_pool_set_config (pool, config))
+    return 0;
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  return size;
+}
+
+/* A GstCudaBufferPool of the context in place of GstVideoFilter's pool of
+ * system memory, so that upstream's frames are already where the kernels
+ * read them. */
+static void
+propose_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+{
+  GstBufferPool *pool;
+  guint size;
+
+  pool = gst_cuda_buffer_pool_new (gpu->context);
+  size = configure_cuda_pool (pool, caps, GST_VIDEO_INFO_SIZE (info), 0, 0);
+  if (size == 0) {
+    GST_WARNING_OBJECT (element, "cannot configure a CUDA buffer pool");
+    gst_object_unref (pool);
+    return;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, 0, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  GST_DEBUG_OBJECT (element, "proposing %" GST_PTR_FORMAT, pool);
+  gst_object_unref (pool);
+}
+
+/* Puts a GstVideoBufferPool of pinned memory first in query, in place of
+ * GstVideoFilter's system-memory one, and the allocator first among the
+ * allocation params: upstream that configures the pool with the first
+ * allocator, or allocates without a pool, gets pinned memory as well. */
+static void
+propose_pinned_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+{
+  GstAllocationParams params;
+  GstAllocator *other = NULL;
+  GstBufferPool *pool;
+  GstStructure *config;
+  gchar *name;
+
+  /* The alignment, prefix and padding already asked for still hold. */
+  gst_allocation_params_init (&params);
+  if (gst_query_get_n_allocation_params (query) > 0) {
+    gst_query_parse_nth_allocation_param (query, 0, &other, &params);
+    gst_clear_object (&other);
+  }
+
+  pool = gst_video_buffer_pool_new ();
+  name = g_strdup_printf ("%s-pinned-pool", GST_OBJECT_NAME (element));
+  g_object_set (pool, "name", name, NULL);
+  g_free (name);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, gpu->pinned, &params);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    goto config_failed;
+
+  if (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_set_nth_allocation_param (query, 0, gpu->pinned, &params);
+  else
+    gst_query_add_allocation_param (query, gpu->pinned, &params);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info->size, 0, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, info->size, 0, 0);
+  GST_DEBUG_OBJECT (element, "proposing %" GST_PTR_FORMAT
+      " of pinned memory", pool);
+  gst_object_unref (pool);
+  return;
+
+  /* ERRORS */
+config_failed:
+  {
+    GST_WARNING_OBJECT (element, "Cannot configure a pool of pinned memory; "
+        "proposing system memory");
+    gst_object_unref (pool);
+  }
+}
+
+void
+gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstQuery * query, gboolean pinned)
+{
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!gpu->stream || !caps || !gst_video_info_from_caps (&info, caps))
+    return;
+  if (gst_cuda_video_filter_gpu_caps_are_cuda (caps))
+    propose_cuda_pool (gpu, element, query, caps, &info);
+  else if (pinned)
+    propose_pinned_pool (gpu, element, query, caps, &info);
+}
+
+/* Downstream's pool when it is a CUDA pool of the same context, else one
+ * of ours, configured whole: GstBaseTransform would set downstream's
+ * allocator (none, or system memory) on it. */
+static gboolean
+decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+{
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean have_pool;
+
+  have_pool = gst_query_get_n_allocation_pools (query) > 0;
+  if (have_pool)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
+          GST_CUDA_BUFFER_POOL (pool)->context != gpu->context)) {
+    GST_DEBUG_OBJECT (element, "not a CUDA pool of our context: %"
+        GST_PTR_FORMAT, pool);
+    gst_clear_object (&pool);
+  }
+  if (!pool)
+    pool = gst_cuda_buffer_pool_new (gpu->context);
+  size = configure_cuda_pool (pool, caps, MAX (size,
+          GST_VIDEO_INFO_SIZE (info)), min, max);
+  if (size == 0) {
+    GST_WARNING_OBJECT (element, "cannot configure a CUDA buffer pool");
+    gst_object_unref (pool);
+    return FALSE;
+  }
+
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+static gboolean
+is_system_allocator (GstAllocator * allocator)
+{
+  return !allocator || g_strcmp0 (allocator->mem_type,
+      GST_ALLOCATOR_SYSMEM) == 0;
+}
+
+/* A pool of no particular memory: GstBufferPool or GstVideoBufferPool
+ * themselves (not a subclass) on system memory. */
+static gboolean
+is_plain_pool (GstBufferPool * pool)
+{
+  GType type = G_OBJECT_TYPE (pool);
+  GstAllocator *allocator = NULL;
+  GstStructure *config;
+  gboolean plain;
+
+  if (type != GST_TYPE_BUFFER_POOL && type != GST_TYPE_VIDEO_BUFFER_POOL)
+    return FALSE;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_allocator (config, &allocator, NULL);
+  plain = is_system_allocator (allocator);
+  gst_structure_free (config);
+
+  return plain;
+}
+
+/* Output buffers of pinned memory, so that the download from the GPU is a
+ * DMA straight into them.  Only when downstream has no memory of its own
+ * to offer: a pool or allocator that is more than plain system memory (a
+ * sink's pool, GL or dmabuf memory, or pinned already) is kept, as writing
+ * into it saves downstream a copy, which beats a faster download.  Here we
+ * only hand our allocator over: GstVideoFilter makes the pool where there
+ * is none and GstBaseTransform configures it with the first allocator. */
+static void
+decide_pinned (GstCudaVideoFilterGpu * gpu, GstElement * element,
+    GstQuery * query)
+{
+  GstAllocationParams params;
+  GstAllocator *allocator = NULL;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gboolean have_pool, have_params, special;
+
+  have_pool = gst_query_get_n_allocation_pools (query) > 0;
+  if (have_pool)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  gst_allocation_params_init (&params);
+  have_params = gst_query_get_n_allocation_params (query) > 0;
+  if (have_params)
+    gst_query_parse_nth_allocation_param (query, 0, &allocator, &params);
+
+  special = (pool && !is_plain_pool (pool)) ||
+      !is_system_allocator (allocator);
+  if (special)
+    GST_DEBUG_OBJECT (element, "keeping downstream's %" GST_PTR_FORMAT
+        " and %" GST_PTR_FORMAT, pool, allocator);
+  gst_clear_object (&pool);
+  gst_clear_object (&allocator);
+  if (special)
+    return;
+
+  /* A pool of our own rather than downstream's plain one, keeping the
+   * buffer counts downstream asked for. */
+  if (have_pool)
+    gst_query_set_nth_allocation_pool (query, 0, NULL, size, min, max);
+  if (have_params)
+    gst_query_set_nth_allocation_param (query, 0, gpu->pinned, &params);
+  else
+    gst_query_add_allocation_param (query, gpu->pinned, &params);
+  GST_DEBUG_OBJECT (element, "output buffers of pinned memory");
+}
+
+gboolean
+gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstQuery * query, gboolean pinned, gboolean * done)
+{
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  *done = FALSE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (gst_cuda_video_filter_gpu_caps_are_cuda (caps)) {
+    *done = TRUE;
+    return gpu->stream && decide_cuda_pool (gpu, element, query, caps, &info);
+  }
+  if (pinned && gpu->stream)
+    decide_pinned (gpu, element, query);
+  return TRUE;
+}
+
+static gboolean
+buffer_is_local (GstCudaVideoFilterGpu * gpu, GstBuffer * buffer)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  if (n == 0)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (!gst_is_cuda_memory (mem) ||
+        GST_CUDA_MEMORY_CAST (mem)->context != gpu->context)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  return gpu->stream && buffer_is_local (gpu, inbuf) &&
+      buffer_is_local (gpu, outbuf);
+}
+
+gboolean
+gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
+{
+  return gst_video_frame_map (frame, (GstVideoInfo *) info, buffer,
+      flags | GST_MAP_CUDA);
+}

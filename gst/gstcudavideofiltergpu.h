@@ -1,0 +1,89 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_VIDEO_FILTER_GPU_H__
+#define __GST_CUDA_VIDEO_FILTER_GPU_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* GstCudaVideoFilter's CUDA side, private to the base class: the
+ * GstCudaContext shared with the neighbours, the element's stream in it,
+ * CUDA memory in caps and the buffer pools (CUDA memory, pinned host
+ * memory).  Two implementations, one chosen by meson: with gstreamer-cuda
+ * (gstcudavideofiltergpu.c), and without CUDA, where nothing opens
+ * (gstcudavideofilternogpu.c).  This is the only place the two builds
+ * differ in the base class. */
+typedef struct _GstCudaVideoFilterGpu GstCudaVideoFilterGpu;
+
+GstCudaVideoFilterGpu *gst_cuda_video_filter_gpu_new (void);
+void gst_cuda_video_filter_gpu_free (GstCudaVideoFilterGpu * gpu);
+
+/* Raw video in formats (a caps list such as "{ I420, NV12 }"), in CUDA
+ * memory first where the build has it, then in system memory. */
+GstCaps *gst_cuda_video_filter_gpu_template_caps (const gchar * formats);
+
+/* GstElement::set_context, and the context part of GstBaseTransform::query
+ * (TRUE when answered).  device_id: cuda-device-id, -1 = any. */
+void gst_cuda_video_filter_gpu_set_context (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstContext * context, gint device_id);
+gboolean gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu
+    * gpu, GstElement * element, GstQuery * query);
+
+/* Finds the neighbours' context for device_id, or makes one for it (device
+ * 0 for -1) and shares it; creates the stream and the pinned allocator in
+ * it.  Does nothing when open.  FALSE with error set when CUDA cannot be
+ * used. */
+gboolean gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, gint device_id, GError ** error);
+/* Frees the stream, drops the allocator and the context (buffers still in
+ * flight keep theirs alive). */
+void gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu);
+gboolean gst_cuda_video_filter_gpu_is_open (GstCudaVideoFilterGpu * gpu);
+
+/* Whether CUDA memory may be offered in caps: until opening was tried (pads
+ * are linked in NULL), and afterwards when it worked. */
+gboolean gst_cuda_video_filter_gpu_can_offer (GstCudaVideoFilterGpu * gpu);
+
+/* Makes the context current on this thread / undoes it. */
+gboolean gst_cuda_video_filter_gpu_push (GstCudaVideoFilterGpu * gpu);
+void gst_cuda_video_filter_gpu_pop (GstCudaVideoFilterGpu * gpu);
+
+/* The stream (a CUstream) and waiting for it. */
+gpointer gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu);
+gboolean gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu,
+    GError ** error);
+
+/* Whether caps are in CUDA memory. */
+gboolean gst_cuda_video_filter_gpu_caps_are_cuda (GstCaps * caps);
+
+/* caps with each structure in its own memory first, then in the other of
+ * CUDA memory (when offer_cuda) and system memory. */
+GstCaps *gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps,
+    gboolean offer_cuda);
+
+/* Pools for the allocation query's caps: a CUDA pool of the context for
+ * CUDA memory; else, when pinned, pinned host memory (leaving the query as
+ * GstVideoFilter made it when none can be had).  decide_allocation returns
+ * TRUE in *done when it configured the query whole. */
+void gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu *
+    gpu, GstElement * element, GstQuery * query, gboolean pinned);
+gboolean gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu *
+    gpu, GstElement * element, GstQuery * query, gboolean pinned,
+    gboolean * done);
+
+/* Whether every memory of inbuf and outbuf is CUDA memory of the context,
+ * so the kernels can read and write them where they are. */
+gboolean gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu *
+    gpu, GstBuffer * inbuf, GstBuffer * outbuf);
+
+/* gst_video_frame_map () with the planes in device memory. */
+gboolean gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
+
+G_END_DECLS
+#endif /* __GST_CUDA_VIDEO_FILTER_GPU_H__ */
