@@ -21,6 +21,11 @@
  * (whose bits below a P010 sample must be 0); copied and filled samples
  * exact.
  *
+ * Then a gaussian (r 64) and a box (r 40) run in the primary context, a
+ * second context of the device and the primary again, from device memory
+ * and through the strips: a kernel's shared memory limit belongs to a
+ * context.
+ *
  *   test-gpu [--quick | --race] [--seed=N] [--threads=N] [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
@@ -36,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda.h>                /* types only: the driver is reached
+                                 * through the runtime's entry points */
 #include <cuda_runtime_api.h>
 
 #include "cuconv.h"
@@ -1190,6 +1197,177 @@ parse_args (int argc, char **argv)
   return 0;
 }
 
+/* The driver calls check_contexts needs, through the runtime's entry
+ * point table (CUDA 12.0 versions), so that the test does not link
+ * libcuda. */
+typedef CUresult (*DeviceGetFn) (CUdevice *, int);
+typedef CUresult (*CtxCreateFn) (CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*CtxFn) (CUcontext);
+typedef CUresult (*CtxPopFn) (CUcontext *);
+
+static void *
+driver_call (const char *name)
+{
+  enum cudaDriverEntryPointQueryResult q;
+  void *f = NULL;
+
+  if (cudaGetDriverEntryPointByVersion (name, &f, 12000, cudaEnableDefault,
+          &q) != cudaSuccess || q != cudaDriverEntryPointSuccess)
+    return NULL;
+  return f;
+}
+
+/* Filters src (w x h, 8 bits, tight) into dst with f in the current
+ * context: through cuconv_filter_device on device copies, or (strips)
+ * through a CuconvStrips from host memory.  0 on success. */
+static int
+filter_in_context (const uint8_t * src, uint8_t * dst, int w, int h,
+    const CuconvFilter * f, int strips)
+{
+  CuconvPlane p;
+  CuconvStatus st;
+  uint8_t *d_src = NULL, *d_dst = NULL;
+  int r = -1;
+
+  memset (&p, 0, sizeof (p));
+  p.width = w;
+  p.height = h;
+  p.src_stride = p.dst_stride = w;
+  p.n_comp = 1;
+  p.sub_x = p.sub_y = 1;
+  p.depth = 8;
+  if (strips) {
+    CuconvStrips *s = cuconv_strips_new (&st);
+
+    if (!s) {
+      printf ("  %s\n", st.message);
+      return -1;
+    }
+    p.src = src;
+    p.dst = dst;
+    r = cuconv_strips_process (s, &p, 1, f, &st);
+    if (r != 0)
+      printf ("  %s\n", st.message);
+    cuconv_strips_free (s);
+    return r;
+  }
+  if (cudaMalloc ((void **) &d_src, (size_t) w * h) == cudaSuccess
+      && cudaMalloc ((void **) &d_dst, (size_t) w * h) == cudaSuccess
+      && cudaMemcpy (d_src, src, (size_t) w * h,
+          cudaMemcpyHostToDevice) == cudaSuccess) {
+    p.src = d_src;
+    p.dst = d_dst;
+    r = cuconv_filter_device (&p, 1, f, NULL, &st);
+    if (r != 0)
+      printf ("  %s\n", st.message);
+    else if (cudaMemcpy (dst, d_dst, (size_t) w * h,
+            cudaMemcpyDeviceToHost) != cudaSuccess)
+      r = -1;
+  }
+  cudaFree (d_src);
+  cudaFree (d_dst);
+  return r;
+}
+
+/* The engine in two contexts of one device, one after the other and back:
+ * a kernel's dynamic shared memory limit belongs to a context, and these
+ * filters need more than the default 48 KiB (the generic separable path at
+ * radius 64, the box's running sums), so each context must be allowed it
+ * on its own.  Each output is compared with the reference (+-1).  Returns
+ * the number of failures; skipped (0) when the driver calls are missing. */
+static int
+check_contexts (void)
+{
+  const DeviceGetFn device_get = (DeviceGetFn) driver_call ("cuDeviceGet");
+  const CtxCreateFn ctx_create = (CtxCreateFn) driver_call ("cuCtxCreate");
+  const CtxFn ctx_destroy = (CtxFn) driver_call ("cuCtxDestroy");
+  const CtxFn ctx_push = (CtxFn) driver_call ("cuCtxPushCurrent");
+  const CtxPopFn ctx_pop = (CtxPopFn) driver_call ("cuCtxPopCurrent");
+  const int w = 333, h = 211;
+  static const struct
+  {
+    CuconvKernel kernel;
+    unsigned radius;
+  } cases[] = { {CUCONV_KERNEL_GAUSSIAN, 64}, {CUCONV_KERNEL_BOX, 40} };
+  uint8_t *src = malloc ((size_t) w * h), *ref = malloc ((size_t) w * h);
+  uint8_t *out = malloc ((size_t) w * h);
+  CUcontext second = NULL, popped;
+  CUdevice cudev;
+  int dev, failures = 0;
+  uint64_t seed = opt.seed;
+
+  if (!device_get || !ctx_create || !ctx_destroy || !ctx_push || !ctx_pop
+      || !src || !ref || !out || cudaGetDevice (&dev) != cudaSuccess
+      || device_get (&cudev, dev) != CUDA_SUCCESS) {
+    printf ("contexts: skipped (driver calls not available)\n");
+    goto done;
+  }
+  /* cuCtxCreate makes the new context current: pop it until needed */
+  if (ctx_create (&second, 0, cudev) != CUDA_SUCCESS
+      || ctx_pop (&popped) != CUDA_SUCCESS) {
+    printf ("contexts: FAIL: cannot create a second context\n");
+    failures++;
+    goto done;
+  }
+  for (size_t i = 0; i < (size_t) w * h; i++)
+    src[i] = (uint8_t) splitmix64 (&seed);
+  for (size_t c = 0; c < sizeof (cases) / sizeof (cases[0]); c++) {
+    CuconvSettings s;
+    CuconvFilter f;
+    CuconvPlane p;
+
+    memset (&s, 0, sizeof (s));
+    s.kernel = cases[c].kernel;
+    s.border = CUCONV_BORDER_MIRROR;
+    s.radius = cases[c].radius;
+    cuconv_filter_init (&f, &s);
+    memset (&p, 0, sizeof (p));
+    p.src = src;
+    p.dst = ref;
+    p.width = w;
+    p.height = h;
+    p.src_stride = p.dst_stride = w;
+    p.n_comp = 1;
+    p.sub_x = p.sub_y = 1;
+    p.depth = 8;
+    p.op[0] = CUCONV_COMP_FILTER;
+    cuconv_reference_plane_filter (&p, &f);
+    /* primary, second, primary again; device memory, then strips */
+    for (int run = 0; run < 6; run++) {
+      const int in_second = run % 3 == 1, strips = run >= 3;
+      int r, bad = 0;
+
+      memset (out, POISON_A, (size_t) w * h);
+      if (in_second && ctx_push (second) != CUDA_SUCCESS) {
+        failures++;
+        continue;
+      }
+      r = filter_in_context (src, out, w, h, &f, strips);
+      if (in_second)
+        ctx_pop (&popped);
+      for (size_t i = 0; r == 0 && i < (size_t) w * h; i++)
+        bad += abs ((int) out[i] - (int) ref[i]) > 1;
+      if (r != 0 || bad) {
+        printf ("contexts: FAIL: %s r=%u in the %s context (%s): %s\n",
+            kernel_names[cases[c].kernel], cases[c].radius,
+            in_second ? "second" : "primary", strips ? "strips" :
+            "device memory", r ? "CUDA error" : "differs from the reference");
+        failures++;
+      }
+    }
+  }
+  printf ("contexts: %s (two contexts of one device, each filter in the "
+      "primary, a second and the primary again)\n",
+      failures ? "FAIL" : "PASS");
+done:
+  if (second)
+    ctx_destroy (second);
+  free (src);
+  free (ref);
+  free (out);
+  return failures;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1261,6 +1439,8 @@ main (int argc, char **argv)
     }
   }
   cudaStreamDestroy (stream);
+  if (!aborted)
+    failed |= check_contexts () != 0;
 
   memset (&total, 0, sizeof (total));
   printf ("\n| format | cases | failed | samples | +-1 | > 1 | unwritten | "
