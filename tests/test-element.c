@@ -828,6 +828,9 @@ check_error_says_what_to_do (GstMessage * msg)
   gst_message_parse_error (msg, &err, &debug);
   fail_unless (strstr (err->message, "backend=auto") != NULL &&
       strstr (err->message, "backend=cpu") != NULL, "%s", err->message);
+  /* and why: a sentence between the colon and the advice */
+  fail_unless (g_regex_match_simple ("CUDA cannot be used: [A-Z][^.]+\\. "
+          "Use backend=auto", err->message, 0, 0), "%s", err->message);
   g_error_free (err);
   g_free (debug);
   gst_message_unref (msg);
@@ -856,6 +859,89 @@ GST_START_TEST (test_backend_cuda_without_gpu)
   gst_element_set_state (e, GST_STATE_NULL);
   gst_element_set_bus (e, NULL);
   gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static void
+count_notify (GObject * object, GParamSpec * pspec, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* What gst-inspect-1.0 shows and an application relies on: cudaconvolve is
+ * a GstCudaVideoFilter, whose properties it shows; the device is chosen
+ * before the element starts; active-backend is notified when it changes;
+ * both pads take CUDA memory in a CUDA build only. */
+GST_START_TEST (test_base_class)
+{
+  GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
+  GType base = g_type_from_name ("GstCudaVideoFilter");
+  GObjectClass *klass;
+  GParamSpec *pspec;
+  GstPadTemplate *templ;
+  GstCapsFeatures *cuda;
+  GstHarness *h;
+  GstVideoInfo info;
+  guint notified = 0;
+  const gchar *own[] = { "backend", "active-backend", "cuda-device-id" };
+  guint i;
+
+  fail_unless (e != NULL);
+  fail_unless (base != 0, "no GstCudaVideoFilter type");
+  fail_unless (G_TYPE_IS_ABSTRACT (base));
+  fail_unless (g_type_is_a (G_OBJECT_TYPE (e), base));
+  fail_unless (g_type_parent (base) == GST_TYPE_VIDEO_FILTER);
+  klass = G_OBJECT_GET_CLASS (e);
+  for (i = 0; i < G_N_ELEMENTS (own); i++) {
+    pspec = g_object_class_find_property (klass, own[i]);
+    fail_unless (pspec != NULL && pspec->owner_type == base, "%s", own[i]);
+    fail_unless (strlen (g_param_spec_get_blurb (pspec)) > 40, "%s", own[i]);
+  }
+  pspec = g_object_class_find_property (klass, "cuda-device-id");
+  fail_unless (pspec->flags & GST_PARAM_MUTABLE_READY);
+  fail_if (pspec->flags & (GST_PARAM_MUTABLE_PAUSED |
+          GST_PARAM_MUTABLE_PLAYING));
+  fail_unless_equals_int (G_PARAM_SPEC_INT (pspec)->minimum, -1);
+  fail_unless_equals_int (G_PARAM_SPEC_INT (pspec)->default_value, -1);
+
+  /* CUDA memory on both pads exactly when the plugin has CUDA */
+  cuda = gst_caps_features_new ("memory:CUDAMemory", NULL);
+  for (i = 0; i < 2; i++) {
+    GstCaps *caps;
+    gboolean has_cuda = FALSE;
+    guint j;
+
+    templ = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e),
+        i ? "src" : "sink");
+    fail_unless (templ != NULL);
+    caps = gst_pad_template_get_caps (templ);
+    for (j = 0; j < gst_caps_get_size (caps); j++)
+      has_cuda |= gst_caps_features_is_equal (cuda,
+          gst_caps_get_features (caps, j));
+    gst_caps_unref (caps);
+#ifdef HAVE_CUDA
+    fail_unless (has_cuda);
+#else
+    fail_if (has_cuda);
+#endif
+  }
+  gst_caps_features_free (cuda);
+
+  /* active-backend: notified on start and on stop, and not otherwise */
+  g_signal_connect (e, "notify::active-backend", G_CALLBACK (count_notify),
+      &notified);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+  h = gst_harness_new_with_element (e, "sink", "src");
+  fail_unless_equals_int (notified, 1);
+  frame_check_info_init (&info, "GRAY8", 8, 8);
+  harness_set_info (h, &info);
+  gst_buffer_unref (gst_harness_push_and_pull (h,
+          buffer_new_grey (info.size)));
+  fail_unless_equals_int (notified, 1);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (notified, 2);
   gst_object_unref (e);
 }
 
@@ -1591,6 +1677,7 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_change_while_playing);
   tcase_add_test (tc, test_timestamps);
   tcase_add_test (tc, test_backend_cuda_without_gpu);
+  tcase_add_test (tc, test_base_class);
   tcase_add_test (tc, test_backend_cuda_while_playing);
   tcase_add_test (tc, test_backend_auto);
   tcase_add_test (tc, test_kernels_match_reference);

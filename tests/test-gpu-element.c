@@ -269,7 +269,7 @@ GST_START_TEST (test_caps_change_cuda)
 GST_END_TEST;
 
 /* The mem_type of cudaconvolve's pinned host memory. */
-#define PINNED_MEMORY_TYPE "CuconvHostMemory"
+#define PINNED_MEMORY_TYPE "CudaPinnedMemory"
 
 static gboolean
 buffer_is_pinned (GstBuffer * buf)
@@ -443,9 +443,18 @@ GST_START_TEST (test_pinned_pool_cuda)
   }
 
   /* The element, its engine and both pools are gone: the buffers still
-   * read, and their memory is freed with them. */
+   * read, and their memory is freed with them, in the element's CUDA
+   * context, which their allocator keeps alive: it still allocates. */
   compare_with_reference (&kept_info, kept_in, kept_out, &kept_settings,
       TRUE, "after teardown");
+  {
+    GstMemory *mem = gst_allocator_alloc (gst_buffer_peek_memory (kept_out,
+            0)->allocator, 4096, NULL);
+
+    fail_unless (mem != NULL && gst_memory_is_type (mem, PINNED_MEMORY_TYPE),
+        "the pinned allocator cannot allocate once the element is gone");
+    gst_memory_unref (mem);
+  }
   gst_buffer_unref (kept_in);
   gst_buffer_unref (kept_out);
   g_rand_free (rand);
