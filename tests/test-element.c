@@ -210,7 +210,7 @@ GST_START_TEST (test_allocation_accepts_video_meta)
 GST_END_TEST;
 
 /* The mem_type of cudaconvolve's pinned host memory. */
-#define PINNED_MEMORY_TYPE "CuconvHostMemory"
+#define PINNED_MEMORY_TYPE "CudaPinnedMemory"
 
 static gboolean
 is_system_allocator (GstAllocator * allocator)
