@@ -1,0 +1,193 @@
+/* gst-cudaconvolve: soak, `soak SECONDS [BACKEND]`.
+ *
+ * Runs 1920x1080 I420 from videotestsrc through cudaconvolve into fakesink
+ * for SECONDS while another thread changes radius, kernel, sigma and
+ * border every few milliseconds.  Prints frames/s, the frames into and
+ * out of the element (counted by pad probes) and the resident memory at
+ * the start, every 10 s and at the end.  Exits 1 if an error message
+ * arrives or, after EOS, frames in != frames out.  BACKEND: auto, cuda or
+ * cpu (default auto).  GPU memory is left to the wrapper (nvidia-smi).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include <gst/gst.h>
+
+static gint frames_in, frames_out;
+static gint stop_setter;
+
+static GstPadProbeReturn
+count_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  g_atomic_int_inc ((gint *) counter);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+count_on (GstElement * e, const gchar * pad_name, gint * counter)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer, counter,
+      NULL);
+  gst_object_unref (pad);
+}
+
+/* VmRSS of this process in kB, 0 if unknown. */
+static guint64
+rss_kb (void)
+{
+  gchar *contents = NULL, *line;
+  guint64 kb = 0;
+
+  if (g_file_get_contents ("/proc/self/status", &contents, NULL, NULL) &&
+      (line = strstr (contents, "VmRSS:")))
+    kb = g_ascii_strtoull (line + strlen ("VmRSS:"), NULL, 10);
+  g_free (contents);
+  return kb;
+}
+
+/* Changes a filter property every 2 to 10 ms, as a user dragging sliders
+ * would, until told to stop. */
+static gpointer
+setter_thread (gpointer data)
+{
+  static const gchar *kernels[] = { "gaussian", "box", "sharpen", "sobel",
+    "laplacian"
+  };
+  static const gchar *borders[] = { "clamp", "mirror", "wrap", "zero" };
+  GstElement *e = data;
+  GRand *rand = g_rand_new_with_seed (12);
+
+  while (!g_atomic_int_get (&stop_setter)) {
+    switch (g_rand_int_range (rand, 0, 4)) {
+      case 0:
+        g_object_set (e, "radius", g_rand_int_range (rand, 0, 17), NULL);
+        break;
+      case 1:
+        gst_util_set_object_arg (G_OBJECT (e), "kernel",
+            kernels[g_rand_int_range (rand, 0, G_N_ELEMENTS (kernels))]);
+        break;
+      case 2:
+        g_object_set (e, "sigma", g_rand_double_range (rand, 0, 5), NULL);
+        break;
+      default:
+        gst_util_set_object_arg (G_OBJECT (e), "border",
+            borders[g_rand_int_range (rand, 0, G_N_ELEMENTS (borders))]);
+        break;
+    }
+    g_usleep (g_rand_int_range (rand, 2000, 10000));
+  }
+  g_rand_free (rand);
+  return NULL;
+}
+
+/* One line: time, frames/s since the last line, counts, memory. */
+static void
+report (const gchar * when, gint64 start_us, gint * last_out,
+    gint64 * last_us)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint in = g_atomic_int_get (&frames_in);
+  gint out = g_atomic_int_get (&frames_out);
+  gdouble span = (now - *last_us) / 1e6;
+
+  g_print ("%-5s t=%6.1f s  %7.1f frames/s  in %d  out %d  VmRSS %"
+      G_GUINT64_FORMAT " kB\n", when, (now - start_us) / 1e6,
+      span > 0 ? (out - *last_out) / span : 0.0, in, out, rss_kb ());
+  *last_out = out;
+  *last_us = now;
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *backend = argc > 2 ? argv[2] : "auto";
+  gint64 seconds, start, last_us, next_report;
+  gint last_out = 0;
+  gboolean failed = FALSE, done = FALSE;
+  GstElement *pipeline, *conv;
+  GThread *setter;
+  GError *err = NULL;
+  GstBus *bus;
+  gchar *desc;
+
+  gst_init (&argc, &argv);
+  if (argc < 2 || (seconds = g_ascii_strtoll (argv[1], NULL, 10)) <= 0) {
+    g_printerr ("usage: %s SECONDS [auto|cuda|cpu]\n", argv[0]);
+    return 2;
+  }
+
+  desc = g_strdup_printf ("videotestsrc is-live=false pattern=ball ! "
+      "video/x-raw,format=I420,width=1920,height=1080,framerate=30/1 ! "
+      "cudaconvolve name=conv backend=%s radius=4 ! fakesink sync=false",
+      backend);
+  pipeline = gst_parse_launch (desc, &err);
+  if (!pipeline || err) {
+    g_printerr ("%s: %s\n", desc, err ? err->message : "no pipeline");
+    return 1;
+  }
+  g_free (desc);
+  conv = gst_bin_get_by_name (GST_BIN (pipeline), "conv");
+  count_on (conv, "sink", &frames_in);
+  count_on (conv, "src", &frames_out);
+  bus = gst_element_get_bus (pipeline);
+
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    failed = TRUE;
+  start = last_us = g_get_monotonic_time ();
+  next_report = start + 10 * G_USEC_PER_SEC;
+  report ("start", start, &last_out, &last_us);
+  setter = g_thread_new ("setter", setter_thread, conv);
+
+  while (!done) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    gint64 now = g_get_monotonic_time ();
+
+    if (msg) {
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+        gchar *debug = NULL;
+
+        gst_message_parse_error (msg, &err, &debug);
+        g_printerr ("error from %s: %s\n%s\n", GST_MESSAGE_SRC_NAME (msg),
+            err->message, debug ? debug : "");
+        g_clear_error (&err);
+        g_free (debug);
+        failed = TRUE;
+      }
+      done = TRUE;
+      gst_message_unref (msg);
+      continue;
+    }
+    if (now >= next_report) {
+      report ("", start, &last_out, &last_us);
+      next_report += 10 * G_USEC_PER_SEC;
+    }
+    /* time is up: EOS from the source, so that every frame sent in is
+     * out before the counts are compared */
+    if (now - start >= seconds * G_USEC_PER_SEC && !g_atomic_int_get
+        (&stop_setter)) {
+      g_atomic_int_set (&stop_setter, 1);
+      gst_element_send_event (pipeline, gst_event_new_eos ());
+    }
+  }
+  g_atomic_int_set (&stop_setter, 1);
+  g_thread_join (setter);
+  report ("end", start, &last_out, &last_us);
+  g_print ("mean  %.1f frames/s over %.1f s\n", frames_out /
+      ((last_us - start) / 1e6), (last_us - start) / 1e6);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (frames_in != frames_out) {
+    g_printerr ("frames in %d != frames out %d\n", frames_in, frames_out);
+    failed = TRUE;
+  }
+  gst_object_unref (bus);
+  gst_object_unref (conv);
+  gst_object_unref (pipeline);
+  g_print ("%s\n", failed ? "FAILED" : "OK");
+  return failed ? 1 : 0;
+}
