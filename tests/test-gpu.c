@@ -1201,7 +1201,10 @@ parse_args (int argc, char **argv)
  * point table (CUDA 12.0 versions), so that the test does not link
  * libcuda. */
 typedef CUresult (*DeviceGetFn) (CUdevice *, int);
-typedef CUresult (*CtxCreateFn) (CUcontext *, unsigned int, CUdevice);
+/* cuCtxCreate as of CUDA 12.0 (driver_call's version): cuCtxCreate_v3,
+ * with an execution-affinity list before the flags. */
+typedef CUresult (*CtxCreateFn) (CUcontext *, CUexecAffinityParam *, int,
+    unsigned int, CUdevice);
 typedef CUresult (*CtxFn) (CUcontext);
 typedef CUresult (*CtxPopFn) (CUcontext *);
 
@@ -1303,7 +1306,7 @@ check_contexts (void)
     goto done;
   }
   /* cuCtxCreate makes the new context current: pop it until needed */
-  if (ctx_create (&second, 0, cudev) != CUDA_SUCCESS
+  if (ctx_create (&second, NULL, 0, 0, cudev) != CUDA_SUCCESS
       || ctx_pop (&popped) != CUDA_SUCCESS) {
     printf ("contexts: FAIL: cannot create a second context\n");
     failures++;
