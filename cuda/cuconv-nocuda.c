@@ -1,17 +1,11 @@
-/* GStreamer
- * Copyright (C) 2024 gst-cudaconvolve authors
+/* gst-cudaconvolve: the engine's CUDA entry points (cuconv-cuda.h) in a
+ * build without the CUDA toolkit, so that the element is one source for
+ * both builds.  GstCudaVideoFilter never opens the CUDA backend in such a
+ * build, so none of these is reached; each fails as a missing device
+ * would.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-
-/* The engine's CUDA entry points (cuconv-cuda.h) in a build without the
- * CUDA toolkit, so that cudaconvolve is one source for both builds.  The
- * base class never opens the CUDA backend here, so none of these is
- * reached; each fails as a missing device would. */
-
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
 
 #include <stdio.h>
 
