@@ -72,6 +72,25 @@ void cuconv_host_free (void *ptr);
 int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st);
 
+/* Regions of frames in device memory (cuda/cuconv-regions.cu).  Each
+ * rectangle, grown by the filter's reach on the plane and read through
+ * the border mode, is gathered into an atlas, the atlas is filtered, and
+ * the rectangles are scattered into dst: the cost follows the regions'
+ * area, not the frame's.  The atlas buffers are kept across frames in the
+ * current context and grown when needed. */
+typedef struct _CuconvRegionFilter CuconvRegionFilter;
+
+CuconvRegionFilter *cuconv_region_filter_new (CuconvStatus * st);
+void cuconv_region_filter_free (CuconvRegionFilter * rf);
+
+/* Filters planes (device pointers of the current context) as regions
+ * says, asynchronously on stream: dst holds the source where the input
+ * stays and the filter's output elsewhere (CUCONV_REGION_FRAME is
+ * cuconv_filter_device).  Returns 0, or non-zero with st filled. */
+int cuconv_region_filter_device (CuconvRegionFilter * rf,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st);
+
 #ifdef __cplusplus
 }
 #endif

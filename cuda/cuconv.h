@@ -171,6 +171,50 @@ typedef struct
   unsigned fill;                /* CUCONV_COMP_FILL's value, 0..2^depth - 1 */
 } CuconvPlane;
 
+/* Regions (docs/semantics.md, "Regions"): rectangles in luma pixels of
+ * the frame, [x, x + w) x [y, y + h).  Callers clip them to the frame and
+ * drop empty ones (cuconv_rect_clip); they may overlap. */
+typedef struct
+{
+  int x, y, w, h;
+} CuconvRect;
+
+typedef enum
+{
+  CUCONV_REGION_FRAME = 0,      /* the whole frame is filtered */
+  CUCONV_REGION_INSIDE,         /* filtered inside the rectangles only */
+  CUCONV_REGION_OUTSIDE,        /* filtered outside the rectangles only */
+} CuconvRegionMode;
+
+/* Which pixels of a frame are filtered: inside them the output is the
+ * whole-frame filter's output at that pixel, elsewhere the input sample
+ * unchanged.  FRAME ignores rects; INSIDE with no rects filters nothing,
+ * OUTSIDE with none filters the whole frame. */
+typedef struct
+{
+  CuconvRegionMode mode;
+  const CuconvRect *rects;
+  int n_rects;
+} CuconvRegions;
+
+/* Clips r, grown by margin on every side, to a width x height frame, in
+ * 64-bit arithmetic (no input overflows).  Returns 0 and leaves out
+ * untouched when nothing is left. */
+int cuconv_rect_clip (long long x, long long y, long long w, long long h,
+    long long margin, int width, int height, CuconvRect * out);
+
+/* The rectangle r (luma pixels) on plane p: divided by the plane's
+ * subsampling, rounded outward (floor of the start, ceiling of the end),
+ * clipped to the plane.  0 when nothing is left. */
+int cuconv_rect_on_plane (const CuconvRect * r, const CuconvPlane * p,
+    CuconvRect * out);
+
+/* After a whole-frame filter has written dst: copies the source samples
+ * back where regions says the input stays (every component, host
+ * memory).  Nothing for CUCONV_REGION_FRAME. */
+void cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
+    const CuconvRegions * regions);
+
 /* Bytes of one sample of p: 1 or 2. */
 static inline int
 cuconv_plane_sample_bytes (const CuconvPlane * p)
@@ -227,6 +271,11 @@ int cuconv_reference_plane (const CuconvPlane * p, const CuconvTaps * kx,
 
 int cuconv_reference_frame (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f);
+
+/* The definition of regions: cuconv_reference_frame, then
+ * cuconv_regions_restore.  Returns what cuconv_reference_frame returns. */
+int cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, const CuconvRegions * regions);
 
 /* Round half away from zero, then saturate to 0..max. */
 CUCONV_HD unsigned
