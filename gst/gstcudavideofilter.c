@@ -35,6 +35,7 @@
 
 #include "gstcudavideofilter.h"
 #include "gstcudavideofiltergpu.h"
+#include "gstcudavideofilterinput.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_video_filter_debug);
 #define GST_CAT_DEFAULT gst_cuda_video_filter_debug
@@ -45,6 +46,7 @@ enum
   PROP_BACKEND,
   PROP_ACTIVE_BACKEND,
   PROP_CUDA_DEVICE_ID,
+  PROP_STATS,
   N_PROPERTIES
 };
 
@@ -59,6 +61,7 @@ typedef struct
   GstCudaVideoFilterBackend backend;
   gint device_id;               /* changed in READY only */
   const gchar *active_backend;
+  guint64 frames_in, frames_out, dropped_short;    /* since start () */
 
   /* Streaming thread only (and start/stop, which never run alongside). */
   GstCudaVideoFilterGpu *gpu;
@@ -70,6 +73,7 @@ typedef struct
   gboolean cuda_open;           /* the subclass's open_cuda () succeeded */
   gboolean warned_fallback;
   gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
+  GstCudaVideoFilterDrops drops;
 } GstCudaVideoFilterPrivate;
 
 static void gst_cuda_video_filter_set_property (GObject * object,
@@ -87,6 +91,12 @@ static gboolean gst_cuda_video_filter_start (GstBaseTransform * trans);
 static gboolean gst_cuda_video_filter_stop (GstBaseTransform * trans);
 static void gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
+static GstFlowReturn gst_cuda_video_filter_prepare_output_buffer
+    (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static GstFlowReturn gst_cuda_video_filter_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static gboolean gst_cuda_video_filter_transform_meta (GstBaseTransform *
+    trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
 static GstFlowReturn gst_cuda_video_filter_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 static gboolean gst_cuda_video_filter_propose_allocation (GstBaseTransform *
@@ -159,6 +169,12 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       "(nvh264dec, cudaupload, ...), else device 0", -1, G_MAXINT,
       DEFAULT_CUDA_DEVICE_ID,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
+      "Counts since the element started, in a GstStructure named "
+      "\"<element factory>-stats\": frames-in (buffers received), "
+      "frames-out (buffers pushed), dropped-short (buffers dropped because "
+      "they do not hold a whole frame of their caps)", GST_TYPE_STRUCTURE,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   element_class->set_context =
@@ -171,6 +187,12 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_video_filter_stop);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_before_transform);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_video_filter_prepare_output_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_video_filter_generate_output);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cuda_video_filter_transform_meta);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_video_filter_transform);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_propose_allocation);
@@ -222,6 +244,23 @@ gst_cuda_video_filter_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
+/* The stats property's structure; called with the object lock. */
+static GstStructure *
+gst_cuda_video_filter_stats (GObject * object,
+    const GstCudaVideoFilterPrivate * priv)
+{
+  GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (object));
+  gchar *name = g_strdup_printf ("%s-stats",
+      factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (object));
+  GstStructure *stats = gst_structure_new (name,
+      "frames-in", G_TYPE_UINT64, priv->frames_in,
+      "frames-out", G_TYPE_UINT64, priv->frames_out,
+      "dropped-short", G_TYPE_UINT64, priv->dropped_short, NULL);
+
+  g_free (name);
+  return stats;
+}
+
 static void
 gst_cuda_video_filter_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
@@ -238,6 +277,10 @@ gst_cuda_video_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, priv->active_backend);
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, gst_cuda_video_filter_stats (object,
+              priv));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -462,6 +505,10 @@ gst_cuda_video_filter_start (GstBaseTransform * trans)
 
   priv->engine_valid = FALSE;
   priv->warned_fallback = FALSE;
+  memset (&priv->drops, 0, sizeof (priv->drops));
+  GST_OBJECT_LOCK (self);
+  priv->frames_in = priv->frames_out = priv->dropped_short = 0;
+  GST_OBJECT_UNLOCK (self);
   return gst_cuda_video_filter_ensure_backend (self,
       gst_cuda_video_filter_backend (self));
 }
@@ -619,6 +666,66 @@ sync_failed:
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
+}
+
+/* A buffer that does not hold a whole frame of its caps is dropped here,
+ * before an output buffer is allocated for it: it is never filtered, the
+ * stream goes on, and a warning says so (then at most one a second). */
+static GstFlowReturn
+gst_cuda_video_filter_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  gboolean holds = gst_cuda_video_filter_input_holds_frame (info, inbuf);
+  guint64 report;
+
+  GST_OBJECT_LOCK (self);
+  priv->frames_in++;
+  priv->dropped_short += !holds;
+  GST_OBJECT_UNLOCK (self);
+  if (holds)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+        (trans, inbuf, outbuf);
+
+  report = gst_cuda_video_filter_drops_add (&priv->drops,
+      g_get_monotonic_time ());
+  if (report > 0)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Dropped %" G_GUINT64_FORMAT " buffer(s) too small for their caps: "
+            "a %dx%d %s frame needs %" G_GSIZE_FORMAT " bytes, the last "
+            "buffer had %" G_GSIZE_FORMAT ". Check the element upstream.",
+            report, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+            GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info),
+            gst_buffer_get_size (inbuf)), ("%" GST_PTR_FORMAT, inbuf));
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
+/* Counts the buffers that go downstream. */
+static GstFlowReturn
+gst_cuda_video_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (trans);
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+  if (ret == GST_FLOW_OK && *outbuf) {
+    GST_OBJECT_LOCK (trans);
+    priv->frames_out++;
+    GST_OBJECT_UNLOCK (trans);
+  }
+  return ret;
+}
+
+/* The output has the input's geometry: what describes it stays true. */
+static gboolean
+gst_cuda_video_filter_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  return gst_cuda_video_filter_input_meta_stays (meta);
 }
 
 static GstFlowReturn
