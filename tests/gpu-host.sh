@@ -10,9 +10,14 @@
 #          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
 #          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
 #          its --quick run
+#          build/tests/test-robustness in full on backend=cuda, and
+#          compute-sanitizer memcheck on its CI-sized run
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
+#   soak SECONDS
+#          build/tests/soak SECONDS cuda, with the GPU memory in use
+#          (nvidia-smi) before and after
 #
 # Logs go to $OUT (default ./gpu-out); a summary comes last: one line per
 # step, then the tables.  Exits non-zero when a step failed.
@@ -35,8 +40,8 @@ export GST_PLUGIN_PATH=$PWD/$BUILD/gst
 export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 
 case $MODE in
-  check|bench|all) ;;
-  *) echo "usage: $0 [check|bench|all]" >&2; exit 2 ;;
+  check|bench|all|soak) ;;
+  *) echo "usage: $0 [check|bench|all|soak SECONDS]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -74,13 +79,12 @@ sanitizer () {
 }
 
 run_check () {
-  local cs
+  local cs=$(sanitizer)
 
   if need "$BUILD/tests/test-gpu"; then
     # shellcheck disable=SC2086
     step "test-gpu (full matrix)" 420 test-gpu.log \
       "$BUILD/tests/test-gpu" ${TEST_GPU_ARGS:-}
-    cs=$(sanitizer)
     if [ -z "$cs" ]; then
       SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
       FAILED=1
@@ -100,11 +104,36 @@ run_check () {
   if need "$BUILD/tests/test-gpu-pipeline"; then
     step "test-gpu-pipeline" 300 test-gpu-pipeline.log \
       env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline"
-    cs=$(sanitizer)
     [ -z "$cs" ] ||
       step "racecheck test-gpu-pipeline --quick" 300 racecheck-pipeline.log \
         "$cs" --tool racecheck --error-exitcode 1 \
         env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline" --quick
+  fi
+  if need "$BUILD/tests/test-robustness"; then
+    step "test-robustness (full, backend=cuda)" 400 test-robustness.log \
+      env CUCONV_ROBUSTNESS_FULL=1 CUCONV_ROBUSTNESS_BACKEND=cuda \
+      "$BUILD/tests/test-robustness"
+    [ -z "$cs" ] ||
+      step "memcheck test-robustness (CI size, backend=cuda)" 400 \
+        memcheck-robustness.log "$cs" --tool memcheck --error-exitcode 1 \
+        env CK_FORK=no CUCONV_ROBUSTNESS_BACKEND=cuda \
+        "$BUILD/tests/test-robustness"
+  fi
+}
+
+gpu_memory () {
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null | head -1
+}
+
+run_soak () {
+  local seconds=${1:?usage: $0 soak SECONDS}
+
+  if need "$BUILD/tests/soak"; then
+    echo "GPU memory in use before: $(gpu_memory)" >"$OUT/soak.log"
+    step "soak $seconds s (backend=cuda)" $((seconds + 120)) soak-run.log \
+      "$BUILD/tests/soak" "$seconds" cuda
+    cat "$OUT/soak-run.log" >>"$OUT/soak.log"
+    echo "GPU memory in use after: $(gpu_memory)" >>"$OUT/soak.log"
   fi
 }
 
@@ -164,8 +193,12 @@ run_bench () {
   fi
 }
 
-[ "$MODE" = bench ] || run_check
-[ "$MODE" = check ] || run_bench
+case $MODE in
+  check) run_check ;;
+  bench) run_bench ;;
+  all) run_check; run_bench ;;
+  soak) run_soak "${2:-}" ;;
+esac
 
 {
   echo
@@ -174,13 +207,15 @@ run_bench () {
     sed 's/^/GPU, driver: /'
   echo
   printf '%s\n' "${SUMMARY[@]}"
-  for f in test-gpu.log test-gpu-element.log test-gpu-pipeline.log; do
+  for f in test-gpu.log test-gpu-element.log test-gpu-pipeline.log \
+      test-robustness.log soak.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
     tail -n 14 "$OUT/$f"
   done
-  for f in memcheck.log racecheck.log racecheck-pipeline.log; do
+  for f in memcheck.log racecheck.log racecheck-pipeline.log \
+      memcheck-robustness.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
