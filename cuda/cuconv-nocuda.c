@@ -48,3 +48,24 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
   no_cuda (st);
   return -1;
 }
+
+CuconvRegionFilter *
+cuconv_region_filter_new (CuconvStatus * st)
+{
+  no_cuda (st);
+  return NULL;
+}
+
+void
+cuconv_region_filter_free (CuconvRegionFilter * rf)
+{
+}
+
+int
+cuconv_region_filter_device (CuconvRegionFilter * rf,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}

@@ -17,6 +17,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,6 +1031,353 @@ GST_START_TEST (test_reference_plane)
 
 GST_END_TEST;
 
+/* Regions (docs/semantics.md, "Regions") --------------------------------- */
+
+GST_START_TEST (test_rect_clip)
+{
+  CuconvRect r = { -7, -7, -7, -7 };
+
+  fail_unless (cuconv_rect_clip (10, 20, 30, 40, 0, 100, 100, &r));
+  fail_unless (r.x == 10 && r.y == 20 && r.w == 30 && r.h == 40);
+  /* the margin grows every side, then the frame clips */
+  fail_unless (cuconv_rect_clip (10, 20, 30, 40, 16, 100, 50, &r));
+  fail_unless (r.x == 0 && r.y == 4 && r.w == 56 && r.h == 46);
+  fail_unless (cuconv_rect_clip (-5, 97, 10, 10, 0, 100, 100, &r));
+  fail_unless (r.x == 0 && r.y == 97 && r.w == 5 && r.h == 3);
+  /* a 1x1 rectangle at the last pixel */
+  fail_unless (cuconv_rect_clip (99, 99, 1, 1, 0, 100, 100, &r));
+  fail_unless (r.x == 99 && r.y == 99 && r.w == 1 && r.h == 1);
+  /* overflowing guint and 64-bit arithmetic: clipped, never wrapped */
+  fail_unless (cuconv_rect_clip (4294967295LL, 0, 4294967295LL, 5,
+          4294967295LL, 100, 100, &r));
+  fail_unless (r.x == 0 && r.y == 0 && r.w == 100 && r.h == 100);
+  fail_unless (cuconv_rect_clip (LLONG_MIN, LLONG_MIN, LLONG_MAX, LLONG_MAX,
+          LLONG_MAX, 7, 3, &r));
+  fail_unless (r.x == 0 && r.y == 0 && r.w == 7 && r.h == 3);
+  fail_unless (cuconv_rect_clip (2, 1, LLONG_MAX, LLONG_MAX, 0, 7, 3, &r));
+  fail_unless (r.x == 2 && r.y == 1 && r.w == 5 && r.h == 2);
+
+  /* nothing left: 0, and out untouched */
+  r.x = r.y = r.w = r.h = -7;
+  fail_if (cuconv_rect_clip (10, 10, 0, 5, 16, 100, 100, &r));
+  fail_if (cuconv_rect_clip (10, 10, 5, -1, 16, 100, 100, &r));
+  fail_if (cuconv_rect_clip (100, 0, 5, 5, 0, 100, 100, &r));
+  fail_if (cuconv_rect_clip (0, -5, 5, 5, 0, 100, 100, &r));
+  fail_if (cuconv_rect_clip (LLONG_MAX, 0, LLONG_MAX, 5, 0, 100, 100, &r));
+  fail_if (cuconv_rect_clip (4294967295LL, 0, 4294967295LL, 5, 0, 100, 100,
+          &r));
+  fail_if (cuconv_rect_clip (0, 0, 5, 5, 0, 0, 100, &r));
+  fail_if (cuconv_rect_clip (0, 0, 5, 5, -3, 100, 100, &r));
+  fail_unless (r.x == -7 && r.y == -7 && r.w == -7 && r.h == -7);
+  /* a negative margin shrinks, down to nothing */
+  fail_unless (cuconv_rect_clip (0, 0, 10, 10, -3, 100, 100, &r));
+  fail_unless (r.x == 3 && r.y == 3 && r.w == 4 && r.h == 4);
+  fail_if (cuconv_rect_clip (0, 0, 6, 10, -3, 100, 100, &r));
+}
+
+GST_END_TEST;
+
+static gboolean
+rect_is (const CuconvRect * r, int x, int y, int w, int h)
+{
+  return r->x == x && r->y == y && r->w == w && r->h == h;
+}
+
+GST_START_TEST (test_rect_on_plane)
+{
+  /* a 5x5 frame: 4:2:0 chroma 3x3, 4:2:2 chroma 3x5 */
+  CuconvPlane luma = { NULL, NULL, 0, 0, 5, 5, 1, 1, 1, 8 };
+  CuconvPlane c420 = { NULL, NULL, 0, 0, 3, 3, 1, 2, 2, 8 };
+  CuconvPlane c422 = { NULL, NULL, 0, 0, 3, 5, 2, 2, 1, 8 };
+  CuconvRect r = { 3, 3, 2, 2 }, o;
+
+  fail_unless (cuconv_rect_on_plane (&r, &luma, &o) && rect_is (&o, 3, 3, 2,
+          2));
+  /* [3, 5) / 2 = [1.5, 2.5): outward [1, 3) */
+  fail_unless (cuconv_rect_on_plane (&r, &c420, &o) && rect_is (&o, 1, 1, 2,
+          2));
+  fail_unless (cuconv_rect_on_plane (&r, &c422, &o) && rect_is (&o, 1, 3, 2,
+          2));
+  /* a 1x1 rectangle at an odd luma pixel still covers one chroma pixel */
+  r = (CuconvRect) {
+  1, 3, 1, 1};
+  fail_unless (cuconv_rect_on_plane (&r, &c420, &o) && rect_is (&o, 0, 1, 1,
+          1));
+  fail_unless (cuconv_rect_on_plane (&r, &c422, &o) && rect_is (&o, 0, 3, 1,
+          1));
+  /* the last luma pixel of an odd frame: the last chroma pixel */
+  r = (CuconvRect) {
+  4, 4, 1, 1};
+  fail_unless (cuconv_rect_on_plane (&r, &c420, &o) && rect_is (&o, 2, 2, 1,
+          1));
+  /* the whole frame */
+  r = (CuconvRect) {
+  0, 0, 5, 5};
+  fail_unless (cuconv_rect_on_plane (&r, &c420, &o) && rect_is (&o, 0, 0, 3,
+          3));
+  fail_unless (cuconv_rect_on_plane (&r, &c422, &o) && rect_is (&o, 0, 0, 3,
+          5));
+  /* clipped to the plane; outside or empty: nothing */
+  r = (CuconvRect) {
+  -3, 2, 10, 9};
+  fail_unless (cuconv_rect_on_plane (&r, &c420, &o) && rect_is (&o, 0, 1, 3,
+          2));
+  r = (CuconvRect) {
+  6, 0, 2, 2};
+  fail_if (cuconv_rect_on_plane (&r, &c420, &o));
+  r = (CuconvRect) {
+  2, 2, 0, 2};
+  fail_if (cuconv_rect_on_plane (&r, &c420, &o));
+}
+
+GST_END_TEST;
+
+/* Whether sample (px, py) of a plane subsampled by sx, sy lies in a
+ * region: the luma pixels it stands for, [px * sx, (px + 1) * sx) x
+ * [py * sy, (py + 1) * sy), meet one of the rectangles.  Written from the
+ * footprint, not from the outward rounding of cuconv_rect_on_plane (). */
+static gboolean
+naive_in_region (const CuconvRect * rects, int n, int sx, int sy, int px,
+    int py)
+{
+  int i;
+
+  for (i = 0; i < n; i++)
+    if (px * sx < rects[i].x + rects[i].w && (px + 1) * sx > rects[i].x &&
+        py * sy < rects[i].y + rects[i].h && (py + 1) * sy > rects[i].y)
+      return TRUE;
+  return FALSE;
+}
+
+/* A frame format, as planes of Geometry with the frame's luma size. */
+typedef struct
+{
+  const char *name;
+  int n_planes;
+  int n_comp[3], sub_x[3], sub_y[3];
+  int depth, shift;
+  guint8 op[3][CUCONV_MAX_COMP];
+} RegionFormat;
+
+static const RegionFormat region_formats[] = {
+  {"I420", 3, {1, 1, 1}, {1, 2, 2}, {1, 2, 2}, 8},
+  {"NV12", 2, {1, 2}, {1, 2}, {1, 2}, 8},
+  {"Y42B", 3, {1, 1, 1}, {1, 2, 2}, {1, 1, 1}, 8},
+  {"P010", 2, {1, 2}, {1, 2}, {1, 2}, 10, 6},
+  {"I420_12LE", 3, {1, 1, 1}, {1, 2, 2}, {1, 2, 2}, 12},
+  {"AYUV", 1, {4}, {1}, {1}, 8, 0, {{CUCONV_COMP_COPY}}},
+  {"sobel NV12", 2, {1, 2}, {1, 2}, {1, 2}, 8, 0,
+      {{0}, {CUCONV_COMP_FILL, CUCONV_COMP_FILL}}},
+};
+
+/* One regions case: cuconv_reference_frame_regions () against the
+ * whole-frame reference inside the regions and the input outside, sample
+ * by sample, with the padding guarded.  Returns the samples inside. */
+static guint64
+check_regions_case (const RegionFormat * rf, int w, int h,
+    const CuconvSettings * s, const CuconvRegions * regions)
+{
+  CuconvPlane planes[3], whole[3];
+  guint8 *src[3], *dst[3], *ref[3];
+  int stride[3], wb[3], ph[3], pw[3];
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  const int bytes = rf->depth > 8 ? 2 : 1;
+  guint64 inside = 0;
+  int i, x, y;
+
+  cuconv_filter_init (f, s);
+  for (i = 0; i < rf->n_planes; i++) {
+    Geometry g = { 0 };
+
+    pw[i] = (w + rf->sub_x[i] - 1) / rf->sub_x[i];
+    ph[i] = (h + rf->sub_y[i] - 1) / rf->sub_y[i];
+    wb[i] = pw[i] * rf->n_comp[i] * bytes;
+    stride[i] = wb[i] + 5;
+    g.width = pw[i];
+    g.height = ph[i];
+    g.n_comp = rf->n_comp[i];
+    g.depth = rf->depth;
+    g.shift = rf->shift;
+    src[i] = g_malloc ((size_t) stride[i] * ph[i]);
+    dst[i] = g_malloc ((size_t) stride[i] * ph[i]);
+    ref[i] = g_malloc ((size_t) stride[i] * ph[i]);
+    fill_source (&g, src[i], stride[i], 0);
+    memset (dst[i], GUARD, (size_t) stride[i] * ph[i]);
+    planes[i] = (CuconvPlane) {
+    src[i], dst[i], stride[i], stride[i], pw[i], ph[i], rf->n_comp[i],
+          rf->sub_x[i], rf->sub_y[i], rf->depth, rf->shift};
+    memcpy (planes[i].op, rf->op[i], CUCONV_MAX_COMP);
+    planes[i].fill = 1u << (rf->depth - 1);
+    whole[i] = planes[i];
+    whole[i].dst = ref[i];
+  }
+  fail_unless (cuconv_reference_frame (whole, rf->n_planes, f) == 0);
+  fail_unless (cuconv_reference_frame_regions (planes, rf->n_planes, f,
+          regions) == 0);
+
+  for (i = 0; i < rf->n_planes; i++) {
+    const int bpp = rf->n_comp[i] * bytes;
+
+    for (y = 0; y < ph[i]; y++) {
+      const guint8 *d = dst[i] + (size_t) y * stride[i];
+
+      for (x = wb[i]; x < stride[i]; x++)
+        if (d[x] != GUARD)
+          fail ("%s %dx%d: padding written at byte %d of row %d of plane %d",
+              rf->name, w, h, x, y, i);
+      for (x = 0; x < pw[i]; x++) {
+        gboolean in = regions->mode == CUCONV_REGION_FRAME ||
+            naive_in_region (regions->rects, regions->n_rects, rf->sub_x[i],
+            rf->sub_y[i], x, y);
+        const guint8 *want;
+
+        if (regions->mode == CUCONV_REGION_OUTSIDE)
+          in = !in;
+        want = (in ? ref[i] : src[i]) + (size_t) y * stride[i] + x * bpp;
+        inside += in;
+        if (memcmp (d + x * bpp, want, bpp) != 0)
+          fail ("%s %dx%d mode %d kernel %d border %d, %d rects: plane %d "
+              "sample (%d,%d) %s: not the %s", rf->name, w, h, regions->mode,
+              s->kernel, s->border, regions->n_rects, i, x, y,
+              in ? "filtered" : "kept", in ? "whole-frame reference" :
+              "input");
+      }
+    }
+    g_free (src[i]);
+    g_free (dst[i]);
+    g_free (ref[i]);
+  }
+  g_free (f);
+  return inside;
+}
+
+/* Rectangle sets: n random ones (some overlapping, some outside, some
+ * empty once clipped), or the special sets. */
+static int
+random_rects (CuconvRect * out, int n, int w, int h)
+{
+  int i, k = 0;
+
+  for (i = 0; i < n; i++) {
+    const long long x = (long long) (rnd () % (w + 8)) - 4;
+    const long long y = (long long) (rnd () % (h + 8)) - 4;
+    const long long rw = rnd () % (w / 2 + 2), rh = rnd () % (h / 2 + 2);
+
+    k += cuconv_rect_clip (x, y, rw, rh, rnd () % 3, w, h, &out[k]);
+  }
+  return k;
+}
+
+GST_START_TEST (test_regions)
+{
+  static const struct
+  {
+    int w, h;
+  } sizes[] = { {1, 1}, {3, 7}, {16, 9}, {33, 21} };
+  const CuconvKernel kernels[] = { CUCONV_KERNEL_GAUSSIAN, CUCONV_KERNEL_BOX,
+    CUCONV_KERNEL_SHARPEN, CUCONV_KERNEL_SOBEL, CUCONV_KERNEL_CUSTOM
+  };
+  CuconvRect rects[64];
+  guint64 inside = 0, total = 0;
+  int fi, si, k, b, m, set;
+
+  rng_state = 1010;
+  for (fi = 0; fi < (int) G_N_ELEMENTS (region_formats); fi++)
+    for (si = 0; si < (int) G_N_ELEMENTS (sizes); si++)
+      for (k = 0; k < (int) G_N_ELEMENTS (kernels); k++)
+        for (b = 0; b < CUCONV_BORDER_N; b++)
+          for (m = CUCONV_REGION_INSIDE; m <= CUCONV_REGION_OUTSIDE; m++)
+            for (set = 0; set < 5; set++) {
+              const int w = sizes[si].w, h = sizes[si].h;
+              CuconvSettings s = settings (kernels[k], b, 2, 0.0);
+              CuconvRegions regions = { m, rects, 0 };
+
+              if (kernels[k] == CUCONV_KERNEL_CUSTOM)
+                s.matrix_side = 3, s.matrix[4] = 2.0, s.matrix[1] = -0.5;
+              switch (set) {
+                case 0:        /* none */
+                  break;
+                case 1:        /* odd corners, 1x1 and the last pixel */
+                  regions.n_rects = 0;
+                  regions.n_rects += cuconv_rect_clip (1, 1, 1, 1, 0, w, h,
+                      &rects[regions.n_rects]);
+                  regions.n_rects += cuconv_rect_clip (w - 1, h - 1, 1, 1, 0,
+                      w, h, &rects[regions.n_rects]);
+                  regions.n_rects += cuconv_rect_clip (w / 2 | 1, 0, 3,
+                      h / 2 | 1, 0, w, h, &rects[regions.n_rects]);
+                  break;
+                case 2:        /* the whole frame, twice */
+                  regions.n_rects = cuconv_rect_clip (0, 0, w, h, 0, w, h,
+                      &rects[0]);
+                  rects[1] = rects[0];
+                  regions.n_rects *= 2;
+                  break;
+                default:
+                  regions.n_rects = random_rects (rects, set == 3 ? 4 : 40,
+                      w, h);
+                  break;
+              }
+              inside += check_regions_case (&region_formats[fi], w, h, &s,
+                  &regions);
+              total++;
+            }
+  /* the sets must have had samples of both kinds */
+  fail_unless (inside > 0);
+  GST_INFO ("%" G_GUINT64_FORMAT " region cases, %" G_GUINT64_FORMAT
+      " filtered samples", total, inside);
+}
+
+GST_END_TEST;
+
+/* The restore on its own: INSIDE with no rectangle copies the frame,
+ * OUTSIDE with none and FRAME touch nothing; a 2-row frame of 5000
+ * columns takes more than one of the restore's row chunks. */
+GST_START_TEST (test_regions_restore)
+{
+  const int w = 5000, h = 2;
+  guint8 *src = g_malloc (w * h), *dst = g_malloc (w * h);
+  CuconvPlane p = { src, dst, w, w, w, h, 1, 1, 1, 8 };
+  CuconvRect r[2] = { {4090, 1, 10, 1}, {4095, 0, 905, 1} };
+  CuconvRegions regions = { CUCONV_REGION_OUTSIDE, r, 0 };
+  int x;
+
+  for (x = 0; x < w * h; x++)
+    src[x] = x % 251;
+  memset (dst, 7, w * h);
+  cuconv_regions_restore (&p, 1, &regions);
+  regions.mode = CUCONV_REGION_FRAME;
+  regions.n_rects = 2;
+  cuconv_regions_restore (&p, 1, &regions);
+  for (x = 0; x < w * h; x++)
+    fail_unless (dst[x] == 7);
+  cuconv_regions_restore (&p, 1, NULL);
+
+  regions.mode = CUCONV_REGION_OUTSIDE;
+  cuconv_regions_restore (&p, 1, &regions);
+  for (x = 0; x < w * h; x++) {
+    const int px = x % w, py = x / w;
+    const gboolean in = naive_in_region (r, 2, 1, 1, px, py);
+
+    fail_unless (dst[x] == (in ? src[x] : 7), "byte %d", x);
+  }
+  memset (dst, 7, w * h);
+  regions.mode = CUCONV_REGION_INSIDE;
+  cuconv_regions_restore (&p, 1, &regions);
+  for (x = 0; x < w * h; x++) {
+    const gboolean in = naive_in_region (r, 2, 1, 1, x % w, x / w);
+
+    fail_unless (dst[x] == (in ? 7 : src[x]), "byte %d", x);
+  }
+  memset (dst, 7, w * h);
+  regions.n_rects = 0;
+  cuconv_regions_restore (&p, 1, &regions);
+  fail_unless (memcmp (dst, src, w * h) == 0);
+  g_free (src);
+  g_free (dst);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -1050,6 +1398,10 @@ reference_suite (void)
   tcase_add_test (tc, test_custom_separable);
   tcase_add_test (tc, test_custom_matrix);
   tcase_add_test (tc, test_component_ops);
+  tcase_add_test (tc, test_rect_clip);
+  tcase_add_test (tc, test_rect_on_plane);
+  tcase_add_test (tc, test_regions);
+  tcase_add_test (tc, test_regions_restore);
   return s;
 }
 
