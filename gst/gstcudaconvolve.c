@@ -27,6 +27,13 @@
  * next frame on; an invalid custom kernel is refused with a warning and
  * the previous one stays in effect.
  *
+ * #GstCudaConvolve:region=roi filters only inside rectangles, outside-roi
+ * everywhere else: the frame's #GstVideoRegionOfInterestMeta (of
+ * #GstCudaConvolve:roi-types, grown by #GstCudaConvolve:roi-margin) and
+ * the fixed #GstCudaConvolve:regions.  There the output is the whole-frame
+ * filter's, elsewhere the input; with roi, a frame without any passes
+ * through.  Beyond 4096 rectangles a frame is filtered whole (a warning).
+ *
  * The plumbing is #GstCudaVideoFilter's: the backend choice
  * (#GstCudaVideoFilter:backend, and the read-only
  * #GstCudaVideoFilter:active-backend, "cuda" or "cpu", "none" before the
@@ -63,6 +70,9 @@
  * |[
  * gst-launch-1.0 videotestsrc ! cudaconvolve kernel=custom matrix="<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>" ! videoconvert ! autovideosink
  * ]| Sharpens with a 3x3 matrix of the user's.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! facedetect display=false ! videoconvert ! cudaconvolve region=roi roi-types=face roi-margin=16 sigma=12 radius=0 ! videoconvert ! autovideosink
+ * ]| Blurs the faces facedetect finds, 16 pixels beyond their boxes.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -75,6 +85,7 @@
 #include "cuconv-cuda.h"
 #include "gstcudaconvolve.h"
 #include "gstcuconvkernelprops.h"
+#include "gstcuconvregions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
@@ -93,6 +104,11 @@ enum
   PROP_KERNEL_Y,
   PROP_MATRIX,
   PROP_NORMALIZE,
+  /* gstcuconvregions.c's, in its order */
+  PROP_REGION,
+  PROP_ROI_TYPES,
+  PROP_ROI_MARGIN,
+  PROP_REGIONS,
   N_PROPERTIES
 };
 
@@ -106,6 +122,8 @@ enum
 #define DEFAULT_NORMALIZE TRUE
 
 static GParamSpec *properties[N_PROPERTIES];
+G_STATIC_ASSERT (PROP_REGIONS - PROP_REGION == GST_CUCONV_REGION_PROP_REGIONS &&
+    N_PROPERTIES - PROP_REGION == GST_CUCONV_REGION_N_PROPS);
 
 struct _GstCudaConvolve
 {
@@ -114,6 +132,7 @@ struct _GstCudaConvolve
   /* Properties, under the object lock. */
   CuconvSettings settings;
   GstCudaConvolvePlanes planes;
+  GstCuconvRegionProps region_props;
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CuconvSettings frame_settings;        /* this frame's copy of settings */
@@ -121,6 +140,9 @@ struct _GstCudaConvolve
   CuconvFilter filter;          /* built from frame_settings when they change */
   gboolean filter_valid;
   CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
+  GstBuffer *frame_buffer;      /* the input, during prepare_frame () only */
+  GstCuconvRegionFrame frame_regions;
+  CuconvRegionFilter *region_filter;    /* CUDA memory, base's context */
 };
 
 /* Every format the element filters, the same on both pads and in either
@@ -135,6 +157,8 @@ static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
 static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_finalize (GObject * object);
+static void gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
 
 static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter);
 static GstFlowReturn gst_cuda_convolve_filter_cpu (GstCudaVideoFilter *
@@ -292,6 +316,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "by the sum of its values, so that flat areas keep their brightness; "
       "a kernel summing to 0 (an edge detector) is used as given. FALSE = "
       "use every kernel as given", DEFAULT_NORMALIZE, live);
+  gst_cuconv_region_props_param_specs (&properties[PROP_REGION]);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -304,6 +329,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "gst-cudaconvolve authors");
   gst_cuda_video_filter_class_add_pad_templates (filter_class, VIDEO_FORMATS);
 
+  /* prepare_frame () finds the regions on the buffer */
+  GST_BASE_TRANSFORM_CLASS (klass)->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_before_transform);
   filter_class->prepare_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_prepare_frame);
   filter_class->filter_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cpu);
@@ -320,6 +348,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_KERNEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_PLANES, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_REGION, 0);
 }
 
 static void
@@ -333,6 +362,8 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.amount = DEFAULT_AMOUNT;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
+  gst_cuconv_region_props_init (&self->region_props);
+  gst_cuconv_region_frame_init (&self->frame_regions);
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
       cuconv_settings_is_identity (&self->settings));
@@ -410,6 +441,13 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       self->settings.normalize = g_value_get_boolean (value);
       break;
+    case PROP_REGION:
+    case PROP_ROI_TYPES:
+    case PROP_ROI_MARGIN:
+    case PROP_REGIONS:
+      valid = gst_cuconv_region_props_set (&self->region_props,
+          prop_id - PROP_REGION, value, &why);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -466,6 +504,13 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       g_value_set_boolean (value, self->settings.normalize);
       break;
+    case PROP_REGION:
+    case PROP_ROI_TYPES:
+    case PROP_ROI_MARGIN:
+    case PROP_REGIONS:
+      gst_cuconv_region_props_get (&self->region_props, prop_id - PROP_REGION,
+          value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -479,7 +524,9 @@ gst_cuda_convolve_finalize (GObject * object)
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
 
   /* close_cuda () freed it, in the context, when the element stopped */
-  g_assert (self->strips == NULL);
+  g_assert (self->strips == NULL && self->region_filter == NULL);
+  gst_cuconv_region_props_clear (&self->region_props);
+  gst_cuconv_region_frame_clear (&self->frame_regions);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -600,17 +647,39 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
   return n_planes;
 }
 
+/* The base class asks prepare_frame () about a buffer it does not pass:
+ * the buffer is lent to it here. */
+static void
+gst_cuda_convolve_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+
+  self->frame_buffer = buffer;
+  GST_BASE_TRANSFORM_CLASS (parent_class)->before_transform (trans, buffer);
+  self->frame_buffer = NULL;
+}
+
 static gboolean
 gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
+  GstCuconvRegionProps region_props;
+  gboolean unchanged;
 
+  gst_cuconv_region_props_init (&region_props);
   GST_OBJECT_LOCK (self);
   self->frame_settings = self->settings;
   self->frame_planes = self->planes;
+  gst_cuconv_region_props_copy (&region_props, &self->region_props);
   GST_OBJECT_UNLOCK (self);
 
-  return cuconv_settings_is_identity (&self->frame_settings);
+  unchanged = cuconv_settings_is_identity (&self->frame_settings) ||
+      gst_cuconv_region_frame_prepare (&self->frame_regions,
+      GST_ELEMENT (self), &region_props, self->frame_buffer,
+      &GST_VIDEO_FILTER (self)->in_info);
+  gst_cuconv_region_props_clear (&region_props);
+  return unchanged;
 }
 
 /* The engine's filter for this frame's settings, rebuilt only when they
@@ -637,7 +706,8 @@ gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_reference_frame (planes, n_planes, &self->filter) < 0)
+  if (cuconv_reference_frame_regions (planes, n_planes, &self->filter,
+          &self->frame_regions.regions) < 0)
     goto cpu_failed;
   return GST_FLOW_OK;
 
@@ -657,7 +727,10 @@ gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter, GError ** error)
   CuconvStatus st;
 
   self->strips = cuconv_strips_new (&st);
-  if (!self->strips) {
+  if (self->strips)
+    self->region_filter = cuconv_region_filter_new (&st);
+  if (!self->region_filter) {
+    g_clear_pointer (&self->strips, cuconv_strips_free);
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "%s", st.message);
     return FALSE;
@@ -671,6 +744,7 @@ gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter)
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
 
   g_clear_pointer (&self->strips, cuconv_strips_free);
+  g_clear_pointer (&self->region_filter, cuconv_region_filter_free);
 }
 
 /* A sentence for the user from the engine's status. */
@@ -698,6 +772,9 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
   if (cuconv_strips_process (self->strips, planes, n_planes, &self->filter,
           &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
+  /* the whole frame filtered, the input put back where it stays */
+  if (self->frame_regions.regions.mode != CUCONV_REGION_FRAME)
+    cuconv_regions_restore (planes, n_planes, &self->frame_regions.regions);
   return GST_FLOW_OK;
 }
 
@@ -711,8 +788,9 @@ gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_filter_device (planes, n_planes, &self->filter, stream,
-          &st) != 0)
+  /* mode FRAME: cuconv_filter_device (), without a copy */
+  if (cuconv_region_filter_device (self->region_filter, planes, n_planes,
+          &self->filter, &self->frame_regions.regions, stream, &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "CUDA memory", &st);
   return GST_FLOW_OK;
 }

@@ -1,0 +1,428 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcuconvregions.h"
+
+GType
+gst_cuda_convolve_region_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_REGION_FRAME, "The whole frame is filtered; "
+          "regions are ignored", "frame"},
+    {GST_CUDA_CONVOLVE_REGION_ROI, "Only the pixels inside the regions "
+          "are filtered (privacy: blur faces, plates)", "roi"},
+    {GST_CUDA_CONVOLVE_REGION_OUTSIDE_ROI, "Every pixel but those inside "
+          "the regions is filtered (blur the background)", "outside-roi"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveRegion", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+void
+gst_cuconv_region_props_param_specs (GParamSpec ** specs)
+{
+  const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+  /* no controller interpolates strings or arrays */
+  const GParamFlags lists = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  specs[GST_CUCONV_REGION_PROP_REGION] = g_param_spec_enum ("region",
+      "Region", "Where the filter applies: frame (everywhere, regions "
+      "ignored), roi (inside the regions only; a frame without any passes "
+      "through unchanged) or outside-roi (everywhere but inside the "
+      "regions). The regions are the frame's GstVideoRegionOfInterestMeta "
+      "of the roi-types, grown by roi-margin, and the fixed rectangles of "
+      "the regions property. Inside a region the output is the whole-frame "
+      "filter's, elsewhere the input unchanged. A frame with more than "
+      G_STRINGIFY (GST_CUCONV_REGIONS_MAX_FRAME) " rectangles is filtered "
+      "whole, with a warning", GST_TYPE_CUDA_CONVOLVE_REGION,
+      GST_CUDA_CONVOLVE_REGION_FRAME, live);
+  specs[GST_CUCONV_REGION_PROP_ROI_TYPES] = g_param_spec_string ("roi-types",
+      "ROI types", "The roi_type names of the GstVideoRegionOfInterestMeta "
+      "that count as regions, separated by commas (e.g. "
+      "\"face,license-plate\"); empty or NULL = every ROI meta of the "
+      "frame", NULL, lists);
+  specs[GST_CUCONV_REGION_PROP_ROI_MARGIN] = g_param_spec_uint ("roi-margin",
+      "ROI margin", "Luma pixels, 0-" G_STRINGIFY
+      (GST_CUCONV_REGIONS_MAX_MARGIN) ", by which every ROI meta's "
+      "rectangle grows on each side before it is clipped to the frame "
+      "(detector boxes are tight); 0 = the box as detected. The fixed "
+      "rectangles of regions are used as given", 0,
+      GST_CUCONV_REGIONS_MAX_MARGIN, 0, live);
+  specs[GST_CUCONV_REGION_PROP_REGIONS] = gst_param_spec_array ("regions",
+      "Regions", "Fixed rectangles, in luma pixels, that count as regions "
+      "on every frame, with or without ROI metas: an array of up to "
+      G_STRINGIFY (GST_CUCONV_REGIONS_MAX_FIXED) " arrays of 4 integers "
+      "<x, y, w, h>, e.g. \"<<10,10,100,50>,<200,200,64,64>>\"; w and h "
+      "not negative, x and y may be. Clipped to the frame; an empty or "
+      "off-frame one is ignored. Default: none. An invalid value is "
+      "refused with a warning and the previous one stays", NULL, lists);
+}
+
+void
+gst_cuconv_region_props_init (GstCuconvRegionProps * props)
+{
+  memset (props, 0, sizeof (*props));
+  props->mode = CUCONV_REGION_FRAME;
+}
+
+void
+gst_cuconv_region_props_clear (GstCuconvRegionProps * props)
+{
+  g_clear_pointer (&props->types_str, g_free);
+  g_clear_pointer (&props->types, g_array_unref);
+  g_clear_pointer (&props->fixed, g_array_unref);
+}
+
+void
+gst_cuconv_region_props_copy (GstCuconvRegionProps * dst,
+    const GstCuconvRegionProps * src)
+{
+  gst_cuconv_region_props_clear (dst);
+  dst->mode = src->mode;
+  dst->margin = src->margin;
+  /* the string stays behind: frames need the quarks only */
+  dst->types = src->types ? g_array_ref (src->types) : NULL;
+  dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
+}
+
+static GArray *
+parse_types (const gchar * str)
+{
+  GArray *types;
+  gchar **names;
+  guint i;
+
+  if (!str)
+    return NULL;
+  types = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  names = g_strsplit (str, ",", -1);
+  for (i = 0; names[i]; i++) {
+    const gchar *name = g_strstrip (names[i]);
+    GQuark q;
+
+    if (!*name)
+      continue;
+    /* a name no meta has yet may come later: a quark, never freed, like
+     * the roi_type GStreamer itself keeps */
+    q = g_quark_from_string (name);
+    g_array_append_val (types, q);
+  }
+  g_strfreev (names);
+
+  if (types->len == 0) {
+    g_array_unref (types);
+    return NULL;
+  }
+  return types;
+}
+
+/* The integer v holds, in the range of a gint. */
+static gboolean
+value_get_int (const GValue * v, gint * out)
+{
+  gint64 i;
+
+  switch (G_VALUE_TYPE (v)) {
+    case G_TYPE_INT:
+      *out = g_value_get_int (v);
+      return TRUE;
+    case G_TYPE_UINT:
+      i = g_value_get_uint (v);
+      break;
+    case G_TYPE_INT64:
+      i = g_value_get_int64 (v);
+      break;
+    case G_TYPE_UINT64:
+      if (g_value_get_uint64 (v) > G_MAXINT)
+        return FALSE;
+      i = (gint64) g_value_get_uint64 (v);
+      break;
+    default:
+      return FALSE;
+  }
+  if (i < G_MININT || i > G_MAXINT)
+    return FALSE;
+  *out = (gint) i;
+  return TRUE;
+}
+
+static const gchar *const rect_fields[] = { "x", "y", "w", "h" };
+
+static gboolean
+parse_rects (const GValue * value, GArray ** rects,
+    gchar ** why)
+{
+  GArray *parsed;
+  guint n, i, j;
+
+  g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
+
+  n = gst_value_array_get_size (value);
+  if (n > GST_CUCONV_REGIONS_MAX_FIXED) {
+    *why = g_strdup_printf ("it has %u rectangles; at most %d", n,
+        GST_CUCONV_REGIONS_MAX_FIXED);
+    return FALSE;
+  }
+
+  parsed = g_array_sized_new (FALSE, FALSE, sizeof (CuconvRect), n);
+  for (i = 0; i < n; i++) {
+    const GValue *rv = gst_value_array_get_value (value, i);
+    gint f[4];
+
+    if (!GST_VALUE_HOLDS_ARRAY (rv) || gst_value_array_get_size (rv) != 4) {
+      gchar *str = gst_value_serialize (rv);
+
+      *why = g_strdup_printf ("rectangle %u, %s, is not 4 integers "
+          "<x, y, w, h>", i + 1, str ? str : G_VALUE_TYPE_NAME (rv));
+      g_free (str);
+      goto refused;
+    }
+    for (j = 0; j < 4; j++) {
+      const GValue *v = gst_value_array_get_value (rv, j);
+
+      if (!value_get_int (v, &f[j])) {
+        gchar *str = gst_value_serialize (v);
+
+        *why = g_strdup_printf ("rectangle %u, %s %s, is not an integer "
+            "from %d to %d", i + 1, rect_fields[j],
+            str ? str : G_VALUE_TYPE_NAME (v), G_MININT, G_MAXINT);
+        g_free (str);
+        goto refused;
+      }
+    }
+    if (f[2] < 0 || f[3] < 0) {
+      *why = g_strdup_printf ("rectangle %u is %d x %d; width and height "
+          "must not be negative", i + 1, f[2], f[3]);
+      goto refused;
+    }
+    {
+      CuconvRect r = { f[0], f[1], f[2], f[3] };
+
+      g_array_append_val (parsed, r);
+    }
+  }
+
+  if (*rects)
+    g_array_unref (*rects);
+  if (parsed->len == 0) {
+    g_array_unref (parsed);
+    parsed = NULL;
+  }
+  *rects = parsed;
+  return TRUE;
+
+refused:
+  g_array_unref (parsed);
+  return FALSE;
+}
+
+static void
+append_int (GValue * array, gint i)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, i);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+static void
+rects_to_value (const GArray * rects, GValue * value)
+{
+  guint i;
+
+  for (i = 0; rects && i < rects->len; i++) {
+    const CuconvRect *r = &g_array_index (rects, CuconvRect, i);
+    GValue rv = G_VALUE_INIT;
+
+    g_value_init (&rv, GST_TYPE_ARRAY);
+    append_int (&rv, r->x);
+    append_int (&rv, r->y);
+    append_int (&rv, r->w);
+    append_int (&rv, r->h);
+    gst_value_array_append_and_take_value (value, &rv);
+  }
+}
+
+gboolean
+gst_cuconv_region_props_set (GstCuconvRegionProps * props, guint id,
+    const GValue * value, gchar ** why)
+{
+  switch (id) {
+    case GST_CUCONV_REGION_PROP_REGION:
+      props->mode = (CuconvRegionMode) g_value_get_enum (value);
+      break;
+    case GST_CUCONV_REGION_PROP_ROI_TYPES:
+      g_free (props->types_str);
+      props->types_str = g_value_dup_string (value);
+      g_clear_pointer (&props->types, g_array_unref);
+      props->types = parse_types (props->types_str);
+      break;
+    case GST_CUCONV_REGION_PROP_ROI_MARGIN:
+      props->margin = g_value_get_uint (value);
+      break;
+    case GST_CUCONV_REGION_PROP_REGIONS:
+      return parse_rects (value, &props->fixed, why);
+    default:
+      g_assert_not_reached ();
+  }
+  return TRUE;
+}
+
+void
+gst_cuconv_region_props_get (const GstCuconvRegionProps * props, guint id,
+    GValue * value)
+{
+  switch (id) {
+    case GST_CUCONV_REGION_PROP_REGION:
+      g_value_set_enum (value, props->mode);
+      break;
+    case GST_CUCONV_REGION_PROP_ROI_TYPES:
+      g_value_set_string (value, props->types_str);
+      break;
+    case GST_CUCONV_REGION_PROP_ROI_MARGIN:
+      g_value_set_uint (value, props->margin);
+      break;
+    case GST_CUCONV_REGION_PROP_REGIONS:
+      rects_to_value (props->fixed, value);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+static gboolean
+type_wanted (const GArray * types, GQuark type)
+{
+  guint i;
+
+  if (!types)
+    return TRUE;
+  for (i = 0; i < types->len; i++)
+    if (g_array_index (types, GQuark, i) == type)
+      return TRUE;
+  return FALSE;
+}
+
+gint
+gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
+    GstBuffer * buf, gint width, gint height, CuconvRect * out, guint max)
+{
+  const GArray *types = props->types, *fixed = props->fixed;
+  GstVideoRegionOfInterestMeta *meta;
+  gpointer state = NULL;
+  guint n = 0, i;
+  CuconvRect r;
+
+  if (width <= 0 || height <= 0)
+    return 0;
+
+  while (buf && (meta = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    if (!type_wanted (types, meta->roi_type))
+      continue;
+    /* a detector's empty box marks nothing, whatever the margin */
+    if (meta->w == 0 || meta->h == 0)
+      continue;
+    if (!cuconv_rect_clip (meta->x, meta->y, meta->w, meta->h, props->margin,
+            width, height, &r))
+      continue;
+    if (n == max)
+      return -1;
+    out[n++] = r;
+  }
+
+  for (i = 0; fixed && i < fixed->len; i++) {
+    const CuconvRect *f = &g_array_index (fixed, CuconvRect, i);
+
+    if (f->w == 0 || f->h == 0 ||
+        !cuconv_rect_clip (f->x, f->y, f->w, f->h, 0, width, height, &r))
+      continue;
+    if (n == max)
+      return -1;
+    out[n++] = r;
+  }
+  return n;
+}
+
+void
+gst_cuconv_region_frame_init (GstCuconvRegionFrame * frame)
+{
+  memset (frame, 0, sizeof (*frame));
+  frame->rects = g_new (CuconvRect, GST_CUCONV_REGIONS_MAX_FRAME);
+  frame->regions.mode = CUCONV_REGION_FRAME;
+  frame->regions.rects = frame->rects;
+}
+
+void
+gst_cuconv_region_frame_clear (GstCuconvRegionFrame * frame)
+{
+  g_clear_pointer (&frame->rects, g_free);
+}
+
+gboolean
+gst_cuconv_region_frame_prepare (GstCuconvRegionFrame * frame,
+    GstElement * element, const GstCuconvRegionProps * props, GstBuffer * buf,
+    const GstVideoInfo * info)
+{
+  gint width = GST_VIDEO_INFO_WIDTH (info);
+  gint height = GST_VIDEO_INFO_HEIGHT (info);
+  gint n, i;
+
+  frame->regions.mode = CUCONV_REGION_FRAME;
+  frame->regions.rects = frame->rects;
+  frame->regions.n_rects = 0;
+  if (props->mode == CUCONV_REGION_FRAME)
+    return FALSE;
+
+  n = gst_cuconv_regions_collect (props, buf, width, height, frame->rects,
+      GST_CUCONV_REGIONS_MAX_FRAME);
+  if (n < 0)
+    goto too_many;
+  frame->over_cap = FALSE;
+
+  /* outside-roi without a rectangle: the whole frame, on its usual path */
+  if (n == 0)
+    return props->mode == CUCONV_REGION_INSIDE;
+  for (i = 0; i < n; i++) {
+    if (props->mode == CUCONV_REGION_OUTSIDE && frame->rects[i].w == width &&
+        frame->rects[i].h == height)
+      return TRUE;
+  }
+  frame->regions.mode = props->mode;
+  frame->regions.n_rects = n;
+  return FALSE;
+
+  /* ERRORS */
+too_many:
+  {
+    /* A privacy filter must not leave a face sharp: more filtered than
+     * asked, never less. */
+    if (!frame->over_cap)
+      GST_ELEMENT_WARNING (element, STREAM, FAILED,
+          ("A frame has more than %d regions, the most the element takes: "
+              "such frames are filtered whole.", GST_CUCONV_REGIONS_MAX_FRAME),
+          ("region=%s", props->mode == CUCONV_REGION_INSIDE ? "roi" :
+              "outside-roi"));
+    frame->over_cap = TRUE;
+    return FALSE;
+  }
+}
