@@ -111,7 +111,7 @@ proc_status_kb (const gchar * field)
  * tool's: bounds on it mean nothing there (their leak checks do that
  * job).  compute-sanitizer injects itself through CUDA_INJECTION64_PATH. */
 static gboolean
-running_on_valgrind (void)
+running_under_memory_tool (void)
 {
   const gchar *preload = g_getenv ("LD_PRELOAD");
 
@@ -853,7 +853,7 @@ GST_START_TEST (test_state_cycles_memory)
       "(bound %" G_GUINT64_FORMAT " kB)\n", (gint64) (rss1 - rss0), cycles,
       rss_bound_kb);
 
-  if (!running_on_valgrind ())
+  if (!running_under_memory_tool ())
     fail_unless (rss1 < rss0 + rss_bound_kb, "RSS grew by %" G_GUINT64_FORMAT
         " kB over %u cycles (%" G_GUINT64_FORMAT " B a cycle)", rss1 - rss0,
         cycles, (rss1 - rss0) * 1024 / cycles);
@@ -1548,7 +1548,7 @@ GST_START_TEST (test_huge_caps_tiny_buffer)
   g_print ("huge caps: VmHWM %+" G_GINT64_FORMAT " kB, VmPeak %+"
       G_GINT64_FORMAT " kB\n", (gint64) (hwm1 - hwm0),
       (gint64) (peak1 - peak0));
-  if (!running_on_valgrind ()) {
+  if (!running_under_memory_tool ()) {
     fail_unless (hwm1 < hwm0 + 64 * 1024, "peak RSS grew by %"
         G_GUINT64_FORMAT " kB", hwm1 - hwm0);
     fail_unless (peak1 < peak0 + 1024 * 1024, "peak virtual size grew by %"
