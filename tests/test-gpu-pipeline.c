@@ -767,6 +767,248 @@ GST_START_TEST (test_two_devices)
 
 GST_END_TEST;
 
+/* Regions: rectangles already clipped to the frame, luma pixels. */
+typedef struct
+{
+  gint x, y, w, h;
+} RegionBox;
+
+/* Over the pixels of a and b (info's format, any strides) that mode
+ * (CUCONV_REGION_*) filters, or leaves (filtered FALSE), given boxes
+ * carried to each plane rounded outward: copies b's into a (copy), or
+ * counts those that differ, the first described in first. */
+static guint64
+region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
+    gint mode, const RegionBox * boxes, guint n, gboolean filtered,
+    gboolean copy, gchar * first, gsize first_len)
+{
+  GstVideoFrame fa, fb;
+  guint64 differ = 0;
+  guint p, i;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          copy ? GST_MAP_READWRITE : GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS], sx, sy, bytes, x, y;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp[0]);
+    sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp[0]);
+    bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, comp[0]);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++) {
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]); x++) {
+        guint8 *pa = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p) + x * bytes;
+        const guint8 *pb = (const guint8 *)
+            GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p) + x * bytes;
+        gboolean inside = FALSE;
+
+        for (i = 0; i < n && !inside; i++)
+          inside = x >= boxes[i].x / sx &&
+              x < (boxes[i].x + boxes[i].w + sx - 1) / sx &&
+              y >= boxes[i].y / sy &&
+              y < (boxes[i].y + boxes[i].h + sy - 1) / sy;
+        if ((mode == CUCONV_REGION_INSIDE ? inside : !inside) != filtered)
+          continue;
+        if (copy) {
+          memcpy (pa, pb, bytes);
+        } else if (memcmp (pa, pb, bytes) != 0) {
+          if (differ++ == 0)
+            g_snprintf (first, first_len, "plane %u pixel (%d, %d), %s",
+                p, x, y, inside ? "inside" : "outside");
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+  return differ;
+}
+
+/* A meta of its own tags that copies itself when asked: whether it
+ * survives is the element's choice alone. */
+static gboolean
+test_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  return gst_buffer_add_meta (dest, meta->info, NULL) != NULL;
+}
+
+static const GstMetaInfo *
+test_meta_info (const gchar * name, const gchar ** tags)
+{
+  gchar *api_name = g_strdup_printf ("%sAPI", name);
+  GType api = g_type_from_name (api_name);
+  const GstMetaInfo *info;
+
+  if (!api)
+    api = gst_meta_api_type_register (api_name, tags);
+  info = gst_meta_get_info (name);
+  if (!info)
+    info = gst_meta_register (api, name, sizeof (GstMeta), NULL, NULL,
+        test_meta_transform);
+  g_free (api_name);
+  return info;
+}
+
+static const gchar *video_tags[] = { GST_META_TAG_VIDEO_STR, NULL };
+static const gchar *foo_tags[] = { "foo", NULL };
+
+/* Metas added to the buffers entering cudaconvolve (cudaupload does not
+ * copy ROI metas), and what came out of it. */
+typedef struct
+{
+  RegionBox roi;
+  gboolean roi_out, params_out, video_out, foo_out;
+} MetaProbe;
+
+static GstPadProbeReturn
+add_metas (GstPad * pad, GstPadProbeInfo * info, MetaProbe * mp)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GstVideoRegionOfInterestMeta *roi;
+
+  roi = gst_buffer_add_video_region_of_interest_meta (buf, "face", mp->roi.x,
+      mp->roi.y, mp->roi.w, mp->roi.h);
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("detection", "score", G_TYPE_INT, 93, NULL));
+  gst_buffer_add_meta (buf, test_meta_info ("TestVideoMeta", video_tags),
+      NULL);
+  gst_buffer_add_meta (buf, test_meta_info ("TestFooMeta", foo_tags), NULL);
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+read_metas (GstPad * pad, GstPadProbeInfo * info, MetaProbe * mp)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta (buf);
+  GstStructure *params = roi ?
+      gst_video_region_of_interest_meta_get_param (roi, "detection") : NULL;
+  gint score = 0;
+
+  mp->roi_out = roi != NULL && roi->x == (guint) mp->roi.x &&
+      roi->w == (guint) mp->roi.w;
+  mp->params_out = params && gst_structure_get_int (params, "score", &score)
+      && score == 93;
+  mp->video_out = gst_buffer_get_meta (buf,
+      test_meta_info ("TestVideoMeta", video_tags)->api) != NULL;
+  mp->foo_out = gst_buffer_get_meta (buf,
+      test_meta_info ("TestFooMeta", foo_tags)->api) != NULL;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Regions in CUDA memory: an ROI meta on frames cudaupload put on the
+ * GPU, region=roi and outside-roi with fixed rectangles too; the pixels
+ * the regions leave are the input's exactly, the others within 1 of the
+ * reference.  The metas come out of the element in CUDA memory: the ROI
+ * meta with its params, a video-tagged meta, not a foo-tagged one. */
+GST_START_TEST (test_regions_cuda_memory)
+{
+  static const gchar *formats[] = { "I420", "NV12", "P010_10LE", "Y444",
+    "RGBA"
+  };
+  static const gchar *configs[] = {
+    "kernel=gaussian border=mirror radius=6",
+    "kernel=box border=zero radius=3",
+    "kernel=sobel border=wrap radius=1",
+  };
+  const RegionBox boxes[] = { {21, 9, 17, 13}, {0, 30, 9, 14}, {50, 2, 8, 8} };
+  GRand *rand = g_rand_new_with_seed (SEED + 10);
+  MetaProbe mp = { {21, 9, 17, 13} };
+  guint f, c, m, tested = 0;
+
+  for (f = 0; f < (quick ? 1 : G_N_ELEMENTS (formats)); f++) {
+    GstVideoInfo info;
+    GstPad *pad;
+    Pipe cuda;
+
+    if (!cudaupload_takes (formats[f])) {
+      g_print ("  %s: cudaupload does not take it, skipped\n", formats[f]);
+      continue;
+    }
+    frame_check_info_init (&info, formats[f], W, H);
+    pipe_start (&cuda, "appsrc name=src ! cudaupload ! " CUDA_CAPS " ! "
+        "cudaconvolve name=conv regions=<<-3,30,12,99>,<50,2,8,8>> ! "
+        "cudadownload ! appsink name=sink", &info);
+    pad = gst_element_get_static_pad (cuda.conv, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+        (GstPadProbeCallback) add_metas, &mp, NULL);
+    gst_object_unref (pad);
+    pad = gst_element_get_static_pad (cuda.conv, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+        (GstPadProbeCallback) read_metas, &mp, NULL);
+    gst_object_unref (pad);
+
+    for (c = 0; c < G_N_ELEMENTS (configs); c++) {
+      for (m = CUCONV_REGION_INSIDE; m <= CUCONV_REGION_OUTSIDE; m++) {
+        GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+        GstBuffer *whole, *out, *mixed;
+        gchar what[160], first[96] = "";
+        guint64 bad;
+
+        g_snprintf (what, sizeof (what), "%s %dx%d %s region=%s", formats[f],
+            W, H, configs[c], m == CUCONV_REGION_INSIDE ? "roi" :
+            "outside-roi");
+        gst_util_set_object_arg (G_OBJECT (cuda.conv), "region", "frame");
+        gst_util_set_object_arg (G_OBJECT (cuda.conv), "border", "clamp");
+        {
+          gchar **kv = g_strsplit (configs[c], " ", -1);
+          guint i;
+
+          for (i = 0; kv[i]; i++) {
+            gchar **nv = g_strsplit (kv[i], "=", 2);
+
+            gst_util_set_object_arg (G_OBJECT (cuda.conv), nv[0], nv[1]);
+            g_strfreev (nv);
+          }
+          g_strfreev (kv);
+        }
+        whole = pipe_push_pull (&cuda, in, what);
+        check_reference (&info, cuda.conv, in, whole, what);
+        fail_unless (mp.roi_out && mp.params_out && mp.video_out &&
+            !mp.foo_out, "%s, region=frame: metas in CUDA memory: ROI %d, "
+            "params %d, video-tagged %d, foo-tagged %d (want 1 1 1 0)",
+            what, mp.roi_out, mp.params_out, mp.video_out, mp.foo_out);
+
+        g_object_set (cuda.conv, "region", m, NULL);
+        out = pipe_push_pull (&cuda, in, what);
+        fail_unless (cuda.in_cuda && cuda.out_cuda, "%s: not CUDA memory",
+            what);
+        fail_unless (mp.roi_out && mp.params_out && mp.video_out &&
+            !mp.foo_out, "%s: metas in CUDA memory: ROI %d, params %d, "
+            "video-tagged %d, foo-tagged %d (want 1 1 1 0)", what,
+            mp.roi_out, mp.params_out, mp.video_out, mp.foo_out);
+        bad = region_pixels (&info, out, in, m, boxes, G_N_ELEMENTS (boxes),
+            FALSE, FALSE, first, sizeof (first));
+        fail_unless (bad == 0, "%s: %" G_GUINT64_FORMAT " pixels the "
+            "regions leave differ from the input, the first at %s", what,
+            bad, first);
+        mixed = gst_buffer_copy_deep (out);
+        region_pixels (&info, mixed, whole, m, boxes, G_N_ELEMENTS (boxes),
+            FALSE, TRUE, NULL, 0);
+        check_reference (&info, cuda.conv, in, mixed, what);
+        gst_buffer_unref (mixed);
+        gst_buffer_unref (out);
+        gst_buffer_unref (whole);
+        gst_buffer_unref (in);
+        tested++;
+      }
+    }
+    pipe_stop (&cuda);
+  }
+  g_print ("  %u frames with regions through CUDA memory\n", tested);
+  fail_unless (tested > 0);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_pipeline_suite (void)
 {
@@ -777,6 +1019,7 @@ cudaconvolve_pipeline_suite (void)
   tcase_add_checked_fixture (tc, NULL, stop_running);
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_cuda_memory_matches_system);
+  tcase_add_test (tc, test_regions_cuda_memory);
   if (!quick) {
     tcase_add_test (tc, test_mixed_memory);
     tcase_add_test (tc, test_renegotiate_memory);
