@@ -141,10 +141,12 @@ struct _CuconvRegionFilter
   size_t atlas_size;            /* bytes of each */
   CopyJob *d_jobs;
   int d_jobs_cap;
-  CopyJob *jobs;                /* host: gathers, then scatters */
+  CopyJob *jobs;                /* pinned host memory: gathers, then
+                                 * scatters */
   Crop *crops;
-  int host_cap;                 /* crops and jobs, each */
+  int host_cap;                 /* crops, and half the jobs */
   cudaEvent_t done;             /* recorded after the last launch */
+  cudaEvent_t uploaded;         /* recorded after the jobs' upload */
 };
 
 namespace cuconv {
@@ -216,25 +218,31 @@ pack_shelves (Crop * c, int n, int plane_w, int *aw, int *ah)
   *ah = y + shelf_h;
 }
 
-/* Grows the host arrays to n crops and 2 n jobs. */
-static bool
+/* Grows the host arrays to n crops and 2 n jobs, and waits until the
+ * previous frame's jobs are uploaded, so they can be written: the jobs
+ * are page-locked, so that their upload is asynchronous and the host
+ * never waits for the stream to drain. */
+static cudaError_t
 host_reserve (CuconvRegionFilter * rf, int n)
 {
+  cudaError_t e = cudaEventSynchronize (rf->uploaded);
   Crop *c;
-  CopyJob *j;
+  CopyJob *j = NULL;
 
-  if (n <= rf->host_cap)
-    return true;
+  if (e != cudaSuccess || n <= rf->host_cap)
+    return e;
   c = (Crop *) realloc (rf->crops, sizeof (Crop) * n);
   if (!c)
-    return false;
+    return cudaErrorMemoryAllocation;
   rf->crops = c;
-  j = (CopyJob *) realloc (rf->jobs, sizeof (CopyJob) * 2 * n);
-  if (!j)
-    return false;
+  e = cudaHostAlloc ((void **) &j, sizeof (CopyJob) * 2 * n,
+      cudaHostAllocPortable);
+  if (e != cudaSuccess)
+    return e;
+  cudaFreeHost (rf->jobs);
   rf->jobs = j;
   rf->host_cap = n;
-  return true;
+  return cudaSuccess;
 }
 
 /* Makes the device buffers at least this large, in the current context.
@@ -340,15 +348,16 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     cudaStream_t stream, CuconvStatus * st)
 {
   Atlas atlas[REGION_MAX_PLANES];
-  int first[REGION_MAX_PLANES + 1];
+  CuconvPlane aps[REGION_MAX_PLANES];
+  int first[REGION_MAX_PLANES + 1], n_aps = 0, ret;
   CopyParams gp, sp;
   size_t total = 0;
   int n = 0, n_gather = 0, n_scatter = 0, i, k;
   cudaError_t e;
 
-  if (!host_reserve (rf, n_planes * reg.n_rects))
-    return fail (st, "out of host memory for the regions",
-        cudaErrorMemoryAllocation);
+  e = host_reserve (rf, n_planes * reg.n_rects);
+  if (e != cudaSuccess)
+    return fail (st, "out of host memory for the regions", e);
 
   /* the source where the input stays: every plane, one copy each */
   for (i = 0; i < n_planes; i++) {
@@ -425,6 +434,8 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     e = cudaMemcpyAsync (rf->d_jobs, rf->jobs,
         sizeof (CopyJob) * (n_gather + n_scatter), cudaMemcpyHostToDevice,
         stream);
+  if (e == cudaSuccess)
+    e = cudaEventRecord (rf->uploaded, stream);
   if (e != cudaSuccess)
     return fail (st, "cannot prepare the regions on the GPU", e);
 
@@ -448,11 +459,16 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   }
 
   e = launch_copy (gp, gather_blocks, stream);
-  for (i = 0; i < n_planes && e == cudaSuccess; i++) {
-    CuconvPlane ap = planes[i];
+  if (e != cudaSuccess)
+    return fail (st, "the GPU failed to filter regions", e);
+  /* the atlas planes through the dispatch in one call: a 4:2:0 frame's
+   * in one launch */
+  for (i = 0; i < n_planes; i++) {
+    CuconvPlane & ap = aps[n_aps];
 
     if (first[i + 1] == first[i])
       continue;
+    ap = planes[i];
     if (!atlas[i].whole) {
       ap.src = rf->atlas_in + atlas[i].offset;
       ap.src_stride = (ptrdiff_t) atlas[i].pitch;
@@ -461,10 +477,12 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     }
     ap.dst = rf->atlas_out + atlas[i].offset;
     ap.dst_stride = (ptrdiff_t) atlas[i].pitch;
-    e = launch_plane (ap, f, 0, ap.height, stream);
+    n_aps++;
   }
-  if (e == cudaSuccess)
-    e = launch_copy (sp, scatter_blocks, stream);
+  ret = cuconv_filter_device (aps, n_aps, &f, stream, st);
+  if (ret != 0)
+    return ret;
+  e = launch_copy (sp, scatter_blocks, stream);
   if (e == cudaSuccess)
     e = cudaEventRecord (rf->done, stream);
   return e == cudaSuccess ? 0 : fail (st, "the GPU failed to filter regions",
@@ -480,9 +498,9 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   int n = 0, blocks, i, k, ret;
   cudaError_t e;
 
-  if (!host_reserve (rf, n_planes * reg.n_rects))
-    return fail (st, "out of host memory for the regions",
-        cudaErrorMemoryAllocation);
+  e = host_reserve (rf, n_planes * reg.n_rects);
+  if (e != cudaSuccess)
+    return fail (st, "out of host memory for the regions", e);
   ret = cuconv_filter_device (planes, n_planes, &f, stream, st);
   if (ret != 0)
     return ret;
@@ -513,6 +531,8 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   if (e == cudaSuccess)
     e = cudaMemcpyAsync (rf->d_jobs, rf->jobs, sizeof (CopyJob) * n,
         cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess)
+    e = cudaEventRecord (rf->uploaded, stream);
   sp.jobs = rf->d_jobs;
   sp.n_jobs = n;
   sp.border = CUCONV_BORDER_CLAMP;
@@ -538,8 +558,12 @@ cuconv_region_filter_new (CuconvStatus * st)
     return NULL;
   }
   e = cudaEventCreateWithFlags (&rf->done, cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = cudaEventCreateWithFlags (&rf->uploaded, cudaEventDisableTiming);
   if (e != cudaSuccess) {
     fail (st, "cannot create a CUDA event for the regions", e);
+    if (rf->done)
+      cudaEventDestroy (rf->done);
     free (rf);
     return NULL;
   }
@@ -556,10 +580,11 @@ cuconv_region_filter_free (CuconvRegionFilter * rf)
   cudaFree (rf->atlas_in);
   cudaFree (rf->atlas_out);
   cudaFree (rf->d_jobs);
+  cudaFreeHost (rf->jobs);
   cudaEventDestroy (rf->done);
+  cudaEventDestroy (rf->uploaded);
   cudaGetLastError ();
   free (rf->crops);
-  free (rf->jobs);
   free (rf);
 }
 

@@ -24,7 +24,11 @@
  * planes that they add up to more than twice the L2.  Prints a markdown
  * table.
  *
- *   bench-kernel [--reps=N]
+ * Then whole 4:2:0 frames (one launch against a launch a plane), and
+ * regions of I420 frames (1, 8 and 64 rectangles, region=roi) against
+ * the whole frame.
+ *
+ *   bench-kernel [--reps=N] [--regions]
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -59,6 +63,10 @@
   } while (0)
 
 static int reps = 31;
+/* Time plain launches, never a CUDA graph: the region path uploads its
+ * rectangles and waits on its own event, which a capture refuses, and the
+ * element pays every launch too. */
+static bool no_graph = false;
 
 /* ---------------------------------------------------------------------- */
 /* Timing */
@@ -95,8 +103,8 @@ time_calls (LaunchFn fn, void *ctx, int batch, cudaStream_t stream,
   CHECK (cudaStreamSynchronize (stream));
 
   *graph = false;
-  if (cudaStreamBeginCapture (stream, cudaStreamCaptureModeThreadLocal) ==
-      cudaSuccess) {
+  if (!no_graph && cudaStreamBeginCapture (stream,
+          cudaStreamCaptureModeThreadLocal) == cudaSuccess) {
     bool ok = true;
 
     for (i = 0; i < batch && ok; i++)
@@ -501,6 +509,166 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
   return 0;
 }
 
+
+/* Regions of an I420 frame in device memory (CUCONV_REGION_INSIDE)
+ * against the whole frame, both through plain launches. */
+typedef struct
+{
+  int w, h, n, whole, err;
+  uint8_t *src, *dst;
+  CuconvFilter filter;
+  CuconvRegionFilter *rf;
+  CuconvRegions reg;
+} RegionBench;
+
+static bool
+launch_regions (void *ctx, int i, cudaStream_t stream)
+{
+  RegionBench *b = (RegionBench *) ctx;
+  const size_t ysz = (size_t) b->w * b->h, csz = ysz / 4;
+  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
+  CuconvStatus st;
+  CuconvPlane p[3];
+  int k, err;
+
+  memset (p, 0, sizeof (p));
+  for (k = 0; k < 3; k++) {
+    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
+
+    p[k].src = b->src + off + poff;
+    p[k].dst = b->dst + off + poff;
+    p[k].width = k == 0 ? b->w : b->w / 2;
+    p[k].height = k == 0 ? b->h : b->h / 2;
+    p[k].n_comp = 1;
+    p[k].src_stride = p[k].dst_stride = p[k].width;
+    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
+  }
+  err = b->whole ? cuconv_filter_device (p, 3, &b->filter, stream, &st) :
+      cuconv_region_filter_device (b->rf, p, 3, &b->filter, &b->reg, stream,
+      &st);
+  if (err != 0) {
+    b->err = err;
+    fprintf (stderr, "bench-kernel: %s\n", st.message);
+  }
+  return err == 0;
+}
+
+/* Rectangles of 64x64 to 256x256 at seeded random places of the frame
+ * (they may overlap); returns the share of the frame they cover. */
+static double
+region_rects (CuconvRect * r, int n, int w, int h, unsigned seed)
+{
+  std::vector < uint8_t > cover ((size_t) w * h, 0);
+  size_t covered = 0;
+
+  for (int i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    r[i].w = 64 + (seed >> 8) % 193;
+    seed = seed * 1103515245u + 12345u;
+    r[i].h = 64 + (seed >> 8) % 193;
+    seed = seed * 1103515245u + 12345u;
+    r[i].x = (seed >> 8) % (w - r[i].w + 1);
+    seed = seed * 1103515245u + 12345u;
+    r[i].y = (seed >> 8) % (h - r[i].h + 1);
+    for (int y = r[i].y; y < r[i].y + r[i].h; y++)
+      for (int x = r[i].x; x < r[i].x + r[i].w; x++)
+        cover[(size_t) y * w + x] = 1;
+  }
+  for (size_t q = 0; q < cover.size (); q++)
+    covered += cover[q];
+  return (double) covered / cover.size ();
+}
+
+static int
+bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
+{
+  static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const int counts[] = { 1, 8, 64 };
+  static const struct
+  {
+    const char *label;
+    unsigned radius;
+    double sigma;
+  } filters[] = {
+    {"gaussian sigma=12 (r 36)", 0, 12.0}, {"gaussian r=2", 2, 0.0},
+  };
+  CuconvRect rects[64];
+  CuconvStatus st;
+  int ret = 0;
+
+  printf ("\n### regions of I420 frames in device memory\n\n");
+  printf ("- region=roi (CUCONV_REGION_INSIDE): rectangles of 64x64 to "
+      "256x256 at seeded random places; cuconv_region_filter_device () "
+      "against the whole frame through cuconv_filter_device () in the same "
+      "run; border clamp, tight strides, plain launches (no CUDA graph), "
+      "median of %d batches\n\n", reps);
+  printf ("| size | filter | rectangles | area | whole frame µs | regions "
+      "µs | regions / whole |\n|---|---|---:|---:|---:|---:|---:|\n");
+  no_graph = true;
+  for (int z = 0; z < 2 && ret == 0; z++) {
+    RegionBench b;
+    const size_t frame = (size_t) sizes[z][0] * sizes[z][1] * 3 / 2;
+
+    memset (&b, 0, sizeof (b));
+    b.w = sizes[z][0];
+    b.h = sizes[z][1];
+    b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
+    b.rf = cuconv_region_filter_new (&st);
+    if (!b.rf) {
+      printf ("bench-kernel: %s\n", st.message);
+      return 1;
+    }
+    CHECK (cudaMalloc (&b.src, frame * b.n));
+    CHECK (cudaMalloc (&b.dst, frame * b.n));
+    CHECK (cudaMemset (b.src, 0x5a, frame * b.n));
+    for (int fi = 0; fi < 2 && ret == 0; fi++) {
+      CuconvSettings s;
+      float whole;
+      bool graph;
+
+      memset (&s, 0, sizeof (s));
+      s.kernel = CUCONV_KERNEL_GAUSSIAN;
+      s.border = CUCONV_BORDER_CLAMP;
+      s.radius = filters[fi].radius;
+      s.sigma = filters[fi].sigma;
+      cuconv_filter_init (&b.filter, &s);
+      b.whole = 1;
+      whole = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
+          &graph);
+      for (int ci = 0; ci < 3 && whole >= 0; ci++) {
+        const double area = region_rects (rects, counts[ci], b.w, b.h,
+            1000u + ci);
+        float us;
+
+        b.whole = 0;
+        b.reg.mode = CUCONV_REGION_INSIDE;
+        b.reg.rects = rects;
+        b.reg.n_rects = counts[ci];
+        us = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
+            &graph);
+        if (us < 0) {
+          whole = -1.0f;
+          break;
+        }
+        printf ("| %dx%d | %s | %d | %.1f%% | %.1f | %.1f | %.2f |\n", b.w,
+            b.h, filters[fi].label, counts[ci], 100.0 * area, whole, us,
+            us / whole);
+      }
+      if (whole < 0) {
+        printf ("bench-kernel: a region frame failed: %s\n",
+            cudaGetErrorString (cudaGetLastError ()));
+        ret = 1;
+      }
+    }
+    CHECK (cudaStreamSynchronize (stream));
+    cuconv_region_filter_free (b.rf);
+    CHECK (cudaFree (b.src));
+    CHECK (cudaFree (b.dst));
+  }
+  no_graph = false;
+  return ret;
+}
+
 #ifdef HAVE_NPP
 static bool
 launch_npp (void *ctx, int i, cudaStream_t stream)
@@ -670,12 +838,15 @@ main (int argc, char **argv)
   double copy_bw, fma_rate;
   char date[64];
   time_t now = time (NULL);
+  bool regions_only = false;
 
   for (i = 1; i < argc; i++) {
     if (strncmp (argv[i], "--reps=", 7) == 0)
       reps = std::max (3, atoi (argv[i] + 7));
+    else if (strcmp (argv[i], "--regions") == 0)
+      regions_only = true;
     else {
-      printf ("usage: %s [--reps=N]\n", argv[0]);
+      printf ("usage: %s [--reps=N] [--regions]\n", argv[0]);
       return 2;
     }
   }
@@ -689,6 +860,18 @@ main (int argc, char **argv)
   CHECK (cudaRuntimeGetVersion (&rt));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   strftime (date, sizeof (date), "%Y-%m-%d %H:%M UTC", gmtime (&now));
+
+  if (regions_only) {
+    int r;
+
+    printf ("## bench-kernel --regions\n\n- GPU: %s (sm_%d%d, %d SMs)\n"
+        "- driver API version %d.%d, CUDA runtime %d.%d\n- date: %s\n",
+        prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+        drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
+    r = bench_regions (prop, stream);
+    CHECK (cudaStreamDestroy (stream));
+    return r;
+  }
 
   copy_bw = measure_copy_bandwidth (stream, &copy_bytes);
   fma_rate = measure_fma_rate (prop, stream);
@@ -792,6 +975,8 @@ main (int argc, char **argv)
     }
   }
   if (bench_frames (prop, stream) != 0)
+    return 1;
+  if (bench_regions (prop, stream) != 0)
     return 1;
   CHECK (cudaStreamDestroy (stream));
   return ok ? 0 : 1;

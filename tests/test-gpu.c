@@ -26,7 +26,14 @@
  * and through the strips: a kernel's shared memory limit belongs to a
  * context.
  *
- *   test-gpu [--quick | --race] [--seed=N] [--threads=N] [--verbose]
+ * Then the regions (cuconv_region_filter_device against
+ * cuconv_reference_frame_regions): every kernel type and border, INSIDE
+ * and OUTSIDE, 8- and 16-bit planar, semi-planar and packed formats,
+ * rectangles at every edge, overlapping, 1x1, the whole frame, none and
+ * 1024 small ones, at 1x1, 3x7, 333x211 and 1921x1081.
+ *
+ *   test-gpu [--quick | --race] [--regions] [--seed=N] [--threads=N]
+ *            [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
@@ -260,6 +267,7 @@ typedef struct
 {
   int quick;                    /* --quick or --race */
   int race;
+  int regions_only;             /* --regions */
   int verbose;
   uint64_t seed;
   int n_threads;
@@ -826,6 +834,28 @@ now_s (void)
 
 /* ---------------------------------------------------------------------- */
 
+/* The setting of a line of the general set with border b. */
+static void
+setting_from_general (Setting * out, const General * gs, int b)
+{
+  memset (out, 0, sizeof (*out));
+  out->label = gs->label;
+  out->planes = gs->planes;
+  out->s.kernel = gs->kernel;
+  out->s.border = b;
+  out->s.radius = gs->radius;
+  out->s.sigma = gs->sigma;
+  out->s.sigma_y = gs->sigma_y;
+  out->s.amount = gs->amount;
+  out->s.normalize = gs->normalize;
+  out->s.custom_x_len = gs->x_len;
+  out->s.custom_y_len = gs->y_len;
+  memcpy (out->s.custom_x, gs->x, sizeof (gs->x));
+  memcpy (out->s.custom_y, gs->y, sizeof (gs->y));
+  if (gs->side)
+    matrix_fill (&out->s, gs->side);
+}
+
 static int
 build_settings (Setting * out)
 {
@@ -874,26 +904,11 @@ build_settings (Setting * out)
     for (b = 0; b < CUCONV_BORDER_N; b++) {
       if (opt.race && (!gs->race || b != CUCONV_BORDER_MIRROR))
         continue;
-      memset (&out[n], 0, sizeof (out[n]));
-      out[n].label = gs->label;
-      out[n].planes = gs->planes;
+      setting_from_general (&out[n], gs, b);
       /* the largest sizes with one border a kernel; no 3840x2160 */
       out[n].max_w = b == g % CUCONV_BORDER_N ? 1921 : 385;
       if (gs->max_w)
         out[n].max_w = opt.quick ? 17 : gs->max_w;
-      out[n].s.kernel = gs->kernel;
-      out[n].s.border = b;
-      out[n].s.radius = gs->radius;
-      out[n].s.sigma = gs->sigma;
-      out[n].s.sigma_y = gs->sigma_y;
-      out[n].s.amount = gs->amount;
-      out[n].s.normalize = gs->normalize;
-      out[n].s.custom_x_len = gs->x_len;
-      out[n].s.custom_y_len = gs->y_len;
-      memcpy (out[n].s.custom_x, gs->x, sizeof (gs->x));
-      memcpy (out[n].s.custom_y, gs->y, sizeof (gs->y));
-      if (gs->side)
-        matrix_fill (&out[n].s, gs->side);
       n++;
     }
   }
@@ -1156,13 +1171,473 @@ out_layouts:
   return ret;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Regions: cuconv_region_filter_device () against
+ * cuconv_reference_frame_regions () (the whole-frame reference, then the
+ * input put back where it stays): +-1 LSB inside the regions on filtered
+ * components, exact everywhere else; nothing written outside the planes;
+ * the source untouched.  Every kernel type, every border, INSIDE and
+ * OUTSIDE, rectangle sets that touch every edge of the frame, overlap,
+ * are 1x1 at odd places, cover the frame, are absent, or are 1024 small
+ * ones. */
+
+/* The settings: a line of the general set by label, or the privacy blur
+ * (gaussian sigma 12, radius from sigma: 36 luma, 18 chroma). */
+static const char *const region_labels[] = {
+  "gaussian r=2", "gaussian r=16 sigma_y=3", "box r=5", "box r=40",
+  "sharpen r=2 amount=0.5", "sobel r=2", "laplacian r=1",
+  "custom 7x3 negative taps", "custom matrix 7x7", NULL,
+};
+
+#define N_REGION_SETTINGS \
+  ((int) (sizeof (region_labels) / sizeof (region_labels[0])))
+
+static const char *const region_formats[] = {
+  "I420", "NV12", "Y42B", "I420_10LE", "P010_10LE", "RGBA", "AYUV",
+};
+
+#define N_REGION_FORMATS \
+  ((int) (sizeof (region_formats) / sizeof (region_formats[0])))
+
+/* in --quick: */
+static const char *const region_quick_formats[] = {
+  "I420", "NV12", "P010_10LE", "AYUV",
+};
+
+/* big: the 1024-rectangle set where they stay small next to the frame,
+ * with a few settings only (the CPU reference of a big frame is slow) */
+static const struct
+{
+  int w, h, big;
+} region_sizes[] = { {1, 1, 0}, {3, 7, 0}, {333, 211, 0}, {1921, 1081, 1} };
+
+enum
+{
+  SET_NONE, SET_EDGES, SET_OVERLAP, SET_DOTS, SET_WHOLE, SET_RANDOM,
+  SET_MANY, N_SETS
+};
+
+static const char *const set_names[] = {
+  "no rectangle", "every edge", "overlapping", "1x1 at odd places",
+  "whole frame", "random", "1024 small",
+};
+
+#define MANY_RECTS 1024
+
+/* The rectangles of set `set` on a w x h frame, clipped; returns how many
+ * are left. */
+static int
+region_set (int set, int w, int h, uint64_t seed, CuconvRect * r)
+{
+  uint64_t s = seed;
+  int n = 0, i;
+
+  switch (set) {
+    case SET_EDGES:
+      /* the top-left corner, the right edge, the bottom edge, the left
+       * edge: wrap must read the far side, mirror reflect */
+      n += cuconv_rect_clip (0, 0, w / 3 + 1, h / 4 + 1, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w - w / 4 - 1, h / 3, w / 4 + 1, h / 3 + 1, 0, w,
+          h, &r[n]);
+      n += cuconv_rect_clip (w / 3, h - 5, 7, 5, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (-3, h / 2, 6, 3, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w - 2, h - 3, 40, 40, 0, w, h, &r[n]);
+      break;
+    case SET_OVERLAP:
+      n += cuconv_rect_clip (w / 4, h / 4, w / 2 + 1, h / 2 + 1, 0, w, h,
+          &r[n]);
+      n += cuconv_rect_clip (w / 3, h / 3, w / 2 + 1, h / 2 + 1, 0, w, h,
+          &r[n]);
+      n += cuconv_rect_clip (w / 4, h / 4, w / 2 + 1, h / 2 + 1, 0, w, h,
+          &r[n]);
+      n += cuconv_rect_clip (w / 2 - 1, 0, 3, h, 0, w, h, &r[n]);
+      break;
+    case SET_DOTS:
+      n += cuconv_rect_clip (w / 2 | 1, h / 2 | 1, 1, 1, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w - 1, 0, 1, 1, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (0, h - 1, 1, 1, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (1, 1, 1, 1, 0, w, h, &r[n]);
+      break;
+    case SET_WHOLE:
+      n += cuconv_rect_clip (0, 0, w, h, 0, w, h, &r[n]);
+      break;
+    case SET_RANDOM:
+      for (i = 0; i < 6; i++)
+        n += cuconv_rect_clip ((long long) (splitmix64 (&s) % (w + 20)) - 10,
+            (long long) (splitmix64 (&s) % (h + 20)) - 10,
+            1 + splitmix64 (&s) % (w / 3 + 1), 1 + splitmix64 (&s) % (h / 3 +
+                1), splitmix64 (&s) % 4, w, h, &r[n]);
+      break;
+    case SET_MANY:
+      for (i = 0; i < MANY_RECTS; i++)
+        n += cuconv_rect_clip ((long long) (splitmix64 (&s) % (w + 4)) - 2,
+            (long long) (splitmix64 (&s) % (h + 4)) - 2,
+            1 + splitmix64 (&s) % 9, 1 + splitmix64 (&s) % 9, 0, w, h, &r[n]);
+      break;
+    case SET_NONE:
+    default:
+      break;
+  }
+  return n;
+}
+
+/* Which samples of a plane subsampled by sx, sy lie in a region: those
+ * whose luma footprint [x sx, (x + 1) sx) x [y sy, (y + 1) sy) meets a
+ * rectangle (written from the footprint, not from cuconv_rect_on_plane). */
+static void
+region_mask (uint8_t * mask, int pw, int ph, int sx, int sy,
+    const CuconvRect * r, int n)
+{
+  int i, x, y;
+
+  memset (mask, 0, (size_t) pw * ph);
+  for (i = 0; i < n; i++)
+    for (y = r[i].y / sy - 1; y <= (r[i].y + r[i].h) / sy; y++)
+      for (x = r[i].x / sx - 1; x <= (r[i].x + r[i].w) / sx; x++)
+        if (x >= 0 && y >= 0 && x < pw && y < ph &&
+            x * sx < r[i].x + r[i].w && (x + 1) * sx > r[i].x &&
+            y * sy < r[i].y + r[i].h && (y + 1) * sy > r[i].y)
+          mask[(size_t) y * pw + x] = 1;
+}
+
+static int
+format_index (const char *name)
+{
+  int i;
+
+  for (i = 0; i < N_FORMATS; i++)
+    if (strcmp (formats[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+/* The setting of region_labels[k] with border b. */
+static void
+region_setting (Setting * out, int k, int b)
+{
+  int g;
+
+  memset (out, 0, sizeof (*out));
+  if (!region_labels[k]) {
+    out->label = "gaussian sigma=12 (privacy)";
+    out->planes = CUCONV_PLANES_ALL;
+    out->s.kernel = CUCONV_KERNEL_GAUSSIAN;
+    out->s.border = b;
+    out->s.sigma = 12.0;
+    return;
+  }
+  for (g = 0; g < N_GENERAL; g++)
+    if (strcmp (general[g].label, region_labels[k]) == 0)
+      setting_from_general (out, &general[g], b);
+}
+
+typedef struct
+{
+  uint64_t cases, failed, inside, outside, off_by_one;
+} RegionStats;
+
+/* Compares the downloaded destination a with the expected frame exp
+ * (the reference with the input put back), within +-1 on filtered
+ * components of samples inside mask[p] and exactly elsewhere. */
+static int
+check_regions (const Layout * l, const Format * fmt, const KeyPlane * kp,
+    const uint8_t * a, uint8_t * const *exp, uint8_t * const *mask,
+    const uint8_t (*op)[CUCONV_MAX_COMP], RegionStats * rs, const char *what)
+{
+  const int bytes = sample_bytes (fmt->depth), shift = fmt->shift;
+  int ok = 1, p, x, y;
+  uint64_t g;
+
+  for (p = 0; p < l->n_planes; p++) {
+    const KeyPlane *k = &kp[l->key[p]];
+    const int n = k->n_comp;
+    uint64_t bad = 0;
+    int fx = -1, fy = -1;
+    unsigned fg = 0, fr = 0;
+
+    for (y = 0; y < k->h; y++) {
+      const uint8_t *ra = a + l->dst_off[p] + (size_t) y * l->dst_stride[p];
+      const uint8_t *re = exp[p] + (size_t) y * k->row;
+
+      for (x = 0; x < k->w * n; x++) {
+        const unsigned ga = word_at (ra, x, bytes), e = word_at (re, x, bytes);
+        const int in = mask[p][(size_t) y * k->w + x / n];
+        int d = ga == e ? 0 : 1 << 30;
+
+        rs->inside += in;
+        rs->outside += !in;
+        if (d && in && op[p][x % n] == CUCONV_COMP_FILTER &&
+            ((ga ^ e) & ((1u << shift) - 1)) == 0) {
+          const int va = (int) (ga >> shift), ve = (int) (e >> shift);
+          d = va > ve ? va - ve : ve - va;
+        }
+        rs->off_by_one += d == 1;
+        if (d > 1) {
+          if (fy < 0) {
+            fx = x;
+            fy = y;
+            fg = ga;
+            fr = e;
+          }
+          bad++;
+        }
+      }
+    }
+    if (bad) {
+      char line[512];
+
+      snprintf (line, sizeof (line), "%s: plane %d: %" PRIu64 " samples "
+          "wrong, first at x=%d c=%d y=%d (%s): gpu 0x%x, expected 0x%x", what,
+          p, bad, fx / n, fx % n, fy, mask[p][(size_t) fy * k->w + fx / n] ?
+          "inside" : "outside", fg, fr);
+      fail_line (fmt->name, &(Size) {
+          kp[l->key[0]].w, kp[l->key[0]].h}, NULL, line);
+      ok = 0;
+    }
+  }
+  g = count_guard_damage (l, a, POISON_A);
+  if (g) {
+    char line[512];
+
+    snprintf (line, sizeof (line), "%s: %" PRIu64 " bytes written outside "
+        "the planes", what, g);
+    fail_line (fmt->name, &(Size) {
+        kp[l->key[0]].w, kp[l->key[0]].h}, NULL, line);
+    ok = 0;
+  }
+  return ok;
+}
+
+/* One format at one size: every setting, border, set and mode.  Returns
+ * -1 on a CUDA error. */
+static int
+regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
+    int padded, RegionStats * rs, cudaStream_t stream)
+{
+  const Format *fmt = &formats[fi];
+  KeyPlane kp[3];
+  Layout l;
+  CuconvRect *rects = malloc (sizeof (CuconvRect) * MANY_RECTS);
+  uint8_t *ref[3] = { NULL }, *exp[3] = { NULL }, *mask[3] = { NULL };
+  uint8_t *out = NULL;
+  int keys[3], n_keys = 0, ret = 0, j, k, b, set, mode;
+
+  for (j = 0; j < fmt->n_planes; j++)
+    keys[j] = key_of (kp, &n_keys, fi, j);
+  for (j = 0; j < n_keys; j++) {
+    kp[j].w = (w + kp[j].sub_x - 1) / kp[j].sub_x;
+    kp[j].h = (h + kp[j].sub_y - 1) / kp[j].sub_y;
+    kp[j].row = (size_t) kp[j].w * kp[j].n_comp * sample_bytes (kp[j].depth);
+    kp[j].in = malloc (kp[j].row * kp[j].h);
+    fill_bytes (kp[j].in, kp[j].row, kp[j].h, sample_bytes (kp[j].depth),
+        opt.seed ^ ((uint64_t) j << 56) ^ ((uint64_t) w << 28) ^ h ^ 0x4e6);
+  }
+  for (j = 0; j < fmt->n_planes; j++) {
+    const KeyPlane *kk = &kp[keys[j]];
+
+    ref[j] = malloc (kk->row * kk->h);
+    exp[j] = malloc (kk->row * kk->h);
+    mask[j] = malloc ((size_t) kk->w * kk->h);
+  }
+  layout_init (&l, keys, fmt->n_planes, kp, padded);
+  if (layout_upload (&l, kp, opt.seed + fi) < 0 ||
+      cudaMallocHost ((void **) &out, l.dst_size) != cudaSuccess) {
+    printf ("  ERROR: could not allocate a %dx%d %s frame\n", w, h,
+        fmt->name);
+    ret = -1;
+    goto done;
+  }
+
+  for (k = 0; k < N_REGION_SETTINGS && ret == 0; k++) {
+    for (b = 0; b < CUCONV_BORDER_N && ret == 0; b++) {
+      CuconvPlane cpu[3], gpu[3];
+      uint8_t op[3][CUCONV_MAX_COMP];
+      CuconvFilter f;
+      Setting st;
+
+      /* big frames: the tap kernels and a matrix, one border each; the
+       * quick run: every border for the blurs, one for the others */
+      if (big && (k > 2 && k != 8 && k != N_REGION_SETTINGS - 1))
+        continue;
+      if (big && b != k % CUCONV_BORDER_N)
+        continue;
+      if (opt.quick && k > 1 && k != N_REGION_SETTINGS - 1 &&
+          b != k % CUCONV_BORDER_N)
+        continue;
+      region_setting (&st, k, b);
+      cuconv_filter_init (&f, &st.s);
+      for (j = 0; j < fmt->n_planes; j++) {
+        const KeyPlane *kk = &kp[keys[j]];
+        unsigned fill;
+
+        plane_ops (fi, j, &st, op[j], &fill);
+        plane_init (&cpu[j], kk, op[j], fill);
+        cpu[j].src = kk->in;
+        cpu[j].dst = ref[j];
+        cpu[j].src_stride = cpu[j].dst_stride = (ptrdiff_t) kk->row;
+        gpu[j] = cpu[j];
+        gpu[j].src = l.d_src + l.src_off[j];
+        gpu[j].dst = l.d_dst + l.dst_off[j];
+        gpu[j].src_stride = l.src_stride[j];
+        gpu[j].dst_stride = l.dst_stride[j];
+      }
+      if (cuconv_reference_frame (cpu, fmt->n_planes, &f) < 0) {
+        printf ("  ERROR: out of host memory for the reference\n");
+        ret = -1;
+        break;
+      }
+
+      for (set = 0; set < N_SETS && ret == 0; set++) {
+        const int n = region_set (set, w, h, opt.seed + set + 7 * b, rects);
+
+        if (big && set != SET_MANY && set != SET_EDGES)
+          continue;
+        for (mode = CUCONV_REGION_INSIDE; mode <= CUCONV_REGION_OUTSIDE;
+            mode++) {
+          const CuconvRegions reg = { (CuconvRegionMode) mode, rects, n };
+          CuconvPlane e[3];
+          CuconvStatus cst;
+          char what[256];
+          int err;
+
+          /* the definition: the reference with the input put back */
+          for (j = 0; j < fmt->n_planes; j++) {
+            const KeyPlane *kk = &kp[keys[j]];
+
+            memcpy (exp[j], ref[j], kk->row * kk->h);
+            e[j] = cpu[j];
+            e[j].dst = exp[j];
+            region_mask (mask[j], kk->w, kk->h, kk->sub_x, kk->sub_y, rects,
+                n);
+            if (mode == CUCONV_REGION_OUTSIDE)
+              for (size_t q = 0; q < (size_t) kk->w * kk->h; q++)
+                mask[j][q] = !mask[j][q];
+          }
+          cuconv_regions_restore (e, fmt->n_planes, &reg);
+
+          snprintf (what, sizeof (what), "%s/%s %s, %s (%d), %s",
+              st.label, border_names[b], mode == CUCONV_REGION_INSIDE ?
+              "inside" : "outside", set_names[set], n,
+              padded ? "padded" : "tight");
+          rs->cases++;
+          err = cudaMemsetAsync (l.d_dst, POISON_A, l.dst_size, stream);
+          if (err == 0)
+            err = cuconv_region_filter_device (rf, gpu, fmt->n_planes, &f,
+                &reg, stream, &cst);
+          if (err == 0)
+            err = cudaMemcpyAsync (out, l.d_dst, l.dst_size,
+                cudaMemcpyDeviceToHost, stream);
+          if (err == 0)
+            err = cudaStreamSynchronize (stream);
+          if (err != 0) {
+            char line[512];
+
+            snprintf (line, sizeof (line), "%s: CUDA error %d (%s)", what,
+                err, cudaGetErrorString ((enum cudaError) err));
+            fail_line (fmt->name, &(Size) {
+                w, h}, NULL, line);
+            rs->failed++;
+            ret = -1;
+            break;
+          }
+          if (!check_regions (&l, fmt, kp, out, exp, mask,
+                  (const uint8_t (*)[CUCONV_MAX_COMP]) op, rs, what))
+            rs->failed++;
+          else if (opt.verbose)
+            printf ("  ok %s %dx%d %s\n", fmt->name, w, h, what);
+        }
+      }
+    }
+  }
+
+  /* the source must come back as it went in */
+  if (ret == 0) {
+    uint8_t *back = malloc (l.src_size);
+
+    if (!back || cudaMemcpy (back, l.d_src, l.src_size,
+            cudaMemcpyDeviceToHost) != cudaSuccess)
+      ret = -1;
+    else if (memcmp (back, l.h_src, l.src_size) != 0) {
+      fail_line (fmt->name, &(Size) {
+          w, h}, NULL, "regions: the source buffer was modified");
+      rs->failed++;
+    }
+    free (back);
+  }
+
+done:
+  cudaFreeHost (out);
+  layout_clear (&l);
+  for (j = 0; j < 3; j++) {
+    free (ref[j]);
+    free (exp[j]);
+    free (mask[j]);
+  }
+  for (j = 0; j < n_keys; j++)
+    free (kp[j].in);
+  free (rects);
+  return ret;
+}
+
+/* The regions matrix; returns the number of failed cases, or -1 on a
+ * CUDA error. */
+static int
+run_regions (cudaStream_t stream)
+{
+  const char *const *names = opt.quick ? region_quick_formats : region_formats;
+  const int n_names = opt.quick ? (int) (sizeof (region_quick_formats) /
+      sizeof (region_quick_formats[0])) : N_REGION_FORMATS;
+  RegionStats rs;
+  CuconvStatus st;
+  CuconvRegionFilter *rf;
+  double t0 = now_s ();
+  int si, i, ret = 0;
+
+  memset (&rs, 0, sizeof (rs));
+  rf = cuconv_region_filter_new (&st);
+  if (!rf) {
+    printf ("  ERROR: %s\n", st.message);
+    return -1;
+  }
+  printf ("regions: cuconv_region_filter_device against "
+      "cuconv_reference_frame_regions: +-1 LSB inside on filtered "
+      "components, exact elsewhere\n");
+  for (si = 0; si < (int) (sizeof (region_sizes) / sizeof (region_sizes[0]))
+      && ret == 0; si++) {
+    const int w = region_sizes[si].w, h = region_sizes[si].h;
+
+    if (opt.quick && region_sizes[si].big)
+      continue;
+    for (i = 0; i < n_names && ret == 0; i++) {
+      const int fi = format_index (names[i]);
+      const uint64_t before = rs.failed;
+
+      if (fi < 0)
+        continue;
+      ret = regions_format (rf, fi, w, h, region_sizes[si].big, (si + i) & 1,
+          &rs, stream);
+      printf ("  %-9s %4dx%-4d %s\n", names[i], w, h, ret < 0 ? "CUDA ERROR" :
+          rs.failed == before ? "ok" : "FAIL");
+    }
+  }
+  cuconv_region_filter_free (rf);
+  printf ("regions: %" PRIu64 " cases, %" PRIu64 " failed; %" PRIu64
+      " samples inside, %" PRIu64 " outside, %" PRIu64 " off by 1; %.1f s\n",
+      rs.cases, rs.failed, rs.inside, rs.outside, rs.off_by_one,
+      now_s () - t0);
+  return ret < 0 ? -1 : (int) (rs.failed > 0);
+}
+
 static void
 usage (const char *argv0)
 {
-  printf ("usage: %s [--quick | --race] [--seed=N] [--threads=N] [--verbose]\n"
+  printf ("usage: %s [--quick | --race] [--regions] [--seed=N] [--threads=N] "
+      "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
-      "               (for compute-sanitizer memcheck)\n"
+      "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck\n"
+      "  --regions    the regions matrix only (with --quick: its quick "
+      "run)\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1181,6 +1656,8 @@ parse_args (int argc, char **argv)
       opt.quick = 1;
     else if (strcmp (argv[i], "--race") == 0)
       opt.quick = opt.race = 1;
+    else if (strcmp (argv[i], "--regions") == 0)
+      opt.regions_only = 1;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--seed=", 7) == 0)
@@ -1432,7 +1909,7 @@ main (int argc, char **argv)
       n_settings, n_sizes, n_formats, opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
-  for (i = 0; i < n_sizes; i++) {
+  for (i = 0; i < n_sizes && !opt.regions_only; i++) {
     printf ("size %dx%d\n", sizes[i].w, sizes[i].h);
     if (run_size (&sizes[i], settings, n_settings, stats, stream) < 0) {
       printf ("ERROR: stopping after a CUDA error at %dx%d\n", sizes[i].w,
@@ -1441,8 +1918,14 @@ main (int argc, char **argv)
       break;
     }
   }
+  if (!aborted && !opt.race) {
+    const int r = run_regions (stream);
+
+    aborted |= r < 0;
+    failed |= r != 0;
+  }
   cudaStreamDestroy (stream);
-  if (!aborted)
+  if (!aborted && !opt.regions_only)
     failed |= check_contexts () != 0;
 
   memset (&total, 0, sizeof (total));
