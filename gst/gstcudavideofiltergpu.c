@@ -54,19 +54,36 @@ gst_cuda_video_filter_gpu_free (GstCudaVideoFilterGpu * gpu)
   g_free (gpu);
 }
 
-GstCaps *
-gst_cuda_video_filter_gpu_template_caps (const gchar * formats)
+/* The formats GStreamer 1.22's CUDA allocator can lay out: it aborts the
+ * process on any other (gst_cuda_allocator_alloc), so CUDA memory is
+ * offered for these only. */
+#define CUDA_MEMORY_FORMATS "{ I420, YV12, I420_10LE, Y42B, I422_10LE, " \
+    "I422_12LE, NV12, NV21, P010_10LE, P016_LE, Y444, Y444_16LE, BGRA, " \
+    "RGBA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, BGR10A2_LE, RGB10A2_LE }"
+
+static GstCaps *
+raw_caps (const gchar * features, const gchar * formats)
 {
-  gchar *s = g_strdup_printf ("video/x-raw(%s), format = (string) %s, "
+  gchar *s = g_strdup_printf ("video/x-raw%s, format = (string) %s, "
       "width = " GST_VIDEO_SIZE_RANGE ", height = " GST_VIDEO_SIZE_RANGE
-      ", framerate = " GST_VIDEO_FPS_RANGE "; video/x-raw, format = (string) "
-      "%s, width = " GST_VIDEO_SIZE_RANGE ", height = " GST_VIDEO_SIZE_RANGE
-      ", framerate = " GST_VIDEO_FPS_RANGE,
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, formats, formats);
+      ", framerate = " GST_VIDEO_FPS_RANGE, features, formats);
   GstCaps *caps = gst_caps_from_string (s);
 
   g_free (s);
   return caps;
+}
+
+GstCaps *
+gst_cuda_video_filter_gpu_template_caps (const gchar * formats)
+{
+  const gchar *cuda = "(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")";
+  GstCaps *wanted = raw_caps (cuda, formats);
+  GstCaps *possible = raw_caps (cuda, CUDA_MEMORY_FORMATS);
+  GstCaps *caps = gst_caps_intersect (wanted, possible);
+
+  gst_caps_unref (wanted);
+  gst_caps_unref (possible);
+  return gst_caps_merge (caps, raw_caps ("", formats));
 }
 
 void
