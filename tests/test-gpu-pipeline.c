@@ -831,6 +831,12 @@ region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
 /* A meta of its own tags that copies itself when asked: whether it
  * survives is the element's choice alone. */
 static gboolean
+test_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  return TRUE;
+}
+
+static gboolean
 test_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     GQuark type, gpointer data)
 {
@@ -848,8 +854,8 @@ test_meta_info (const gchar * name, const gchar ** tags)
     api = gst_meta_api_type_register (api_name, tags);
   info = gst_meta_get_info (name);
   if (!info)
-    info = gst_meta_register (api, name, sizeof (GstMeta), NULL, NULL,
-        test_meta_transform);
+    info = gst_meta_register (api, name, sizeof (GstMeta), test_meta_init,
+        NULL, test_meta_transform);
   g_free (api_name);
   return info;
 }
@@ -923,6 +929,9 @@ GST_START_TEST (test_regions_cuda_memory)
   MetaProbe mp = { {21, 9, 17, 13} };
   guint f, c, m, tested = 0;
 
+  /* registered here, not first in a streaming thread */
+  test_meta_info ("TestVideoMeta", video_tags);
+  test_meta_info ("TestFooMeta", foo_tags);
   for (f = 0; f < (quick ? 1 : G_N_ELEMENTS (formats)); f++) {
     GstVideoInfo info;
     GstPad *pad;
