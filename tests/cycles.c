@@ -1,5 +1,6 @@
-/* gst-cudaconvolve: `cycles N PIPELINE`: N state cycles NULL -> PLAYING
- * -> (EOS) -> NULL of one pipeline in one process, printing the resident
+/* gst-cudaconvolve: `cycles N PIPELINE [reuse]`: N state cycles NULL ->
+ * PLAYING -> (EOS) -> NULL of a pipeline in one process (a new pipeline
+ * each cycle, or with `reuse` the same elements every time), printing the resident
  * memory after the first 10% of the cycles (warm-up) and at the end, and
  * the growth a cycle.  A diagnostic for memory that start/stop cycles
  * leave behind: compare a pipeline with cudaconvolve against the same
@@ -30,19 +31,24 @@ int
 main (int argc, char **argv)
 {
   guint64 n, i, warm, rss_warm = 0;
+  GstElement *pipeline = NULL;
+  gboolean reuse;
   GError *err = NULL;
 
   gst_init (&argc, &argv);
-  if (argc != 3 || (n = g_ascii_strtoull (argv[1], NULL, 10)) < 10) {
-    g_printerr ("usage: %s CYCLES(>=10) PIPELINE\n", argv[0]);
+  if (argc < 3 || argc > 4 || (n = g_ascii_strtoull (argv[1], NULL,
+              10)) < 10) {
+    g_printerr ("usage: %s CYCLES(>=10) PIPELINE [reuse]\n", argv[0]);
     return 2;
   }
+  reuse = argc == 4 && g_str_equal (argv[3], "reuse");
   warm = n / 10;
   for (i = 0; i < n; i++) {
-    GstElement *pipeline = gst_parse_launch (argv[2], &err);
     GstBus *bus;
     GstMessage *msg;
 
+    if (!pipeline)
+      pipeline = gst_parse_launch (argv[2], &err);
     if (!pipeline || err) {
       g_printerr ("%s\n", err ? err->message : "no pipeline");
       return 1;
@@ -59,7 +65,8 @@ main (int argc, char **argv)
     gst_message_unref (msg);
     gst_element_set_state (pipeline, GST_STATE_NULL);
     gst_object_unref (bus);
-    gst_object_unref (pipeline);
+    if (!reuse)
+      gst_clear_object (&pipeline);
     if (i + 1 == warm)
       rss_warm = rss_kb ();
   }
@@ -67,5 +74,6 @@ main (int argc, char **argv)
       "%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " kB after all: %.1f kB a "
       "cycle\n", n, rss_warm, warm, rss_kb (),
       (double) (rss_kb () - rss_warm) / (n - warm));
+  gst_clear_object (&pipeline);
   return 0;
 }
