@@ -107,6 +107,13 @@ launch_generic (const SepParams & p, cudaStream_t stream)
     return e;
   if (tile_h == 0)
     return cudaErrorInvalidConfiguration;
+  /* A small plane (a region atlas, the chroma of a small frame) in tall
+   * tiles is a fraction of one wave, which lasts one block's time: shorter
+   * tiles, down to a row group, until there are two blocks a
+   * multiprocessor.  Large planes keep the tallest tile that fits. */
+  tile_h = fill_two_waves (tile_h, ROW_GROUPS, (p.wb + TILE_W - 1) / TILE_W,
+      p.row_end - p.row_begin);
+  smem = sep_smem_bytes (TileGeom (p.rx, p.ry, p.nc, tile_h));
   return launch_tiled (sep_generic, p, tile_h, smem, smem_limit, stream);
 }
 

@@ -25,6 +25,23 @@ device_smem_optin (int *bytes)
       cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
 }
 
+int
+fill_two_waves (int tile_h, int min_h, int cols, int rows)
+{
+  int dev, sms;
+
+  if (cudaGetDevice (&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+          dev) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: the tallest tile serves */
+    return tile_h;
+  }
+  while (tile_h / 2 >= min_h &&
+      (long long) cols * ((rows + tile_h - 1) / tile_h) < 2LL * sms)
+    tile_h /= 2;
+  return tile_h;
+}
+
 /* The driver's cuCtxGetCurrent and cuCtxGetId (CUDA 12.0), through the
  * runtime's entry point table, so that the engine does not link libcuda. */
 typedef CUresult (CUDAAPI * CtxGetCurrent) (CUcontext *);

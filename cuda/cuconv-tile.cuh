@@ -215,6 +215,13 @@ fit_tile (int max_units, int min_units, F smem_for, int *units,
   return cudaSuccess;
 }
 
+/* The tile height, halved from tile_h down to min_h while a grid of cols
+ * tiles across and rows rows would have fewer than two blocks a
+ * multiprocessor of the current device.  Halving keeps a height that
+ * divides the tallest tile, so strips of whole tallest tiles still hold
+ * whole tiles. */
+int fill_two_waves (int tile_h, int min_h, int cols, int rows);
+
 /* What a kernel's dynamic shared memory limit has been raised to, and in
  * which context: one per kernel, a static of its launcher. */
 struct SmemLimit
