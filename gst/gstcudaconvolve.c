@@ -140,7 +140,6 @@ struct _GstCudaConvolve
   CuconvFilter filter;          /* built from frame_settings when they change */
   gboolean filter_valid;
   CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
-  GstBuffer *frame_buffer;      /* the input, during prepare_frame () only */
   GstCuconvRegionFrame frame_regions;
   CuconvRegionFilter *region_filter;    /* CUDA memory, base's context */
 };
@@ -157,10 +156,9 @@ static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
 static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_finalize (GObject * object);
-static void gst_cuda_convolve_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer);
 
-static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter);
+static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
+    GstBuffer * inbuf);
 static GstFlowReturn gst_cuda_convolve_filter_cpu (GstCudaVideoFilter *
     filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
 static gboolean gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter,
@@ -329,9 +327,6 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "gst-cudaconvolve authors");
   gst_cuda_video_filter_class_add_pad_templates (filter_class, VIDEO_FORMATS);
 
-  /* prepare_frame () finds the regions on the buffer */
-  GST_BASE_TRANSFORM_CLASS (klass)->before_transform =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_before_transform);
   filter_class->prepare_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_prepare_frame);
   filter_class->filter_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cpu);
@@ -647,21 +642,9 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
   return n_planes;
 }
 
-/* The base class asks prepare_frame () about a buffer it does not pass:
- * the buffer is lent to it here. */
-static void
-gst_cuda_convolve_before_transform (GstBaseTransform * trans,
-    GstBuffer * buffer)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
-
-  self->frame_buffer = buffer;
-  GST_BASE_TRANSFORM_CLASS (parent_class)->before_transform (trans, buffer);
-  self->frame_buffer = NULL;
-}
-
 static gboolean
-gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter)
+gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
+    GstBuffer * inbuf)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
   GstCuconvRegionProps region_props;
@@ -676,7 +659,7 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter)
 
   unchanged = cuconv_settings_is_identity (&self->frame_settings) ||
       gst_cuconv_region_frame_prepare (&self->frame_regions,
-      GST_ELEMENT (self), &region_props, self->frame_buffer,
+      GST_ELEMENT (self), &region_props, inbuf,
       &GST_VIDEO_FILTER (self)->in_info);
   gst_cuconv_region_props_clear (&region_props);
   return unchanged;

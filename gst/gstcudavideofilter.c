@@ -61,7 +61,6 @@ typedef struct
   GstCudaVideoFilterBackend backend;
   gint device_id;               /* changed in READY only */
   const gchar *active_backend;
-  guint64 frames_in, frames_out, dropped_short;    /* since start () */
 
   /* Streaming thread only (and start/stop, which never run alongside). */
   GstCudaVideoFilterGpu *gpu;
@@ -73,7 +72,7 @@ typedef struct
   gboolean cuda_open;           /* the subclass's open_cuda () succeeded */
   gboolean warned_fallback;
   gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
-  GstCudaVideoFilterDrops drops;
+  GstCudaVideoFilterCounts counts;     /* the stats property */
 } GstCudaVideoFilterPrivate;
 
 static void gst_cuda_video_filter_set_property (GObject * object,
@@ -244,23 +243,6 @@ gst_cuda_video_filter_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (object);
 }
 
-/* The stats property's structure; called with the object lock. */
-static GstStructure *
-gst_cuda_video_filter_stats (GObject * object,
-    const GstCudaVideoFilterPrivate * priv)
-{
-  GstElementFactory *factory = gst_element_get_factory (GST_ELEMENT (object));
-  gchar *name = g_strdup_printf ("%s-stats",
-      factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (object));
-  GstStructure *stats = gst_structure_new (name,
-      "frames-in", G_TYPE_UINT64, priv->frames_in,
-      "frames-out", G_TYPE_UINT64, priv->frames_out,
-      "dropped-short", G_TYPE_UINT64, priv->dropped_short, NULL);
-
-  g_free (name);
-  return stats;
-}
-
 static void
 gst_cuda_video_filter_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
@@ -279,8 +261,9 @@ gst_cuda_video_filter_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, priv->active_backend);
       break;
     case PROP_STATS:
-      g_value_take_boxed (value, gst_cuda_video_filter_stats (object,
-              priv));
+      g_value_take_boxed (value,
+          gst_cuda_video_filter_counts_to_structure (&priv->counts,
+              GST_ELEMENT (object)));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -505,10 +488,7 @@ gst_cuda_video_filter_start (GstBaseTransform * trans)
 
   priv->engine_valid = FALSE;
   priv->warned_fallback = FALSE;
-  memset (&priv->drops, 0, sizeof (priv->drops));
-  GST_OBJECT_LOCK (self);
-  priv->frames_in = priv->frames_out = priv->dropped_short = 0;
-  GST_OBJECT_UNLOCK (self);
+  gst_cuda_video_filter_counts_reset (&priv->counts, GST_ELEMENT (self));
   return gst_cuda_video_filter_ensure_backend (self,
       gst_cuda_video_filter_backend (self));
 }
@@ -592,7 +572,7 @@ gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (self), stream_time);
 
   priv->frame_identity =
-      GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->prepare_frame (self);
+      GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->prepare_frame (self, buffer);
   priv->frame_backend = gst_cuda_video_filter_backend (self);
 
   /* A buffer cannot pass from system memory to CUDA memory untouched. */
@@ -675,31 +655,11 @@ static GstFlowReturn
 gst_cuda_video_filter_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
-  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
-  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
-  gboolean holds = gst_cuda_video_filter_input_holds_frame (info, inbuf);
-  guint64 report;
-
-  GST_OBJECT_LOCK (self);
-  priv->frames_in++;
-  priv->dropped_short += !holds;
-  GST_OBJECT_UNLOCK (self);
-  if (holds)
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
-        (trans, inbuf, outbuf);
-
-  report = gst_cuda_video_filter_drops_add (&priv->drops,
-      g_get_monotonic_time ());
-  if (report > 0)
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("Dropped %" G_GUINT64_FORMAT " buffer(s) too small for their caps: "
-            "a %dx%d %s frame needs %" G_GSIZE_FORMAT " bytes, the last "
-            "buffer had %" G_GSIZE_FORMAT ". Check the element upstream.",
-            report, GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-            GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info),
-            gst_buffer_get_size (inbuf)), ("%" GST_PTR_FORMAT, inbuf));
-  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  if (!gst_cuda_video_filter_counts_accept (&GET_PRIV (trans)->counts,
+          GST_ELEMENT (trans), &GST_VIDEO_FILTER (trans)->in_info, inbuf))
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
+      (trans, inbuf, outbuf);
 }
 
 /* Counts the buffers that go downstream. */
@@ -712,11 +672,8 @@ gst_cuda_video_filter_generate_output (GstBaseTransform * trans,
 
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
       outbuf);
-  if (ret == GST_FLOW_OK && *outbuf) {
-    GST_OBJECT_LOCK (trans);
-    priv->frames_out++;
-    GST_OBJECT_UNLOCK (trans);
-  }
+  if (ret == GST_FLOW_OK && *outbuf)
+    gst_cuda_video_filter_counts_pushed (&priv->counts, GST_ELEMENT (trans));
   return ret;
 }
 

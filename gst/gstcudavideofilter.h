@@ -29,9 +29,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
 
 /**
  * GstCudaVideoFilterClass:
- * @prepare_frame: streaming thread, once per buffer before it is filtered
- *     (after gst_object_sync_values ()): copy the properties the frame is
- *     filtered with under the object lock.  Returns %TRUE when they leave
+ * @prepare_frame: streaming thread, once per input buffer before it is
+ *     filtered (after gst_object_sync_values ()): copy the properties the
+ *     frame is filtered with under the object lock, and read what the
+ *     buffer carries (its metas; not its memory).  Returns %TRUE when they leave
  *     frames unchanged: the base class then passes buffers through, or
  *     copies them where the memories differ.  Required.
  * @filter_cpu: filters in_frame into out_frame, both mapped in system
@@ -57,7 +58,7 @@ struct _GstCudaVideoFilterClass
 {
   GstVideoFilterClass parent_class;
 
-  gboolean (*prepare_frame) (GstCudaVideoFilter * filter);
+  gboolean (*prepare_frame) (GstCudaVideoFilter * filter, GstBuffer * inbuf);
   GstFlowReturn (*filter_cpu) (GstCudaVideoFilter * filter,
       GstVideoFrame * in_frame, GstVideoFrame * out_frame);
 

@@ -72,18 +72,69 @@ gst_cuda_video_filter_input_meta_stays (const GstMeta * meta)
   return TRUE;
 }
 
-guint64
-gst_cuda_video_filter_drops_add (GstCudaVideoFilterDrops * drops,
-    gint64 now_us)
+void
+gst_cuda_video_filter_counts_reset (GstCudaVideoFilterCounts * counts,
+    GstElement * element)
 {
-  guint64 n;
+  GST_OBJECT_LOCK (element);
+  memset (counts, 0, sizeof (*counts));
+  GST_OBJECT_UNLOCK (element);
+}
 
-  drops->pending++;
-  if (drops->last_warning_us != 0 &&
-      now_us - drops->last_warning_us < DROP_WARNING_INTERVAL_US)
-    return 0;
-  n = drops->pending;
-  drops->pending = 0;
-  drops->last_warning_us = now_us;
-  return n;
+gboolean
+gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts * counts,
+    GstElement * element, const GstVideoInfo * info, GstBuffer * buffer)
+{
+  const gboolean holds =
+      gst_cuda_video_filter_input_holds_frame (info, buffer);
+  const gint64 now = g_get_monotonic_time ();
+  guint64 report;
+
+  GST_OBJECT_LOCK (element);
+  counts->frames_in++;
+  counts->dropped_short += !holds;
+  GST_OBJECT_UNLOCK (element);
+  if (holds)
+    return TRUE;
+
+  counts->unreported++;
+  if (counts->last_warning_us != 0 &&
+      now - counts->last_warning_us < DROP_WARNING_INTERVAL_US)
+    return FALSE;
+  report = counts->unreported;
+  counts->unreported = 0;
+  counts->last_warning_us = now;
+  GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+      ("Dropped %" G_GUINT64_FORMAT " buffer(s) too small for their caps: "
+          "a %dx%d %s frame needs %" G_GSIZE_FORMAT " bytes, the last buffer "
+          "had %" G_GSIZE_FORMAT ". Check the element upstream.", report,
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info),
+          gst_buffer_get_size (buffer)), ("%" GST_PTR_FORMAT, buffer));
+  return FALSE;
+}
+
+void
+gst_cuda_video_filter_counts_pushed (GstCudaVideoFilterCounts * counts,
+    GstElement * element)
+{
+  GST_OBJECT_LOCK (element);
+  counts->frames_out++;
+  GST_OBJECT_UNLOCK (element);
+}
+
+GstStructure *
+gst_cuda_video_filter_counts_to_structure (const GstCudaVideoFilterCounts *
+    counts, GstElement * element)
+{
+  GstElementFactory *factory = gst_element_get_factory (element);
+  gchar *name = g_strdup_printf ("%s-stats",
+      factory ? GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (element));
+  GstStructure *stats = gst_structure_new (name,
+      "frames-in", G_TYPE_UINT64, counts->frames_in,
+      "frames-out", G_TYPE_UINT64, counts->frames_out,
+      "dropped-short", G_TYPE_UINT64, counts->dropped_short, NULL);
+
+  g_free (name);
+  return stats;
 }

@@ -12,7 +12,8 @@
 G_BEGIN_DECLS
 
 /* What GstCudaVideoFilter asks of an input buffer before it spends
- * anything on it, and which metadata stays true on its output. */
+ * anything on it, what it counts, and which metadata stays true on its
+ * output. */
 
 /* Whether buffer holds a whole frame of info: every plane's rows, as its
  * GstVideoMeta places them (or the default layout without one), lie
@@ -27,18 +28,34 @@ gboolean gst_cuda_video_filter_input_holds_frame (const GstVideoInfo * info,
  * videoconvertscale decides. */
 gboolean gst_cuda_video_filter_input_meta_stays (const GstMeta * meta);
 
-/* Short buffers dropped since the last warning, and when it was posted:
- * the first is reported at once, then at most one warning a second. */
+/* What the stats property counts, since the element started: the
+ * counters under the element's object lock, the warning state in the
+ * streaming thread. */
 typedef struct
 {
-  guint64 pending;
+  guint64 frames_in, frames_out, dropped_short;
+  guint64 unreported;           /* dropped since the last warning */
   gint64 last_warning_us;       /* g_get_monotonic_time (); 0 = never */
-} GstCudaVideoFilterDrops;
+} GstCudaVideoFilterCounts;
 
-/* Counts a dropped buffer.  Returns how many to report now (0: stay
- * quiet) and starts a new count when it is not 0. */
-guint64 gst_cuda_video_filter_drops_add (GstCudaVideoFilterDrops * drops,
-    gint64 now_us);
+void gst_cuda_video_filter_counts_reset (GstCudaVideoFilterCounts * counts,
+    GstElement * element);
+
+/* Counts buffer in and returns whether it holds a whole frame of info.
+ * When it does not, it is counted as dropped, and a warning is posted for
+ * the first such buffer, then at most one a second, saying how many. */
+gboolean gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts *
+    counts, GstElement * element, const GstVideoInfo * info,
+    GstBuffer * buffer);
+
+/* Counts a buffer pushed downstream. */
+void gst_cuda_video_filter_counts_pushed (GstCudaVideoFilterCounts * counts,
+    GstElement * element);
+
+/* The counts as "<element factory>-stats" (frames-in, frames-out,
+ * dropped-short); call with the object lock held. */
+GstStructure *gst_cuda_video_filter_counts_to_structure (const
+    GstCudaVideoFilterCounts * counts, GstElement * element);
 
 G_END_DECLS
 #endif /* __GST_CUDA_VIDEO_FILTER_INPUT_H__ */
