@@ -541,19 +541,14 @@ gst_cuda_video_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 {
   GstCudaVideoFilterPrivate *priv = GET_PRIV (vfilter);
 
-  GST_DEBUG_OBJECT (vfilter, "%s %dx%d", GST_VIDEO_INFO_NAME (in_info),
-      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info));
-
   priv->in_cuda = gst_cuda_video_filter_gpu_caps_are_cuda (incaps);
   priv->out_cuda = gst_cuda_video_filter_gpu_caps_are_cuda (outcaps);
-  GST_DEBUG_OBJECT (vfilter, "CUDA memory in %d, out %d", priv->in_cuda,
-      priv->out_cuda);
-  if ((priv->in_cuda || priv->out_cuda) &&
-      !gst_cuda_video_filter_gpu_is_open (priv->gpu)) {
-    GST_ERROR_OBJECT (vfilter, "CUDA memory negotiated without a context");
-    return FALSE;
-  }
-  return TRUE;
+  GST_DEBUG_OBJECT (vfilter, "%s %dx%d, CUDA memory in %d, out %d",
+      GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), priv->in_cuda, priv->out_cuda);
+  return (!priv->in_cuda && !priv->out_cuda) ||
+      gst_cuda_video_filter_gpu_accept_caps (priv->gpu, GST_ELEMENT (vfilter),
+      incaps, in_info);
 }
 
 static void

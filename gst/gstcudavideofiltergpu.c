@@ -73,6 +73,44 @@ raw_caps (const gchar * features, const gchar * formats)
   return caps;
 }
 
+/* GStreamer 1.22's CUDA allocator places the V plane of a three-plane
+ * 4:2:0 frame height / 2 chroma rows after U, rounding down: with an odd
+ * height U's last row and V's first are the same memory, and no element
+ * can write such a frame correctly.  Those caps stay in system memory.
+ * TRUE where the format or the height is not fixed yet. */
+static gboolean
+layout_ok (const GstStructure * s)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+  gint height;
+
+  if (!format || !gst_structure_get_int (s, "height", &height) ||
+      height % 2 == 0)
+    return TRUE;
+  return !g_str_equal (format, "I420") && !g_str_equal (format, "YV12") &&
+      !g_str_equal (format, "I420_10LE");
+}
+
+gboolean
+gst_cuda_video_filter_gpu_accept_caps (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstCaps * caps, const GstVideoInfo * info)
+{
+  if (!gpu->stream) {
+    GST_ERROR_OBJECT (element, "CUDA memory negotiated without a context");
+    return FALSE;
+  }
+  if (!layout_ok (gst_caps_get_structure (caps,
+              0))) {
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+        ("GStreamer's CUDA memory cannot hold %s frames of an odd height "
+            "(%d): its chroma planes overlap. Keep this link in system "
+            "memory, or use NV12.", GST_VIDEO_INFO_NAME (info),
+            GST_VIDEO_INFO_HEIGHT (info)), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 GstCaps *
 gst_cuda_video_filter_gpu_template_caps (const gchar * formats)
 {
@@ -252,7 +290,8 @@ gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps, gboolean offer_cuda)
       features[1] = GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
     }
     for (f = 0; f < G_N_ELEMENTS (features); f++) {
-      if (!offer_cuda && g_str_equal (features[f],
+      if ((!offer_cuda || !layout_ok
+              (gst_caps_get_structure (caps, i))) && g_str_equal (features[f],
               GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
         continue;
       ret = gst_caps_merge_structure_full (ret,

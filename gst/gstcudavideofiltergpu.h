@@ -85,5 +85,11 @@ gboolean gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu *
 gboolean gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
 
+/* Whether caps negotiated in CUDA memory (on either pad) can be worked
+ * on: there is a context, and CUDA memory can hold their frames; posts an
+ * error saying why not. */
+gboolean gst_cuda_video_filter_gpu_accept_caps (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstCaps * caps, const GstVideoInfo * info);
+
 G_END_DECLS
 #endif /* __GST_CUDA_VIDEO_FILTER_GPU_H__ */

@@ -145,3 +145,10 @@ gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
 {
   return FALSE;
 }
+
+gboolean
+gst_cuda_video_filter_gpu_accept_caps (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstCaps * caps, const GstVideoInfo * info)
+{
+  return FALSE;                 /* no CUDA memory is ever negotiated */
+}

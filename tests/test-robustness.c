@@ -1007,8 +1007,12 @@ GST_START_TEST (test_chained_elements)
       g_free (desc);
       g_free (args);
     }
+    /* an even height for three-plane 4:2:0 in CUDA memory, which
+     * GStreamer 1.22 cannot hold at an odd one (the element refuses it) */
     frame_check_info_init (&info, format, SCALED (64, 640) + 1,
-        SCALED (48, 360) - 1);
+        SCALED (48, 360) - (cuda_memory && (g_str_equal (format, "I420") ||
+                g_str_equal (format, "YV12") ||
+                g_str_equal (format, "I420_10LE")) ? 0 : 1));
     s = stream_new (chain->str, &info, FALSE);
     for (k = 0; k < n_elements; k++) {
       gchar name[16];
