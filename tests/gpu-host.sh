@@ -159,6 +159,8 @@ build_bench_kernel () {
   rm -rf "$obj"
   mkdir -p "$obj"
   for f in cuda/*.cu cuda/*.c tests/bench-kernel.cu; do
+    [ "$f" = cuda/cuconv-nocuda.c ] && continue   # the CPU-only build's
+
     o=$obj/$(basename "$f").o
     "$nvcc" -O3 -std=c++17 -gencode "arch=compute_$sm,code=sm_$sm" \
       "${npp_def[@]}" -Icuda -I"$CUDA_HOME/include" -c "$f" -o "$o" &
