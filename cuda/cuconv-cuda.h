@@ -46,20 +46,11 @@ CuconvStrips *cuconv_strips_new (CuconvStatus * st);
 void cuconv_strips_free (CuconvStrips * s);
 
 /* Filters a frame synchronously: when it returns 0 every dst plane holds
- * the result.  Host memory from cuconv_host_alloc is uploaded straight
- * from where it lies.  Returns non-zero with st filled on any CUDA error;
+ * the result.  Page-locked host memory (the element's pinned pool) is
+ * uploaded straight from where it lies.  Returns non-zero with st filled on any CUDA error;
  * dst is then undefined and must not be pushed. */
 int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, CuconvStatus * st);
-
-/* Frees the frame buffers (on caps change or stop), keeps the streams. */
-void cuconv_strips_release (CuconvStrips * s);
-
-/* Page-locked host memory of the current context, portable to every
- * context: the GPU's DMA engines read and write it directly.  NULL with st
- * filled when it cannot be had.  Free it with the same context current. */
-void *cuconv_host_alloc (size_t size, CuconvStatus * st);
-void cuconv_host_free (void *ptr);
 
 /* Filters planes whose src and dst are device pointers of the current
  * context, asynchronously on stream (a cudaStream_t of that context).

@@ -1,5 +1,5 @@
 /* gst-cudaconvolve: what the engine's callers need of the CUDA runtime
- * without any kernel: the device count, page-locked host memory and the
+ * without any kernel: the device count and the
  * status of a failed call.  In a translation unit of its own, so that
  * programs that only ask whether there is a GPU (the element tests) link
  * the CUDA runtime and not the kernels, which are megabytes a GPU
@@ -43,22 +43,3 @@ cuconv_device_count (void)
   return n;
 }
 
-extern "C" void *
-cuconv_host_alloc (size_t size, CuconvStatus * st)
-{
-  void *p = NULL;
-  const cudaError_t e = cudaHostAlloc (&p, size, cudaHostAllocPortable);
-
-  if (e != cudaSuccess) {
-    cuconv::fail (st, "cannot allocate page-locked host memory", e);
-    return NULL;
-  }
-  return p;
-}
-
-extern "C" void
-cuconv_host_free (void *ptr)
-{
-  if (ptr)
-    cudaFreeHost (ptr);
-}

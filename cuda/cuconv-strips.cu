@@ -80,8 +80,9 @@ cuconv_strips_new (CuconvStatus * st)
   return cc;
 }
 
-extern "C" void
-cuconv_strips_release (CuconvStrips * cc)
+/* Frees the frame buffers, keeps the streams. */
+static void
+strips_release (CuconvStrips * cc)
 {
   int i;
 
@@ -103,7 +104,7 @@ cuconv_strips_free (CuconvStrips * cc)
 
   if (!cc)
     return;
-  cuconv_strips_release (cc);
+  strips_release (cc);
   if (cc->up)
     cudaStreamDestroy (cc->up);
   if (cc->compute)
@@ -167,7 +168,7 @@ ensure_stage (uint8_t ** stage, const DevPlane * d, CuconvStatus * st)
 }
 
 /* Whether the DMA engines can read or write host memory at p directly:
- * page-locked memory (cuconv_host_alloc, the element's buffer pool). */
+ * page-locked memory (the element's pinned buffer pool). */
 static bool
 is_pinned (const void *p)
 {
