@@ -322,3 +322,54 @@ frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
   return frame_check_compare_planes (info, in, out, s, CUCONV_PLANES_AUTO,
       tolerance, first, first_len, samples, near);
 }
+
+guint64
+frame_check_region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
+    gint mode, const FrameCheckBox * boxes, guint n, gboolean filtered,
+    gboolean copy, gchar * first, gsize first_len)
+{
+  GstVideoFrame fa, fb;
+  guint64 differ = 0;
+  guint p, i;
+
+  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
+          copy ? GST_MAP_READWRITE : GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS], sx, sy, bytes, x, y;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp[0]);
+    sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp[0]);
+    bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, comp[0]);
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++) {
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]); x++) {
+        guint8 *pa = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p) + x * bytes;
+        const guint8 *pb = (const guint8 *)
+            GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p) + x * bytes;
+        gboolean inside = FALSE;
+
+        for (i = 0; i < n && !inside; i++)
+          inside = x >= boxes[i].x / sx &&
+              x < (boxes[i].x + boxes[i].w + sx - 1) / sx &&
+              y >= boxes[i].y / sy &&
+              y < (boxes[i].y + boxes[i].h + sy - 1) / sy;
+        if ((mode == CUCONV_REGION_INSIDE ? inside : !inside) != filtered)
+          continue;
+        if (copy) {
+          memcpy (pa, pb, bytes);
+        } else if (memcmp (pa, pb, bytes) != 0) {
+          if (differ++ == 0)
+            g_snprintf (first, first_len, "plane %u pixel (%d, %d), %s",
+                p, x, y, inside ? "inside" : "outside");
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
+  return differ;
+}

@@ -50,5 +50,19 @@ guint64 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * out, const CuconvSettings * s, guint tolerance,
     gchar * first, gsize first_len, guint64 * samples, guint64 * near);
 
+/* Regions: rectangles already clipped to the frame, luma pixels. */
+typedef struct
+{
+  gint x, y, w, h;
+} FrameCheckBox;
+
+/* Over the pixels of a and b (info's format, any strides) that mode
+ * (CUCONV_REGION_*) filters, or leaves (filtered FALSE), given boxes
+ * carried to each plane rounded outward: copies b's into a (copy), or
+ * counts those that differ, the first described in first. */
+guint64 frame_check_region_pixels (const GstVideoInfo * info,
+    GstBuffer * a, GstBuffer * b, gint mode, const FrameCheckBox * boxes, guint n, gboolean filtered,
+    gboolean copy, gchar * first, gsize first_len);
+
 G_END_DECLS
 #endif /* __FRAME_CHECK_H__ */

@@ -498,74 +498,13 @@ GST_START_TEST (test_pinned_backend_switch_cuda)
 
 GST_END_TEST;
 
-/* Regions: rectangles already clipped to the frame, luma pixels. */
-typedef struct
-{
-  gint x, y, w, h;
-} RegionBox;
-
-/* Over the pixels of a and b (info's format, any strides) that mode
- * (CUCONV_REGION_*) filters, or leaves (filtered FALSE), given boxes
- * carried to each plane rounded outward: copies b's into a (copy), or
- * counts those that differ, the first described in first. */
-static guint64
-region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
-    gint mode, const RegionBox * boxes, guint n, gboolean filtered,
-    gboolean copy, gchar * first, gsize first_len)
-{
-  GstVideoFrame fa, fb;
-  guint64 differ = 0;
-  guint p, i;
-
-  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
-          copy ? GST_MAP_READWRITE : GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
-          GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS], sx, sy, bytes, x, y;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp[0]);
-    sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp[0]);
-    bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, comp[0]);
-    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++) {
-      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]); x++) {
-        guint8 *pa = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p) + x * bytes;
-        const guint8 *pb = (const guint8 *)
-            GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p) + x * bytes;
-        gboolean inside = FALSE;
-
-        for (i = 0; i < n && !inside; i++)
-          inside = x >= boxes[i].x / sx &&
-              x < (boxes[i].x + boxes[i].w + sx - 1) / sx &&
-              y >= boxes[i].y / sy &&
-              y < (boxes[i].y + boxes[i].h + sy - 1) / sy;
-        if ((mode == CUCONV_REGION_INSIDE ? inside : !inside) != filtered)
-          continue;
-        if (copy) {
-          memcpy (pa, pb, bytes);
-        } else if (memcmp (pa, pb, bytes) != 0) {
-          if (differ++ == 0)
-            g_snprintf (first, first_len, "plane %u pixel (%d, %d), %s",
-                p, x, y, inside ? "inside" : "outside");
-        }
-      }
-    }
-  }
-  gst_video_frame_unmap (&fb);
-  gst_video_frame_unmap (&fa);
-  return differ;
-}
-
 /* Pushes in through e (its region settings) and checks: the pixels the
  * regions leave are the input's, exactly; the ones they filter are within
  * 1 of the reference (whole, the output of region=frame on in, checked
  * against the reference by the caller, standing in for the others). */
 static void
 check_regions_cuda (GstHarness * h, GstElement * e, const GstVideoInfo * info,
-    GstBuffer * in, GstBuffer * whole, gint mode, const RegionBox * boxes,
+    GstBuffer * in, GstBuffer * whole, gint mode, const FrameCheckBox * boxes,
     guint n, const gchar * what)
 {
   GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -575,13 +514,13 @@ check_regions_cuda (GstHarness * h, GstElement * e, const GstVideoInfo * info,
   guint64 bad;
 
   fail_unless (out != NULL, "%s: no output", what);
-  bad = region_pixels (info, out, in, mode, boxes, n, FALSE, FALSE, first,
+  bad = frame_check_region_pixels (info, out, in, mode, boxes, n, FALSE, FALSE, first,
       sizeof (first));
   fail_unless (bad == 0, "%s %s: %" G_GUINT64_FORMAT " pixels the regions "
       "leave differ from the input, the first at %s", what,
       GST_VIDEO_INFO_NAME (info), bad, first);
   mixed = gst_buffer_copy_deep (out);
-  region_pixels (info, mixed, whole, mode, boxes, n, FALSE, TRUE, NULL, 0);
+  frame_check_region_pixels (info, mixed, whole, mode, boxes, n, FALSE, TRUE, NULL, 0);
   frame_check_element_settings (e, &s);
   compare_planes_with_reference (info, in, mixed, &s,
       frame_check_element_planes (e), TRUE, what);
@@ -609,7 +548,7 @@ GST_START_TEST (test_regions_cuda)
     for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
       const gint w = sizes[z][0], hh = sizes[z][1];
       /* the meta's box, then the fixed ones clipped by hand */
-      RegionBox boxes[] = { {w / 2, hh / 3, w / 4 + 1, hh / 5 + 1},
+      FrameCheckBox boxes[] = { {w / 2, hh / 3, w / 4 + 1, hh / 5 + 1},
       {3, 2, 9, 7}, {0, 9, 6, 10}, {w - 7, 0, 7, 5}, {5, 4, 6, 6}
       };
       gchar *regions = g_strdup_printf ("<<3,2,9,7>,<-4,9,10,10>,"

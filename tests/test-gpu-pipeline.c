@@ -767,67 +767,6 @@ GST_START_TEST (test_two_devices)
 
 GST_END_TEST;
 
-/* Regions: rectangles already clipped to the frame, luma pixels. */
-typedef struct
-{
-  gint x, y, w, h;
-} RegionBox;
-
-/* Over the pixels of a and b (info's format, any strides) that mode
- * (CUCONV_REGION_*) filters, or leaves (filtered FALSE), given boxes
- * carried to each plane rounded outward: copies b's into a (copy), or
- * counts those that differ, the first described in first. */
-static guint64
-region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b,
-    gint mode, const RegionBox * boxes, guint n, gboolean filtered,
-    gboolean copy, gchar * first, gsize first_len)
-{
-  GstVideoFrame fa, fb;
-  guint64 differ = 0;
-  guint p, i;
-
-  fail_unless (gst_video_frame_map (&fa, (GstVideoInfo *) info, a,
-          copy ? GST_MAP_READWRITE : GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fb, (GstVideoInfo *) info, b,
-          GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
-    gint comp[GST_VIDEO_MAX_COMPONENTS], sx, sy, bytes, x, y;
-
-    gst_video_format_info_component (info->finfo, p, comp);
-    sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, comp[0]);
-    sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, comp[0]);
-    bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE (info->finfo, comp[0]);
-    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, comp[0]); y++) {
-      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, comp[0]); x++) {
-        guint8 *pa = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p) + x * bytes;
-        const guint8 *pb = (const guint8 *)
-            GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p) + x * bytes;
-        gboolean inside = FALSE;
-
-        for (i = 0; i < n && !inside; i++)
-          inside = x >= boxes[i].x / sx &&
-              x < (boxes[i].x + boxes[i].w + sx - 1) / sx &&
-              y >= boxes[i].y / sy &&
-              y < (boxes[i].y + boxes[i].h + sy - 1) / sy;
-        if ((mode == CUCONV_REGION_INSIDE ? inside : !inside) != filtered)
-          continue;
-        if (copy) {
-          memcpy (pa, pb, bytes);
-        } else if (memcmp (pa, pb, bytes) != 0) {
-          if (differ++ == 0)
-            g_snprintf (first, first_len, "plane %u pixel (%d, %d), %s",
-                p, x, y, inside ? "inside" : "outside");
-        }
-      }
-    }
-  }
-  gst_video_frame_unmap (&fb);
-  gst_video_frame_unmap (&fa);
-  return differ;
-}
-
 /* A meta of its own tags that copies itself when asked: whether it
  * survives is the element's choice alone. */
 static gboolean
@@ -867,7 +806,7 @@ static const gchar *foo_tags[] = { "foo", NULL };
  * copy ROI metas), and what came out of it. */
 typedef struct
 {
-  RegionBox roi;
+  FrameCheckBox roi;
   gboolean roi_out, params_out, video_out, foo_out;
 } MetaProbe;
 
@@ -924,7 +863,7 @@ GST_START_TEST (test_regions_cuda_memory)
     "kernel=box border=zero radius=3",
     "kernel=sobel border=wrap radius=1",
   };
-  const RegionBox boxes[] = { {21, 9, 17, 13}, {0, 30, 9, 14}, {50, 2, 8, 8} };
+  const FrameCheckBox boxes[] = { {21, 9, 17, 13}, {0, 30, 9, 14}, {50, 2, 8, 8} };
   GRand *rand = g_rand_new_with_seed (SEED + 10);
   MetaProbe mp = { {21, 9, 17, 13} };
   guint f, c, m, tested = 0;
@@ -993,13 +932,13 @@ GST_START_TEST (test_regions_cuda_memory)
             !mp.foo_out, "%s: metas in CUDA memory: ROI %d, params %d, "
             "video-tagged %d, foo-tagged %d (want 1 1 1 0)", what,
             mp.roi_out, mp.params_out, mp.video_out, mp.foo_out);
-        bad = region_pixels (&info, out, in, m, boxes, G_N_ELEMENTS (boxes),
+        bad = frame_check_region_pixels (&info, out, in, m, boxes, G_N_ELEMENTS (boxes),
             FALSE, FALSE, first, sizeof (first));
         fail_unless (bad == 0, "%s: %" G_GUINT64_FORMAT " pixels the "
             "regions leave differ from the input, the first at %s", what,
             bad, first);
         mixed = gst_buffer_copy_deep (out);
-        region_pixels (&info, mixed, whole, m, boxes, G_N_ELEMENTS (boxes),
+        frame_check_region_pixels (&info, mixed, whole, m, boxes, G_N_ELEMENTS (boxes),
             FALSE, TRUE, NULL, 0);
         check_reference (&info, cuda.conv, in, mixed, what);
         gst_buffer_unref (mixed);
