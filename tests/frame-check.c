@@ -373,3 +373,19 @@ frame_check_region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer *
   gst_video_frame_unmap (&fa);
   return differ;
 }
+
+void
+frame_check_set_args (GstElement * e, const gchar * args)
+{
+  gchar **kv = g_strsplit (args, " ", -1);
+  guint i;
+
+  for (i = 0; kv[i]; i++) {
+    gchar **nv = g_strsplit (kv[i], "=", 2);
+
+    fail_unless (nv[0] && nv[1], "bad argument %s", kv[i]);
+    gst_util_set_object_arg (G_OBJECT (e), nv[0], nv[1]);
+    g_strfreev (nv);
+  }
+  g_strfreev (kv);
+}

@@ -64,5 +64,9 @@ guint64 frame_check_region_pixels (const GstVideoInfo * info,
     GstBuffer * a, GstBuffer * b, gint mode, const FrameCheckBox * boxes, guint n, gboolean filtered,
     gboolean copy, gchar * first, gsize first_len);
 
+/* Sets the properties in args, "name=value" separated by spaces, from
+ * strings as gst-launch-1.0 does. */
+void frame_check_set_args (GstElement * e, const gchar * args);
+
 G_END_DECLS
 #endif /* __FRAME_CHECK_H__ */

@@ -1043,29 +1043,11 @@ GST_START_TEST (test_backend_auto)
 
 GST_END_TEST;
 
-/* Sets the properties in args, "name=value" separated by spaces, from
- * strings as gst-launch-1.0 does. */
-static void
-set_args (GstElement * e, const gchar * args)
-{
-  gchar **kv = g_strsplit (args, " ", -1);
-  guint i;
-
-  for (i = 0; kv[i]; i++) {
-    gchar **nv = g_strsplit (kv[i], "=", 2);
-
-    fail_unless (nv[0] && nv[1], "bad argument %s", kv[i]);
-    gst_util_set_object_arg (G_OBJECT (e), nv[0], nv[1]);
-    g_strfreev (nv);
-  }
-  g_strfreev (kv);
-}
-
 /* Every filter property back to its default. */
 static void
 reset_filter (GstElement * e)
 {
-  set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
+  frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
       "matrix=<>");
 }
@@ -1114,7 +1096,7 @@ GST_START_TEST (test_kernels_match_reference)
       harness_set_info (h, &info);
       for (k = 0; k < G_N_ELEMENTS (kernel_configs); k++) {
         reset_filter (e);
-        set_args (e, kernel_configs[k]);
+        frame_check_set_args (e, kernel_configs[k]);
         push_and_check (h, e, &info, rand, z == 1, kernel_configs[k]);
       }
       gst_harness_teardown (h);
@@ -1151,7 +1133,7 @@ GST_START_TEST (test_planes_match_reference)
         gchar *what = g_strdup_printf ("planes=%s %s", planes[p], configs[k]);
 
         reset_filter (e);
-        set_args (e, configs[k]);
+        frame_check_set_args (e, configs[k]);
         gst_util_set_object_arg (G_OBJECT (e), "planes", planes[p]);
         push_and_check (h, e, &info, rand, TRUE, what);
         g_free (what);
@@ -1252,7 +1234,7 @@ GST_START_TEST (test_planes_rule)
       gint x, y;
 
       reset_filter (e);
-      set_args (e, cases[k].args);
+      frame_check_set_args (e, cases[k].args);
       in = frame_check_buffer_random (&info, rand, FALSE);
       out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
       fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
@@ -1513,10 +1495,10 @@ GST_START_TEST (test_invalid_kernels)
 
     /* a valid kernel in effect, then the invalid one */
     reset_filter (e);
-    set_args (e, "kernel=custom kernel-x=<1,3,1> kernel-y=<2,1,0,1,2> "
+    frame_check_set_args (e, "kernel=custom kernel-x=<1,3,1> kernel-y=<2,1,0,1,2> "
         "normalize=false");
     if (g_str_equal (property, "matrix"))
-      set_args (e, "matrix=<<0,1,0>,<1,-3,1>,<0,1,0>>");
+      frame_check_set_args (e, "matrix=<<0,1,0>,<1,-3,1>,<0,1,0>>");
     frame_check_element_settings (e, &before);
     fail_unless_equals_int (before.custom_x_len, 3);
     fail_unless_equals_int (before.custom_y_len, 5);
@@ -1628,27 +1610,27 @@ GST_START_TEST (test_new_properties_while_playing)
   frame_check_info_init (&info, "P010_10LE", 29, 15);
   harness_set_info (h, &info);
   for (i = 0; i < G_N_ELEMENTS (steps); i++) {
-    set_args (e, steps[i]);
+    frame_check_set_args (e, steps[i]);
     push_and_check (h, e, &info, rand, FALSE, steps[i]);
   }
 
   for (i = 0; i < G_N_ELEMENTS (identities); i++) {
     reset_filter (e);
-    set_args (e, identities[i][0]);
+    frame_check_set_args (e, identities[i][0]);
     in = frame_check_buffer_random (&info, rand, FALSE);
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out == in, "%s: not passed through", identities[i][0]);
     gst_buffer_unref (out);
     gst_buffer_unref (in);
     /* and out of passthrough again */
-    set_args (e, identities[i][1]);
+    frame_check_set_args (e, identities[i][1]);
     push_and_check (h, e, &info, rand, FALSE, identities[i][1]);
   }
   /* sobel and laplacian filter even at radius 0 and sigma 0 */
   reset_filter (e);
-  set_args (e, "kernel=sobel radius=0");
+  frame_check_set_args (e, "kernel=sobel radius=0");
   push_and_check (h, e, &info, rand, FALSE, "sobel radius 0");
-  set_args (e, "kernel=laplacian");
+  frame_check_set_args (e, "kernel=laplacian");
   push_and_check (h, e, &info, rand, FALSE, "laplacian radius 0");
 
   gst_harness_teardown (h);

@@ -206,27 +206,10 @@ harness_new (GstElement ** element, const GstVideoInfo * info)
   return h;
 }
 
-/* Sets "name=value name=value ..." on e, as gst-launch-1.0 would. */
-static void
-set_args (GstElement * e, const gchar * args)
-{
-  gchar **kv = g_strsplit (args, " ", -1);
-  guint i;
-
-  for (i = 0; kv[i]; i++) {
-    gchar **nv = g_strsplit (kv[i], "=", 2);
-
-    fail_unless (nv[0] && nv[1], "bad argument %s", kv[i]);
-    gst_util_set_object_arg (G_OBJECT (e), nv[0], nv[1]);
-    g_strfreev (nv);
-  }
-  g_strfreev (kv);
-}
-
 static void
 reset_filter (GstElement * e)
 {
-  set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
+  frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
       "matrix=<> region=frame roi-margin=0 regions=<>");
   g_object_set (e, "roi-types", NULL, NULL);
@@ -393,7 +376,7 @@ GST_START_TEST (test_region_properties)
   fail_unless_equals_int (margin, MAX_MARGIN);
 
   /* values read back as set, in gst-launch-1.0's syntax */
-  set_args (e, "region=outside-roi roi-types=face,license-plate");
+  frame_check_set_args (e, "region=outside-roi roi-types=face,license-plate");
   gst_util_set_object_arg (G_OBJECT (e), "regions",
       "<<10,10,100,50>,<200,200,64,64>,<-5,-7,0,3>>");
   g_object_get (e, "region", &region, "roi-types", &types, NULL);
@@ -453,11 +436,11 @@ GST_START_TEST (test_regions_match_composition)
 
           reset_filter (e);
           if (k < G_N_ELEMENTS (kernel_configs)) {
-            set_args (e, kernel_configs[k]);
+            frame_check_set_args (e, kernel_configs[k]);
             what = g_strdup (kernel_configs[k]);
           } else {
             b = k - G_N_ELEMENTS (kernel_configs);
-            set_args (e, "kernel=gaussian radius=4");
+            frame_check_set_args (e, "kernel=gaussian radius=4");
             gst_util_set_object_arg (G_OBJECT (e), "border", borders[b]);
             what = g_strdup_printf ("gaussian r4 border=%s", borders[b]);
           }
@@ -503,7 +486,7 @@ GST_START_TEST (test_roi_types)
 
   frame_check_info_init (&info, "I420", 41, 27);
   h = harness_new (&e, &info);
-  set_args (e, "radius=3");
+  frame_check_set_args (e, "radius=3");
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     for (m = MODE_ROI; m <= MODE_OUTSIDE; m++) {
       GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
@@ -552,7 +535,7 @@ GST_START_TEST (test_roi_margin_and_fixed)
 
   frame_check_info_init (&info, "NV12", 45, 29);
   h = harness_new (&e, &info);
-  set_args (e, "kernel=box radius=2 regions=<<30,12,7,6>>");
+  frame_check_set_args (e, "kernel=box radius=2 regions=<<30,12,7,6>>");
   for (i = 0; i < G_N_ELEMENTS (margins); i++) {
     for (m = MODE_ROI; m <= MODE_OUTSIDE; m++) {
       GstBuffer *in = frame_check_buffer_random (&info, rand, TRUE);
@@ -603,7 +586,7 @@ GST_START_TEST (test_roi_without_regions)
 
   frame_check_info_init (&info, "Y42B", 33, 21);
   h = harness_new (&e, &info);
-  set_args (e, "radius=2 region=roi");
+  frame_check_set_args (e, "radius=2 region=roi");
   for (i = 0; i < 3; i++) {
     in = frame_check_buffer_random (&info, rand, FALSE);
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -690,7 +673,7 @@ GST_START_TEST (test_many_rectangles)
   h = harness_new (&e, &info);
   gst_element_set_bus (e, bus);
   gst_bus_set_sync_handler (bus, count_over_cap, NULL, NULL);
-  set_args (e, "radius=1 region=roi");
+  frame_check_set_args (e, "radius=1 region=roi");
 
   /* 1024 fixed 1x2 rectangles on a grid, odd positions */
   {
@@ -776,7 +759,7 @@ GST_START_TEST (test_bad_rectangles)
 
   frame_check_info_init (&info, "P010_10LE", 23, 21);
   h = harness_new (&e, &info);
-  set_args (e, "radius=2 border=wrap");
+  frame_check_set_args (e, "radius=2 border=wrap");
   /* clipped fixed boxes go after the metas' in boxes */
   regions_string (regions, fixed, G_N_ELEMENTS (fixed), &info,
       boxes + G_N_ELEMENTS (metas), &n_fixed);
@@ -862,7 +845,7 @@ GST_START_TEST (test_invalid_regions)
 
   frame_check_info_init (&info, "I420", 31, 17);
   h = harness_new (&e, &info);
-  set_args (e, "radius=2 region=roi regions=<<3,4,10,6>>");
+  frame_check_set_args (e, "radius=2 region=roi regions=<<3,4,10,6>>");
 
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     gchar *value = g_strdup (cases[c].value), *pattern;
@@ -953,7 +936,7 @@ GST_START_TEST (test_regions_while_playing)
 
   frame_check_info_init (&info, "AYUV", 30, 18);
   h = harness_new (&e, &info);
-  set_args (e, "radius=2");
+  frame_check_set_args (e, "radius=2");
   for (s = 0; s < G_N_ELEMENTS (steps); s++) {
     GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
     GstBuffer *full, *out;
@@ -969,7 +952,7 @@ GST_START_TEST (test_regions_while_playing)
     if (steps[s].fixed)
       boxes[n++] = fixed;
 
-    set_args (e, steps[s].args);
+    frame_check_set_args (e, steps[s].args);
     full = push_whole_frame (h, e, &info, in, steps[s].args);
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     check_composition (&info, in, full, out, steps[s].mode, boxes, n,
@@ -1113,12 +1096,12 @@ GST_START_TEST (test_metas_survive)
 
   frame_check_info_init (&info, "NV12", 24, 16);
   h = harness_new (&e, &info);
-  set_args (e, "radius=2");
+  frame_check_set_args (e, "radius=2");
   for (c = 0; c < G_N_ELEMENTS (configs); c++) {
     GstBuffer *in = buffer_with_metas (&info, rand);
     GstBuffer *out;
 
-    set_args (e, configs[c]);
+    frame_check_set_args (e, configs[c]);
     out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
     fail_unless (out != NULL && out != in, "%s: not filtered", configs[c]);
     check_metas (out, configs[c]);
