@@ -5,7 +5,7 @@
 NV12/NV21 UV), at luma radius 4 and 16.
 
 The classification is is_interior () from cuda/cuconv-tile.cuh, applied to
-the launch geometry of cuconv_cuda_process_host () in cuda/cuconv-cuda.cu
+the launch geometry of cuconv_strips_process () in cuda/cuconv-strips.cu
 (strips of whole tiles), with a 16-byte aligned source and a 4-byte
 aligned destination, as cudaMallocPitch gives.
 
@@ -15,13 +15,13 @@ aligned destination, as cudaMallocPitch gives.
 
 Needs Pillow to draw (pip install pillow).  Keep the constants and the
 shared memory formulas in step with cuda/cuconv-tile.cuh,
-cuda/cuconv-separable.cu, cuda/cuconv-box.cu and cuda/cuconv-cuda.cu.
+cuda/cuconv-separable.cu, cuda/cuconv-box.cu and cuda/cuconv-strips.cu.
 """
 import math
 import os
 import sys
 
-# cuda/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-kernels.cuh, cuconv-cuda.cu
+# cuda/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-engine.cuh, cuconv-strips.cu
 TILE_W = 128
 THREADS = 256
 ROW_GROUPS = THREADS // (TILE_W // 4)             # 8
@@ -79,7 +79,7 @@ def is_interior(x0, y0, tile_h, rx, ry, nc, wb, height, row_end,
 
 
 def strips(height):
-    """The bands of cuconv_cuda_process_host ()."""
+    """The bands of cuconv_strips_process ()."""
     strip = (height + MAX_STRIPS - 1) // MAX_STRIPS
     strip = (strip + TILE_ROWS - 1) // TILE_ROWS * TILE_ROWS
     return [(y, min(y + strip, height)) for y in range(0, height, strip)]
@@ -111,7 +111,7 @@ RADII = (4, 16)
 def case(label, w, h, nc, sub, r, kernel="gaussian"):
     rc = (r + sub - 1) // sub
     t = tiles(w, h, nc, rc, rc, kernel)
-    # cuconv_cuda_filter_device () launches one band: same tiles, same classes
+    # cuconv_filter_device () launches one band: same tiles, same classes
     assert t == tiles(w, h, nc, rc, rc, kernel, bands=[(0, h)])
     name, tile_h = path(rc, rc, nc, kernel)
     n_in = sum(1 for x in t if x[3])
