@@ -220,7 +220,7 @@ def draw():
     f_title, f_lab, f_small = font(22, True), font(15, True), font(13)
 
     d.text((PAD, 14), "Interior and border tiles of the gaussian (separable) "
-           "kernel: is_interior (), aligned pitch, cuconv_cuda_process_host",
+           "kernel: tile_is_interior (), aligned pitch, cuconv_strips_process",
            fill=INK, font=f_title)
     lx = PAD
     for colour, text in ((INTERIOR, "interior: 16-byte loads, no checks"),
