@@ -389,3 +389,38 @@ frame_check_set_args (GstElement * e, const gchar * args)
   }
   g_strfreev (kv);
 }
+
+static gboolean
+frame_check_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  ((FrameCheckMeta *) meta)->value = 0;
+  return TRUE;
+}
+
+static gboolean
+frame_check_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data)
+{
+  FrameCheckMeta *copy =
+      (FrameCheckMeta *) gst_buffer_add_meta (dest, meta->info, NULL);
+
+  copy->value = ((FrameCheckMeta *) meta)->value;
+  return TRUE;
+}
+
+const GstMetaInfo *
+frame_check_meta_info (const gchar * name, const gchar ** tags)
+{
+  gchar *api_name = g_strdup_printf ("%sAPI", name);
+  GType api = g_type_from_name (api_name);
+  const GstMetaInfo *info;
+
+  if (!api)
+    api = gst_meta_api_type_register (api_name, tags);
+  info = gst_meta_get_info (name);
+  if (!info)
+    info = gst_meta_register (api, name, sizeof (FrameCheckMeta),
+        frame_check_meta_init, NULL, frame_check_meta_transform);
+  g_free (api_name);
+  return info;
+}

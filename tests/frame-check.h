@@ -68,5 +68,17 @@ guint64 frame_check_region_pixels (const GstVideoInfo * info,
  * strings as gst-launch-1.0 does. */
 void frame_check_set_args (GstElement * e, const gchar * args);
 
+/* A test meta with the given tags that copies itself (and its value)
+ * whenever asked, so that only the element under test decides whether it
+ * reaches the output.  Registered once per name. */
+typedef struct
+{
+  GstMeta meta;
+  gint value;
+} FrameCheckMeta;
+
+const GstMetaInfo *frame_check_meta_info (const gchar * name,
+    const gchar ** tags);
+
 G_END_DECLS
 #endif /* __FRAME_CHECK_H__ */

@@ -767,38 +767,6 @@ GST_START_TEST (test_two_devices)
 
 GST_END_TEST;
 
-/* A meta of its own tags that copies itself when asked: whether it
- * survives is the element's choice alone. */
-static gboolean
-test_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
-{
-  return TRUE;
-}
-
-static gboolean
-test_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
-    GQuark type, gpointer data)
-{
-  return gst_buffer_add_meta (dest, meta->info, NULL) != NULL;
-}
-
-static const GstMetaInfo *
-test_meta_info (const gchar * name, const gchar ** tags)
-{
-  gchar *api_name = g_strdup_printf ("%sAPI", name);
-  GType api = g_type_from_name (api_name);
-  const GstMetaInfo *info;
-
-  if (!api)
-    api = gst_meta_api_type_register (api_name, tags);
-  info = gst_meta_get_info (name);
-  if (!info)
-    info = gst_meta_register (api, name, sizeof (GstMeta), test_meta_init,
-        NULL, test_meta_transform);
-  g_free (api_name);
-  return info;
-}
-
 static const gchar *video_tags[] = { GST_META_TAG_VIDEO_STR, NULL };
 static const gchar *foo_tags[] = { "foo", NULL };
 
@@ -820,9 +788,9 @@ add_metas (GstPad * pad, GstPadProbeInfo * info, MetaProbe * mp)
       mp->roi.y, mp->roi.w, mp->roi.h);
   gst_video_region_of_interest_meta_add_param (roi,
       gst_structure_new ("detection", "score", G_TYPE_INT, 93, NULL));
-  gst_buffer_add_meta (buf, test_meta_info ("TestVideoMeta", video_tags),
+  gst_buffer_add_meta (buf, frame_check_meta_info ("TestVideoMeta", video_tags),
       NULL);
-  gst_buffer_add_meta (buf, test_meta_info ("TestFooMeta", foo_tags), NULL);
+  gst_buffer_add_meta (buf, frame_check_meta_info ("TestFooMeta", foo_tags), NULL);
   GST_PAD_PROBE_INFO_DATA (info) = buf;
   return GST_PAD_PROBE_OK;
 }
@@ -842,9 +810,9 @@ read_metas (GstPad * pad, GstPadProbeInfo * info, MetaProbe * mp)
   mp->params_out = params && gst_structure_get_int (params, "score", &score)
       && score == 93;
   mp->video_out = gst_buffer_get_meta (buf,
-      test_meta_info ("TestVideoMeta", video_tags)->api) != NULL;
+      frame_check_meta_info ("TestVideoMeta", video_tags)->api) != NULL;
   mp->foo_out = gst_buffer_get_meta (buf,
-      test_meta_info ("TestFooMeta", foo_tags)->api) != NULL;
+      frame_check_meta_info ("TestFooMeta", foo_tags)->api) != NULL;
   return GST_PAD_PROBE_OK;
 }
 
@@ -869,8 +837,8 @@ GST_START_TEST (test_regions_cuda_memory)
   guint f, c, m, tested = 0;
 
   /* registered here, not first in a streaming thread */
-  test_meta_info ("TestVideoMeta", video_tags);
-  test_meta_info ("TestFooMeta", foo_tags);
+  frame_check_meta_info ("TestVideoMeta", video_tags);
+  frame_check_meta_info ("TestFooMeta", foo_tags);
   for (f = 0; f < (quick ? 1 : G_N_ELEMENTS (formats)); f++) {
     GstVideoInfo info;
     GstPad *pad;

@@ -971,46 +971,6 @@ GST_END_TEST;
  * describes the output as well as the input and is copied; ROI metas keep
  * their params; a meta of any other tag is not copied.  Both test metas
  * copy themselves when asked, so only the element's choice decides. */
-typedef struct
-{
-  GstMeta meta;
-  gint value;
-} TestMeta;
-
-static gboolean
-test_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
-{
-  ((TestMeta *) meta)->value = 0;
-  return TRUE;
-}
-
-static gboolean
-test_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
-    GQuark type, gpointer data)
-{
-  TestMeta *copy = (TestMeta *) gst_buffer_add_meta (dest, meta->info, NULL);
-
-  copy->value = ((TestMeta *) meta)->value;
-  return TRUE;
-}
-
-static const GstMetaInfo *
-test_meta_info (const gchar * name, const gchar ** tags)
-{
-  gchar *api_name = g_strdup_printf ("%sAPI", name);
-  GType api = g_type_from_name (api_name);
-  const GstMetaInfo *info;
-
-  if (!api)
-    api = gst_meta_api_type_register (api_name, tags);
-  info = gst_meta_get_info (name);
-  if (!info)
-    info = gst_meta_register (api, name, sizeof (TestMeta), test_meta_init,
-        NULL, test_meta_transform);
-  g_free (api_name);
-  return info;
-}
-
 static void
 check_metas (GstBuffer * out, const gchar * what)
 {
@@ -1022,7 +982,7 @@ check_metas (GstBuffer * out, const gchar * what)
   static const gchar *mixed_tags[] = { GST_META_TAG_VIDEO_STR, "foo", NULL };
   GstVideoRegionOfInterestMeta *roi;
   GstStructure *params;
-  TestMeta *m;
+  FrameCheckMeta *m;
   gint score;
 
   roi = gst_buffer_get_video_region_of_interest_meta (out);
@@ -1034,17 +994,17 @@ check_metas (GstBuffer * out, const gchar * what)
   fail_unless (gst_structure_get_int (params, "score", &score));
   fail_unless_equals_int (score, 93);
 
-  m = (TestMeta *) gst_buffer_get_meta (out,
-      test_meta_info ("TestVideoMeta", video_tags)->api);
+  m = (FrameCheckMeta *) gst_buffer_get_meta (out,
+      frame_check_meta_info ("TestVideoMeta", video_tags)->api);
   fail_unless (m != NULL && m->value == 1, "%s: video-tagged meta lost", what);
-  m = (TestMeta *) gst_buffer_get_meta (out,
-      test_meta_info ("TestSizeMeta", size_tags)->api);
+  m = (FrameCheckMeta *) gst_buffer_get_meta (out,
+      frame_check_meta_info ("TestSizeMeta", size_tags)->api);
   fail_unless (m != NULL && m->value == 2, "%s: size-tagged meta lost", what);
   fail_unless (gst_buffer_get_meta (out,
-          test_meta_info ("TestFooMeta", foo_tags)->api) == NULL,
+          frame_check_meta_info ("TestFooMeta", foo_tags)->api) == NULL,
       "%s: a meta tagged foo was copied", what);
   fail_unless (gst_buffer_get_meta (out,
-          test_meta_info ("TestMixedMeta", mixed_tags)->api) == NULL,
+          frame_check_meta_info ("TestMixedMeta", mixed_tags)->api) == NULL,
       "%s: a meta tagged video and foo was copied", what);
 }
 
@@ -1064,20 +1024,20 @@ buffer_with_metas (const GstVideoInfo * info, GRand * rand)
       7);
   gst_video_region_of_interest_meta_add_param (roi,
       gst_structure_new ("detection", "score", G_TYPE_INT, 93, NULL));
-  ((TestMeta *) gst_buffer_add_meta (buf, test_meta_info ("TestVideoMeta",
+  ((FrameCheckMeta *) gst_buffer_add_meta (buf, frame_check_meta_info ("TestVideoMeta",
               video_tags), NULL))->value = 1;
-  ((TestMeta *) gst_buffer_add_meta (buf, test_meta_info ("TestSizeMeta",
+  ((FrameCheckMeta *) gst_buffer_add_meta (buf, frame_check_meta_info ("TestSizeMeta",
               size_tags), NULL))->value = 2;
-  ((TestMeta *) gst_buffer_add_meta (buf, test_meta_info ("TestFooMeta",
+  ((FrameCheckMeta *) gst_buffer_add_meta (buf, frame_check_meta_info ("TestFooMeta",
               foo_tags), NULL))->value = 3;
-  ((TestMeta *) gst_buffer_add_meta (buf, test_meta_info ("TestMixedMeta",
+  ((FrameCheckMeta *) gst_buffer_add_meta (buf, frame_check_meta_info ("TestMixedMeta",
               mixed_tags), NULL))->value = 4;
   /* the test metas copy themselves: a copy of everything would show */
   {
     GstBuffer *copy = gst_buffer_copy (buf);
 
     fail_unless (gst_buffer_get_meta (copy,
-            test_meta_info ("TestFooMeta", foo_tags)->api) != NULL);
+            frame_check_meta_info ("TestFooMeta", foo_tags)->api) != NULL);
     gst_buffer_unref (copy);
   }
   return buf;
