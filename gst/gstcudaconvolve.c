@@ -755,9 +755,9 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
   if (cuconv_strips_process (self->strips, planes, n_planes, &self->filter,
           &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
-  /* the whole frame filtered, the input put back where it stays */
-  if (self->frame_regions.regions.mode != CUCONV_REGION_FRAME)
-    cuconv_regions_restore (planes, n_planes, &self->frame_regions.regions);
+  /* the whole frame filtered, the input put back where it stays (nothing
+   * for region=frame) */
+  cuconv_regions_restore (planes, n_planes, &self->frame_regions.regions);
   return GST_FLOW_OK;
 }
 
