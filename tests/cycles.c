@@ -9,28 +9,14 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <string.h>
-
 #include <gst/gst.h>
 
-/* VmRSS of this process in kB, 0 if unknown. */
-static guint64
-rss_kb (void)
-{
-  gchar *contents = NULL, *line;
-  guint64 kb = 0;
-
-  if (g_file_get_contents ("/proc/self/status", &contents, NULL, NULL) &&
-      (line = strstr (contents, "VmRSS:")))
-    kb = g_ascii_strtoull (line + strlen ("VmRSS:"), NULL, 10);
-  g_free (contents);
-  return kb;
-}
+#include "proc-status.h"
 
 int
 main (int argc, char **argv)
 {
-  guint64 n, i, warm, rss_warm = 0;
+  guint64 n, i, warm, rss_warm = 0, rss_end;
   GstElement *pipeline = NULL;
   gboolean reuse;
   GError *err = NULL;
@@ -68,12 +54,13 @@ main (int argc, char **argv)
     if (!reuse)
       gst_clear_object (&pipeline);
     if (i + 1 == warm)
-      rss_warm = rss_kb ();
+      rss_warm = proc_status_read_kb ("VmRSS");
   }
+  rss_end = proc_status_read_kb ("VmRSS");
   g_print ("%" G_GUINT64_FORMAT " cycles: VmRSS %" G_GUINT64_FORMAT " kB after "
       "%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " kB after all: %.1f kB a "
-      "cycle\n", n, rss_warm, warm, rss_kb (),
-      (double) (rss_kb () - rss_warm) / (n - warm));
+      "cycle\n", n, rss_warm, warm, rss_end,
+      (double) (rss_end - rss_warm) / (n - warm));
   gst_clear_object (&pipeline);
   return 0;
 }

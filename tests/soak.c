@@ -12,9 +12,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <string.h>
-
 #include <gst/gst.h>
+
+#include "proc-status.h"
 
 static gint frames_in, frames_out;
 static gint64 first_frame_us;
@@ -42,20 +42,6 @@ first_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   first_frame_us = g_get_monotonic_time ();
   return GST_PAD_PROBE_REMOVE;
-}
-
-/* VmRSS of this process in kB, 0 if unknown. */
-static guint64
-rss_kb (void)
-{
-  gchar *contents = NULL, *line;
-  guint64 kb = 0;
-
-  if (g_file_get_contents ("/proc/self/status", &contents, NULL, NULL) &&
-      (line = strstr (contents, "VmRSS:")))
-    kb = g_ascii_strtoull (line + strlen ("VmRSS:"), NULL, 10);
-  g_free (contents);
-  return kb;
 }
 
 /* Changes a filter property every 2 to 10 ms, as a user dragging sliders
@@ -105,7 +91,8 @@ report (const gchar * when, gint64 start_us, gint * last_out,
 
   g_print ("%-5s t=%6.1f s  %7.1f frames/s  in %d  out %d  VmRSS %"
       G_GUINT64_FORMAT " kB\n", when, (now - start_us) / 1e6,
-      span > 0 ? (out - *last_out) / span : 0.0, in, out, rss_kb ());
+      span > 0 ? (out - *last_out) / span : 0.0, in, out,
+      proc_status_read_kb ("VmRSS"));
   *last_out = out;
   *last_us = now;
 }

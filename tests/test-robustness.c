@@ -30,6 +30,7 @@
 
 #include "cuconv.h"
 #include "frame-check.h"
+#include "proc-status.h"
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include "cuconv-cuda.h"
@@ -90,19 +91,8 @@ conv_new (const gchar * args)
 static guint64
 proc_status_kb (const gchar * field)
 {
-  gchar *contents = NULL, **lines;
-  guint64 kb = 0;
-  gsize len = strlen (field);
-  guint i;
+  const guint64 kb = proc_status_read_kb (field);
 
-  fail_unless (g_file_get_contents ("/proc/self/status", &contents, NULL,
-          NULL));
-  lines = g_strsplit (contents, "\n", -1);
-  for (i = 0; lines[i]; i++)
-    if (strncmp (lines[i], field, len) == 0 && lines[i][len] == ':')
-      kb = g_ascii_strtoull (lines[i] + len + 1, NULL, 10);
-  g_strfreev (lines);
-  g_free (contents);
   fail_unless (kb > 0, "no %s in /proc/self/status", field);
   return kb;
 }
