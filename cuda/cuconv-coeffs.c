@@ -27,12 +27,23 @@ cuconv_settings_is_identity (const CuconvSettings * s)
   }
 }
 
+/* ceil (3 sigma): at most 768 for sigma up to CUCONV_MAX_SIGMA */
 static int
 radius_from_sigma (double sigma)
 {
   int r = (int) ceil (3.0 * sigma);
 
   return r > CUCONV_MAX_RADIUS ? CUCONV_MAX_RADIUS : r;
+}
+
+int
+cuconv_settings_untruncated (const CuconvSettings * s)
+{
+  const double sigma = s->sigma > s->sigma_y ? s->sigma : s->sigma_y;
+
+  return s->radius == 0 && (s->kernel == CUCONV_KERNEL_GAUSSIAN
+      || s->kernel == CUCONV_KERNEL_SHARPEN)
+      && radius_from_sigma (sigma) > CUCONV_TRUNCATED_MAX_RADIUS;
 }
 
 /* OpenCV's rule for an aperture of 2r + 1, as cv::getGaussianKernel */
@@ -48,7 +59,7 @@ cuconv_settings_resolve (const CuconvSettings * s, int *radius, double *sigma)
   int r = (int) s->radius;
   double sg = s->sigma;
 
-  if (r == 0 && sg > 0.0)
+  if (r == 0 && sg > 0.0 && !cuconv_settings_untruncated (s))
     r = radius_from_sigma (sg);
   /* a derivative needs neighbours: the defaults are the 3x3 operators */
   if (r == 0 && (s->kernel == CUCONV_KERNEL_SOBEL
@@ -73,6 +84,8 @@ cuconv_settings_resolve_y (const CuconvSettings * s, int *radius, double *sigma)
   }
   if (s->radius > 0)
     r = (int) s->radius;
+  else if (cuconv_settings_untruncated (s))
+    r = 0;
   else
     r = radius_from_sigma (s->sigma_y);
   sg = s->sigma_y;
@@ -189,13 +202,21 @@ typedef enum
 
 /* The taps of one kind for a direction of luma radius r and sigma sigma,
  * subsampled by sub: radius ceil (r / sub), sigma / sub.  A radius of 0 is
- * the one tap [1] whatever the kind. */
+ * the one tap [1] whatever the kind, unless untruncated: then the
+ * untruncated gaussian of sigma / sub. */
 static void
-taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub)
+taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub,
+    int untruncated)
 {
   memset (t, 0, sizeof (*t));
   t->radius = (r + sub - 1) / sub;
   sigma /= sub;
+  if (kind != TAPS_BOX)
+    t->sigma = sigma;
+  if (untruncated) {
+    t->untruncated = 1;
+    return;
+  }
   if (t->radius == 0) {
     t->w[0] = 1.0f;
     return;
@@ -218,6 +239,14 @@ taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub)
   }
 }
 
+/* Whether a direction the settings give sigma (0: none) is the
+ * untruncated gaussian; without a sigma it stays the one tap [1]. */
+static int
+direction_untruncated (const CuconvSettings * s, double sigma)
+{
+  return sigma > 0.0 && cuconv_settings_untruncated (s);
+}
+
 void
 cuconv_taps_init (CuconvTaps * t, const CuconvSettings * s, int sub)
 {
@@ -226,7 +255,7 @@ cuconv_taps_init (CuconvTaps * t, const CuconvSettings * s, int sub)
 
   cuconv_settings_resolve (s, &r, &sigma);
   taps_make (t, s->kernel == CUCONV_KERNEL_BOX ? TAPS_BOX : TAPS_GAUSSIAN, r,
-      sigma, sub);
+      sigma, sub, direction_untruncated (s, s->sigma));
 }
 
 /* A custom direction: the user's taps, divided by their sum in double when
@@ -268,7 +297,7 @@ void
 cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
 {
   TapsKind x = TAPS_GAUSSIAN, y = TAPS_GAUSSIAN, x2 = x, y2 = y;
-  int rx, ry, sub;
+  int rx, ry, sub, ux, uy;
   double sx, sy;
 
   memset (f, 0, sizeof (*f));
@@ -318,12 +347,14 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
 
   cuconv_settings_resolve (s, &rx, &sx);
   cuconv_settings_resolve_y (s, &ry, &sy);
+  ux = direction_untruncated (s, s->sigma);
+  uy = direction_untruncated (s, s->sigma_y > 0.0 ? s->sigma_y : s->sigma);
   for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
-    taps_make (&f->x[sub - 1], x, rx, sx, sub);
-    taps_make (&f->y[sub - 1], y, ry, sy, sub);
+    taps_make (&f->x[sub - 1], x, rx, sx, sub, ux);
+    taps_make (&f->y[sub - 1], y, ry, sy, sub, uy);
     if (f->n_terms == 2) {
-      taps_make (&f->x2[sub - 1], x2, rx, sx, sub);
-      taps_make (&f->y2[sub - 1], y2, ry, sy, sub);
+      taps_make (&f->x2[sub - 1], x2, rx, sx, sub, 0);
+      taps_make (&f->y2[sub - 1], y2, ry, sy, sub, 0);
     }
   }
 }

@@ -107,6 +107,12 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
         stream);
   if (all_ops (pl, CUCONV_COMP_FILL))
     return launch_fill (pl, row_begin, row_end, stream);
+  if (filter_is_wide (f)) {
+    /* whole planes only: the strips give wide filters one strip */
+    if (row_begin != 0 || row_end != pl.height)
+      return cudaErrorInvalidValue;
+    return launch_wide (pl, f, stream);
+  }
   if (f.n_terms == 0) {
     /* the 2-D matrix (cuconv-matrix.cu) */
     MatrixParams mp;
@@ -146,7 +152,7 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st)
 {
   const cudaStream_t s = (cudaStream_t) stream;
-  bool tuned = true;
+  bool tuned = !filter_is_wide (*f);
   int i;
 
   for (i = 0; i < n_planes; i++)

@@ -15,6 +15,12 @@
 
 namespace cuconv {
 
+/* The widest taps the fused tile kernels (separable, general) carry in
+ * their parameters; wider ones and the untruncated gaussian take the wide
+ * paths (cuconv-wide.cu). */
+#define CUCONV_TILE_MAX_RADIUS 64
+#define CUCONV_TILE_MAX_TAPS (2 * CUCONV_TILE_MAX_RADIUS + 1)
+
 /* The radii of the tuned separable kernel with fully unrolled
  * instantiations (equal in x and y, planar or 2-component interleaved);
  * every other radius takes the generic path.  A 4:2:0 frame whose luma
@@ -61,8 +67,8 @@ struct SepParams
   int dst_aligned4;             /* dst and dst_pitch are multiples of 4 */
   int taps_nonneg;              /* all taps >= 0: results need no clamp */
   float amount;                 /* > 0: sharpen, in + amount * (in - v) */
-  float kx[CUCONV_MAX_TAPS];
-  float ky[CUCONV_MAX_TAPS];
+  float kx[CUCONV_TILE_MAX_TAPS];
+  float ky[CUCONV_TILE_MAX_TAPS];
 };
 
 /* Fills p for rows [row_begin, row_end) of plane pl (device pointers). */
@@ -144,6 +150,33 @@ void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
  * says.  cudaErrorInvalidValue for a radius or n_comp out of range, or
  * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
+
+/* Wide filters (cuconv-wide.cu) ------------------------------------------ */
+
+/* Whether f needs a wide path: any of its taps wider than
+ * CUCONV_TILE_MAX_RADIUS, or untruncated. */
+bool filter_is_wide (const CuconvFilter & f);
+
+/* Filters all rows of plane pl (device pointers) with a wide filter f:
+ * the untruncated gaussian by recursive filtering (cuconv-recursive.cu),
+ * any other by passes through global memory (cuconv-global.cu).  Scratch
+ * memory is taken stream-ordered (cudaMallocAsync) and given back on
+ * stream. */
+cudaError_t launch_wide (const CuconvPlane & pl, const CuconvFilter & f,
+    cudaStream_t stream);
+
+/* The untruncated gaussian (gaussian or sharpen with a taps.untruncated
+ * direction; the other direction untruncated too, or the one tap [1]) on
+ * a whole plane, any depth and components (cuconv-recursive.cu). */
+cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
+    cudaStream_t stream);
+
+/* Any filter of one or two separable terms with taps of radius up to
+ * CUCONV_MAX_RADIUS, every kernel type, depth and component op, on a
+ * whole plane, in separate horizontal and vertical passes through global
+ * memory (cuconv-global.cu). */
+cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
+    cudaStream_t stream);
 
 /* The dispatch (cuconv-dispatch.cu) -------------------------------------- */
 

@@ -60,8 +60,8 @@ struct GenParams
   uint32_t fill;                /* the FILL sample as stored */
   /* term m's taps; a term narrower than rx or ry is padded with zeros,
    * which adds exact zeros to its sums */
-  float kx[2][CUCONV_MAX_TAPS];
-  float ky[2][CUCONV_MAX_TAPS];
+  float kx[2][CUCONV_TILE_MAX_TAPS];
+  float ky[2][CUCONV_TILE_MAX_TAPS];
 };
 
 static void

@@ -15,9 +15,18 @@
 extern "C" {
 #endif
 
-#define CUCONV_MAX_RADIUS 64
+/* The widest separable kernel: radius 0..1024 for every kernel type but
+ * custom, sigma and sigma_y 0..256 (docs/semantics.md, section 2). */
+#define CUCONV_MAX_RADIUS 1024
 #define CUCONV_MAX_TAPS (2 * CUCONV_MAX_RADIUS + 1)
-#define CUCONV_MAX_SIGMA 64.0
+#define CUCONV_MAX_SIGMA 256.0
+/* With radius 0 a gaussian or sharpen direction whose ceil (3 sigma) is
+ * at most this is the truncated kernel of that radius; above it, the
+ * untruncated gaussian (CuconvTaps.untruncated). */
+#define CUCONV_TRUNCATED_MAX_RADIUS 64
+/* A custom separable kernel: an odd number of taps up to 129. */
+#define CUCONV_MAX_CUSTOM_RADIUS 64
+#define CUCONV_MAX_CUSTOM_TAPS (2 * CUCONV_MAX_CUSTOM_RADIUS + 1)
 #define CUCONV_MAX_AMOUNT 10.0
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
 #define CUCONV_MAX_MATRIX_RADIUS 15
@@ -76,27 +85,34 @@ typedef struct
 {
   CuconvKernel kernel;
   CuconvBorder border;
-  unsigned radius;              /* 0..64; 0 = from sigma */
-  double sigma;                 /* 0..64; 0 = from radius */
-  double sigma_y;               /* 0..64; 0 = sigma (anisotropic blurs) */
+  unsigned radius;              /* 0..1024; 0 = from sigma */
+  double sigma;                 /* 0..256; 0 = from radius */
+  double sigma_y;               /* 0..256; 0 = sigma (anisotropic blurs) */
   double amount;                /* sharpen: 0..10 */
   int normalize;                /* custom: divide by the sum when not 0 */
-  /* custom, separable: odd lengths up to CUCONV_MAX_TAPS; 0 = not set,
-   * which filters nothing in that direction */
+  /* custom, separable: odd lengths up to CUCONV_MAX_CUSTOM_TAPS; 0 = not
+   * set, which filters nothing in that direction */
   int custom_x_len, custom_y_len;
-  double custom_x[CUCONV_MAX_TAPS];
-  double custom_y[CUCONV_MAX_TAPS];
+  double custom_x[CUCONV_MAX_CUSTOM_TAPS];
+  double custom_y[CUCONV_MAX_CUSTOM_TAPS];
   /* custom, 2-D: an odd side up to CUCONV_MAX_MATRIX_SIDE, row-major;
    * 0 = not set.  When set it is used instead of custom_x/custom_y. */
   int matrix_side;
   double matrix[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
 } CuconvSettings;
 
-/* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 64); w[radius] is the
- * centre. */
+/* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 1024); w[radius] is
+ * the centre.  When untruncated is not 0 the kernel is instead the
+ * untruncated sampled gaussian of sigma, g[k] = exp (-k^2 / (2 sigma^2))
+ * / sum over every integer j of exp (-j^2 / (2 sigma^2)), for every k,
+ * applied to the border-extended plane without limit; radius is then 0
+ * and w unused.  sigma is the direction's sigma for every gaussian-based
+ * kernel (0 for box and custom). */
 typedef struct
 {
   int radius;
+  int untruncated;
+  double sigma;
   float w[CUCONV_MAX_TAPS];
 } CuconvTaps;
 
@@ -228,13 +244,20 @@ cuconv_plane_sample_bytes (const CuconvPlane * p)
 int cuconv_settings_is_identity (const CuconvSettings * s);
 
 /* The luma radius and sigma the settings resolve to horizontally: sigma 0
- * becomes 0.3 * (r - 1) + 0.8, radius 0 becomes min (64, ceil (3 * sigma))
- * (sobel and laplacian: radius 0 and sigma 0 mean radius 1). */
+ * becomes 0.3 * (r - 1) + 0.8, radius 0 becomes ceil (3 * sigma) (sobel
+ * and laplacian: radius 0 and sigma 0 mean radius 1).  For an untruncated
+ * gaussian or sharpen (cuconv_settings_untruncated) *radius is 0. */
 void cuconv_settings_resolve (const CuconvSettings * s, int *radius, double *sigma);
 
 /* The same vertically: sigma_y when it is set, else as horizontally. */
 void cuconv_settings_resolve_y (const CuconvSettings * s, int *radius,
     double *sigma);
+
+/* Whether s is an untruncated gaussian or sharpen: radius 0 and ceil (3
+ * sigma) above CUCONV_TRUNCATED_MAX_RADIUS for sigma or sigma_y.  Both
+ * directions with a sigma are then untruncated; a direction without one
+ * (sigma 0 beside sigma_y > 0) stays the one tap [1]. */
+int cuconv_settings_untruncated (const CuconvSettings * s);
 
 /* Fills t with the gaussian or box taps of s for a direction subsampled by
  * factor sub (1 or 2): radius ceil (r / sub), sigma / sub.  The taps sum

@@ -82,7 +82,7 @@ gboolean
 gst_cuconv_kernel_props_parse_taps (const GValue * value, double *taps,
     int *len, gchar ** why)
 {
-  double parsed[CUCONV_MAX_TAPS];
+  double parsed[CUCONV_MAX_CUSTOM_TAPS];
   guint n;
 
   g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
@@ -90,12 +90,12 @@ gst_cuconv_kernel_props_parse_taps (const GValue * value, double *taps,
   n = gst_value_array_get_size (value);
   if (n % 2 == 0 && n != 0) {
     *why = g_strdup_printf ("it has %u taps; a kernel has an odd number of "
-        "taps (1 to %d) so that it has a centre", n, CUCONV_MAX_TAPS);
+        "taps (1 to %d) so that it has a centre", n, CUCONV_MAX_CUSTOM_TAPS);
     return FALSE;
   }
-  if (n > CUCONV_MAX_TAPS) {
+  if (n > CUCONV_MAX_CUSTOM_TAPS) {
     *why = g_strdup_printf ("it has %u taps; a kernel has at most %d "
-        "(radius %d)", n, CUCONV_MAX_TAPS, CUCONV_MAX_RADIUS);
+        "(radius %d)", n, CUCONV_MAX_CUSTOM_TAPS, CUCONV_MAX_CUSTOM_RADIUS);
     return FALSE;
   }
   if (!parse_numbers (value, n, parsed, "tap", why))

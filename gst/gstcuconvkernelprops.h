@@ -26,7 +26,7 @@ GParamSpec *gst_cuconv_kernel_props_param_spec (const gchar * name,
 /* Reads value, a GstValueArray of numbers (integers or floating point),
  * into taps[0..*len - 1].  An empty array gives *len = 0 (not set).
  * Returns FALSE, leaving taps and *len untouched, when the array is not an
- * odd number of finite numbers up to CUCONV_MAX_TAPS; *why then holds a
+ * odd number of finite numbers up to CUCONV_MAX_CUSTOM_TAPS; *why then holds a
  * sentence saying which rule was broken (free it). */
 gboolean gst_cuconv_kernel_props_parse_taps (const GValue * value,
     double *taps, int *len, gchar ** why);

@@ -137,7 +137,8 @@ struct _GstCudaConvolve
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CuconvSettings frame_settings;        /* this frame's copy of settings */
   GstCudaConvolvePlanes frame_planes;
-  CuconvFilter filter;          /* built from frame_settings when they change */
+  CuconvFilter *filter;         /* built from frame_settings when they change
+                                 * (on the heap: 66 KiB of taps) */
   gboolean filter_valid;
   CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
   GstCuconvRegionFrame frame_regions;
@@ -259,20 +260,22 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "kernel in kernel-x/kernel-y or matrix)",
       GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
-      "Kernel radius in luma pixels, 0-64: the kernel spans 2 * radius + 1 "
+      "Kernel radius in luma pixels, 0-1024: the kernel spans 2 * radius + 1 "
       "pixels in each direction (halved, rounded up, on subsampled chroma). "
-      "0 = derive it from sigma as ceil (3 * sigma), at most 64; sobel and "
+      "0 = derive it from sigma as ceil (3 * sigma); for gaussian and "
+      "sharpen, when that is above 64, the untruncated gaussian (the ideal "
+      "blur, at a cost that does not grow with sigma); sobel and "
       "laplacian take radius 0 and sigma 0 as radius 1. Not used by custom. "
       "gaussian, box and sharpen with radius, sigma and sigma-y 0 pass "
       "buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
-      "Standard deviation of the gaussian in luma pixels, 0-64, for "
+      "Standard deviation of the gaussian in luma pixels, 0-256, for "
       "gaussian, sharpen, and sobel and laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
       "0.3 * (radius - 1) + 0.8. box uses it only to derive the radius when "
       "radius is 0", 0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA, live);
   properties[PROP_SIGMA_Y] = g_param_spec_double ("sigma-y", "Sigma Y",
-      "Vertical standard deviation in luma pixels, 0-64, for a filter "
+      "Vertical standard deviation in luma pixels, 0-256, for a filter "
       "stronger in one direction; with radius 0 it also gives the vertical "
       "radius, ceil (3 * sigma-y). 0 = the same as sigma",
       0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA_Y, live);
@@ -357,6 +360,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.amount = DEFAULT_AMOUNT;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
+  self->filter = g_new0 (CuconvFilter, 1);
   gst_cuconv_region_props_init (&self->region_props);
   gst_cuconv_region_frame_init (&self->frame_regions);
 
@@ -522,6 +526,7 @@ gst_cuda_convolve_finalize (GObject * object)
   g_assert (self->strips == NULL && self->region_filter == NULL);
   gst_cuconv_region_props_clear (&self->region_props);
   gst_cuconv_region_frame_clear (&self->frame_regions);
+  g_free (self->filter);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -672,8 +677,8 @@ gst_cuda_convolve_prepare (GstCudaConvolve * self, GstVideoFrame * in_frame,
     GstVideoFrame * out_frame, CuconvPlane * planes)
 {
   if (!self->filter_valid ||
-      !settings_equal (&self->filter.settings, &self->frame_settings)) {
-    cuconv_filter_init (&self->filter, &self->frame_settings);
+      !settings_equal (&self->filter->settings, &self->frame_settings)) {
+    cuconv_filter_init (self->filter, &self->frame_settings);
     self->filter_valid = TRUE;
   }
   return gst_cuda_convolve_map_planes (in_frame, out_frame,
@@ -689,7 +694,7 @@ gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_reference_frame_regions (planes, n_planes, &self->filter,
+  if (cuconv_reference_frame_regions (planes, n_planes, self->filter,
           &self->frame_regions.regions) < 0)
     goto cpu_failed;
   return GST_FLOW_OK;
@@ -752,7 +757,7 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_strips_process (self->strips, planes, n_planes, &self->filter,
+  if (cuconv_strips_process (self->strips, planes, n_planes, self->filter,
           &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
   /* the whole frame filtered, the input put back where it stays (nothing
@@ -773,7 +778,7 @@ gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter * filter,
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
   /* mode FRAME: cuconv_filter_device (), without a copy */
   if (cuconv_region_filter_device (self->region_filter, planes, n_planes,
-          &self->filter, &self->frame_regions.regions, stream, &st) != 0)
+          self->filter, &self->frame_regions.regions, stream, &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "CUDA memory", &st);
   return GST_FLOW_OK;
 }

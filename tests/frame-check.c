@@ -77,7 +77,7 @@ element_get_taps (GstElement * e, const gchar * name, double *taps)
   g_value_init (&v, GST_TYPE_ARRAY);
   g_object_get_property (G_OBJECT (e), name, &v);
   n = gst_value_array_get_size (&v);
-  fail_unless (n <= CUCONV_MAX_TAPS);
+  fail_unless (n <= CUCONV_MAX_CUSTOM_TAPS);
   for (i = 0; i < n; i++)
     taps[i] = g_value_get_double (gst_value_array_get_value (&v, i));
   g_value_unset (&v);

@@ -29,6 +29,16 @@ taps_sum (const CuconvTaps * t)
   return sum;
 }
 
+/* Every radius up to the longest truncated gaussian, then a few up to
+ * the widest: the loops below stay quick with radii to 1024. */
+static int
+radius_next (int r)
+{
+  if (r < CUCONV_TRUNCATED_MAX_RADIUS || r == CUCONV_MAX_RADIUS)
+    return r + 1;
+  return MIN (2 * r + 37, CUCONV_MAX_RADIUS);
+}
+
 GST_START_TEST (test_sum_and_symmetry)
 {
   const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
@@ -36,14 +46,15 @@ GST_START_TEST (test_sum_and_symmetry)
 
   /* cuconv_taps_init () gives the blurs' taps */
   for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_BOX; k++)
-    for (r = 0; r <= CUCONV_MAX_RADIUS; r++)
+    for (r = 0; r <= CUCONV_MAX_RADIUS; r = radius_next (r))
       for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
         for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
           CuconvSettings s = settings (k, r, sigmas[si]);
           CuconvTaps t;
           int i;
 
-          if (cuconv_settings_is_identity (&s))
+          if (cuconv_settings_is_identity (&s)
+              || cuconv_settings_untruncated (&s))
             continue;
           cuconv_taps_init (&t, &s, sub);
           fail_unless (t.radius >= 1 && t.radius <= CUCONV_MAX_RADIUS);
@@ -88,9 +99,27 @@ GST_START_TEST (test_sigma_rules)
   s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 0.1);
   cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 1);
-  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 30.0);
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 21.3);
   cuconv_settings_resolve (&s, &r, &sigma);
   fail_unless_equals_int (r, 64);
+  fail_if (cuconv_settings_untruncated (&s));
+  /* above 64: the untruncated gaussian, radius 0 */
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 0, 21.34);
+  cuconv_settings_resolve (&s, &r, &sigma);
+  fail_unless_equals_int (r, 0);
+  fail_unless (sigma == 21.34);
+  fail_unless (cuconv_settings_untruncated (&s));
+  /* sobel, laplacian and box keep a radius: ceil (3 sigma) up to 768 */
+  s = settings (CUCONV_KERNEL_BOX, 0, 256.0);
+  cuconv_settings_resolve (&s, &r, &sigma);
+  fail_unless_equals_int (r, 768);
+  fail_if (cuconv_settings_untruncated (&s));
+  s = settings (CUCONV_KERNEL_SOBEL, 0, 30.0);
+  cuconv_settings_resolve (&s, &r, &sigma);
+  fail_unless_equals_int (r, 90);
+  /* an explicit radius is never untruncated */
+  s = settings (CUCONV_KERNEL_GAUSSIAN, 1024, 256.0);
+  fail_if (cuconv_settings_untruncated (&s));
 
   /* both given: both kept */
   s = settings (CUCONV_KERNEL_GAUSSIAN, 7, 1.25);
@@ -379,7 +408,7 @@ GST_START_TEST (test_derivative_radii)
   const double sigmas[] = { 0.0, 0.3, 1.0, 2.5, 10.0, 64.0 };
   int r, si, sub;
 
-  for (r = 2; r <= CUCONV_MAX_RADIUS; r++)
+  for (r = 2; r <= CUCONV_MAX_RADIUS; r = radius_next (r))
     for (si = 0; si < (int) G_N_ELEMENTS (sigmas); si++)
       for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
         const double sigma = sigmas[si] > 0.0 ? sigmas[si] :
@@ -464,7 +493,20 @@ GST_START_TEST (test_sigma_y_rules)
   s = settings (CUCONV_KERNEL_BOX, 0, 0.0);
   s.sigma_y = 30.0;
   cuconv_settings_resolve_y (&s, &r, &sigma);
-  fail_unless_equals_int (r, 64);
+  fail_unless_equals_int (r, 90);
+  /* a gaussian: the untruncated one vertically, nothing horizontally */
+  s.kernel = CUCONV_KERNEL_GAUSSIAN;
+  cuconv_settings_resolve_y (&s, &r, &sigma);
+  fail_unless (r == 0 && sigma == 30.0);
+  {
+    CuconvFilter *f = g_new (CuconvFilter, 1);
+
+    cuconv_filter_init (f, &s);
+    fail_unless (f->y[0].untruncated && f->y[0].sigma == 30.0);
+    fail_unless (f->y[1].untruncated && f->y[1].sigma == 15.0);
+    fail_unless (!f->x[0].untruncated && f->x[0].radius == 0);
+    g_free (f);
+  }
   /* sobel's default radius 1 is horizontal only here */
   s = settings (CUCONV_KERNEL_SOBEL, 0, 0.0);
   s.sigma_y = 0.9;
@@ -630,12 +672,12 @@ GST_START_TEST (test_custom_separable)
   fail_unless (f.x[0].w[0] == (float) (0.1 / (0.1 + 0.1 + 0.1)));
 
   /* the longest: 129 taps */
-  s.custom_x_len = CUCONV_MAX_TAPS;
-  for (sub = 0; sub < CUCONV_MAX_TAPS; sub++)
+  s.custom_x_len = CUCONV_MAX_CUSTOM_TAPS;
+  for (sub = 0; sub < CUCONV_MAX_CUSTOM_TAPS; sub++)
     s.custom_x[sub] = sub + 1;
   cuconv_filter_init (&f, &s);
-  fail_unless_equals_int (f.x[0].radius, CUCONV_MAX_RADIUS);
-  fail_unless (f.x[0].w[CUCONV_MAX_TAPS - 1] ==
+  fail_unless_equals_int (f.x[0].radius, CUCONV_MAX_CUSTOM_RADIUS);
+  fail_unless (f.x[0].w[CUCONV_MAX_CUSTOM_TAPS - 1] ==
       (float) (129.0 / (129.0 * 130.0 / 2.0)));
 
   /* nothing set: the one tap [1] both ways, a passthrough */

@@ -619,33 +619,33 @@ GST_START_TEST (test_properties)
    * g_object_set, which leaves the property as it was */
   pspec = g_object_class_find_property (klass, "radius");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (pspec)->minimum, 0);
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (pspec)->maximum, 64);
+  fail_unless_equals_int (G_PARAM_SPEC_UINT (pspec)->maximum, 1024);
   g_value_init (&v, G_TYPE_UINT);
-  g_value_set_uint (&v, 65);
+  g_value_set_uint (&v, 1025);
   fail_unless (g_param_value_validate (pspec, &v));
-  fail_unless_equals_int (g_value_get_uint (&v), 64);
+  fail_unless_equals_int (g_value_get_uint (&v), 1024);
   g_value_unset (&v);
-  g_object_set (e, "radius", 64, NULL);
-  ASSERT_WARNING (g_object_set (e, "radius", 65, NULL));
+  g_object_set (e, "radius", 1024, NULL);
+  ASSERT_WARNING (g_object_set (e, "radius", 1025, NULL));
   g_object_get (e, "radius", &radius, NULL);
-  fail_unless_equals_int (radius, 64);
+  fail_unless_equals_int (radius, 1024);
 
   pspec = g_object_class_find_property (klass, "sigma");
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
-  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 64.0);
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 256.0);
   g_object_set (e, "sigma", 3.5, NULL);
   ASSERT_WARNING (g_object_set (e, "sigma", -1.0, NULL));
-  ASSERT_WARNING (g_object_set (e, "sigma", 64.5, NULL));
+  ASSERT_WARNING (g_object_set (e, "sigma", 256.5, NULL));
   g_object_get (e, "sigma", &sigma, NULL);
   fail_unless_equals_float (sigma, 3.5);
   ASSERT_WARNING (g_object_set (e, "border", 4, NULL));
 
   pspec = g_object_class_find_property (klass, "sigma-y");
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
-  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 64.0);
+  fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 256.0);
   g_object_set (e, "sigma-y", 2.25, NULL);
   ASSERT_WARNING (g_object_set (e, "sigma-y", -0.5, NULL));
-  ASSERT_WARNING (g_object_set (e, "sigma-y", 65.0, NULL));
+  ASSERT_WARNING (g_object_set (e, "sigma-y", 257.0, NULL));
   g_object_get (e, "sigma-y", &sigma_y, NULL);
   fail_unless_equals_float (sigma_y, 2.25);
 
@@ -1341,7 +1341,7 @@ GST_START_TEST (test_custom_kernel_values)
   static const gdouble m1[] = { 0.5 };
   GstElement *e = gst_element_factory_make ("cudaconvolve", NULL);
   GValue v = G_VALUE_INIT, row = G_VALUE_INIT;
-  gdouble long_taps[CUCONV_MAX_TAPS];
+  gdouble long_taps[CUCONV_MAX_CUSTOM_TAPS];
   GString *str;
   guint i, j;
 
@@ -1377,13 +1377,13 @@ GST_START_TEST (test_custom_kernel_values)
 
   /* the longest kernel */
   str = g_string_new ("<");
-  for (i = 0; i < CUCONV_MAX_TAPS; i++) {
+  for (i = 0; i < CUCONV_MAX_CUSTOM_TAPS; i++) {
     long_taps[i] = (gint) (i % 7) - 3;
     g_string_append_printf (str, "%s%d", i ? ", " : "", (gint) (i % 7) - 3);
   }
   g_string_append (str, ">");
   gst_util_set_object_arg (G_OBJECT (e), "kernel-y", str->str);
-  check_taps_property (e, "kernel-y", long_taps, CUCONV_MAX_TAPS);
+  check_taps_property (e, "kernel-y", long_taps, CUCONV_MAX_CUSTOM_TAPS);
   g_string_free (str, TRUE);
 
   /* empty arrays unset */

@@ -571,7 +571,7 @@ setter_thread (gpointer data)
     } else {
       /* out of range: GObject refuses it with a g_warning () */
       if (r & 1)
-        g_object_set (st->e, "radius", 65 + r, NULL);
+        g_object_set (st->e, "radius", CUCONV_MAX_RADIUS + 1 + r, NULL);
       else
         g_object_set (st->e, "amount", -1.0, NULL);
       st->out_of_range++;
