@@ -63,6 +63,23 @@ int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
 int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st);
 
+/* Which GPU path filters a plane (docs/design.md): the dispatch's choice,
+ * or one forced, for tests and benchmarks. */
+typedef enum
+{
+  CUCONV_PATH_AUTO = 0,         /* the dispatch's choice */
+  CUCONV_PATH_GLOBAL,           /* passes through global memory (any filter
+                                 * of one or two separable terms with
+                                 * explicit taps; others as AUTO) */
+  CUCONV_PATH_RECURSIVE,        /* recursive filtering (the untruncated
+                                 * gaussian; whole planes) */
+} CuconvPath;
+
+/* cuconv_filter_device () with the path forced for every plane it
+ * applies to; CUCONV_PATH_AUTO is cuconv_filter_device () itself. */
+int cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st);
+
 /* Regions of frames in device memory (cuda/cuconv-regions.cu).  Each
  * rectangle, grown by the filter's reach on the plane and read through
  * the border mode, is gathered into an atlas, the atlas is filtered, and

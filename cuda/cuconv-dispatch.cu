@@ -91,35 +91,21 @@ takes_tuned (const CuconvPlane & pl, const CuconvFilter & f)
   return takes_tuned_as (pl, f, CUCONV_COMBINE_NONE);
 }
 
-cudaError_t
-launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+/* Whether the global path takes f on plane pl: separable terms with
+ * explicit taps. */
+static bool
+global_takes (const CuconvPlane & pl, const CuconvFilter & f)
+{
+  return f.n_terms >= 1 && !cuconv_filter_taps_x (&f, &pl)->untruncated
+      && !cuconv_filter_taps_y (&f, &pl)->untruncated;
+}
+
+/* The fused tile kernels of one or two separable terms of radius up to
+ * CUCONV_TILE_MAX_RADIUS. */
+static cudaError_t
+launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     int row_end, cudaStream_t stream)
 {
-  const size_t rb = (size_t) pl.width * pl.n_comp *
-      cuconv_plane_sample_bytes (&pl);
-
-  if (row_end <= row_begin)
-    return cudaSuccess;
-  if (all_ops (pl, CUCONV_COMP_COPY))
-    return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
-        pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
-        pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
-        stream);
-  if (all_ops (pl, CUCONV_COMP_FILL))
-    return launch_fill (pl, row_begin, row_end, stream);
-  if (filter_is_wide (f)) {
-    /* whole planes only: the strips give wide filters one strip */
-    if (row_begin != 0 || row_end != pl.height)
-      return cudaErrorInvalidValue;
-    return launch_wide (pl, f, stream);
-  }
-  if (f.n_terms == 0) {
-    /* the 2-D matrix (cuconv-matrix.cu) */
-    MatrixParams mp;
-
-    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
-    return launch_matrix (mp, stream);
-  }
   if (takes_tuned (pl, f)) {
     SepParams p;
 
@@ -143,6 +129,49 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   return launch_general (pl, f, row_begin, row_end, stream);
 }
 
+cudaError_t
+launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, cudaStream_t stream, CuconvPath path)
+{
+  const size_t rb = (size_t) pl.width * pl.n_comp *
+      cuconv_plane_sample_bytes (&pl);
+  cudaError_t e;
+
+  if (row_end <= row_begin)
+    return cudaSuccess;
+  if (all_ops (pl, CUCONV_COMP_COPY))
+    return cudaMemcpy2DAsync (pl.dst + (size_t) row_begin * pl.dst_stride,
+        pl.dst_stride, pl.src + (size_t) row_begin * pl.src_stride,
+        pl.src_stride, rb, row_end - row_begin, cudaMemcpyDeviceToDevice,
+        stream);
+  if (all_ops (pl, CUCONV_COMP_FILL))
+    return launch_fill (pl, row_begin, row_end, stream);
+  if (path == CUCONV_PATH_GLOBAL && global_takes (pl, f))
+    return launch_global (pl, f, row_begin, row_end, stream);
+  if (filter_is_wide (f) || (path == CUCONV_PATH_RECURSIVE && f.n_terms > 0)) {
+    /* whole planes only: the strips give wide filters one strip */
+    if (row_begin != 0 || row_end != pl.height)
+      return cudaErrorInvalidValue;
+    return path == CUCONV_PATH_RECURSIVE ? launch_recursive (pl, f, stream)
+        : launch_wide (pl, f, stream);
+  }
+  if (f.n_terms == 0) {
+    /* the 2-D matrix (cuconv-matrix.cu) */
+    MatrixParams mp;
+
+    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
+    return launch_matrix (mp, stream);
+  }
+  /* a fused tile that does not fit the device's shared memory at this
+   * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on
+   * sm_86/89; the generic gaussian from 59 on sm_75): the global path
+   * fits every device, and takes bands of rows too */
+  e = launch_fused (pl, f, row_begin, row_end, stream);
+  if (e == cudaErrorInvalidConfiguration || e == cudaErrorNotSupported)
+    return launch_global (pl, f, row_begin, row_end, stream);
+  return e;
+}
+
 }                               /* namespace cuconv */
 
 using namespace cuconv;
@@ -151,8 +180,16 @@ extern "C" int
 cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st)
 {
+  return cuconv_filter_device_path (planes, n_planes, f, CUCONV_PATH_AUTO,
+      stream, st);
+}
+
+extern "C" int
+cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
+{
   const cudaStream_t s = (cudaStream_t) stream;
-  bool tuned = !filter_is_wide (*f);
+  bool tuned = path == CUCONV_PATH_AUTO && !filter_is_wide (*f);
   int i;
 
   for (i = 0; i < n_planes; i++)
@@ -178,7 +215,7 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
 
   for (i = 0; i < n_planes; i++) {
     const cudaError_t e = launch_plane (planes[i], *f, 0, planes[i].height,
-        s);
+        s, path);
 
     if (e != cudaSuccess)
       return fail (st, "the GPU failed to filter a frame", e);

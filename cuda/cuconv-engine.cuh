@@ -171,12 +171,26 @@ cudaError_t launch_wide (const CuconvPlane & pl, const CuconvFilter & f,
 cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     cudaStream_t stream);
 
-/* Any filter of one or two separable terms with taps of radius up to
- * CUCONV_MAX_RADIUS, every kernel type, depth and component op, on a
- * whole plane, in separate horizontal and vertical passes through global
- * memory (cuconv-global.cu). */
+/* Any filter of one or two separable terms with explicit taps (none
+ * untruncated) of radius up to CUCONV_MAX_RADIUS, every kernel type, depth
+ * and component op: rows [row_begin, row_end) of plane pl (device
+ * pointers), in separate horizontal and vertical passes through global
+ * memory (cuconv-global.cu), or the box's running sums (launch_box_sums).
+ * Its shared memory does not depend on the radius and fits every device:
+ * the fallback of the fused paths.  Reads the rows the band reaches
+ * through the border; scratch memory stream-ordered.
+ * cudaErrorInvalidValue for a filter it cannot take. */
 cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
-    cudaStream_t stream);
+    int row_begin, int row_end, cudaStream_t stream);
+
+/* The box (f's kernel, with the box's taps) of a whole plane of samples
+ * of up to 10 bits by exact running sums through global memory, any
+ * radius up to CUCONV_MAX_RADIUS, any components and ops
+ * (cuconv-box.cu).  cudaErrorNotSupported for any other filter or plane,
+ * a band of rows, or rows wider than a block holds (the caller takes the
+ * taps). */
+cudaError_t launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream);
 
 /* The dispatch (cuconv-dispatch.cu) -------------------------------------- */
 
@@ -185,9 +199,12 @@ bool all_ops (const CuconvPlane & pl, int op);
 
 /* The one place that maps a plane and a filter to a GPU path
  * (docs/design.md): filters rows [row_begin, row_end) of pl (device
- * pointers) on stream. */
+ * pointers) on stream.  A fused path that refuses the radius for lack of
+ * shared memory falls back to launch_global.  path other than
+ * CUCONV_PATH_AUTO forces that path where it applies (cuconv-cuda.h). */
 cudaError_t launch_plane (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream);
+    int row_begin, int row_end, cudaStream_t stream,
+    CuconvPath path = CUCONV_PATH_AUTO);
 
 /* Status (cuconv-host.cu) ------------------------------------------------ */
 

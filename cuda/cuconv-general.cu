@@ -190,24 +190,6 @@ load_pixel (const GenParams & p, const T * s, float *out)
   }
 }
 
-/* Runs step (t, u) for the taps t = 0..n-1, where u = t % Q is a
- * compile-time constant once the chunks are unrolled. */
-template < int Q, typename F > __device__ __forceinline__ void
-for_taps (int n, F step)
-{
-  int t0 = 0;
-
-  for (; t0 + Q <= n; t0 += Q) {
-#pragma unroll
-    for (int u = 0; u < Q; u++)
-      step (t0 + u, u);
-  }
-#pragma unroll
-  for (int u = 0; u < Q; u++)
-    if (t0 + u < n)
-      step (t0 + u, u);
-}
-
 /* Horizontal pass: the tile's rows and the vertical apron, gen_cols (NC)
  * outputs each, into the float rows of each term.  A work item is QP
  * adjacent pixels of a row (CPT adjacent columns); its window holds QP
@@ -300,23 +282,13 @@ fma4 (float4 & a, float k, const float4 & v)
 template < typename T, int NT > __device__ __forceinline__ uint32_t
 gen_output (const GenParams & p, float t0, float t1, uint32_t in, int op)
 {
-  float v;
-
   if (op == CUCONV_COMP_COPY)
     return in;
   if (op == CUCONV_COMP_FILL)
     return p.fill;
-  if (NT == 2) {
-    if (p.combine == CUCONV_COMBINE_MAGNITUDE)
-      v = __fsqrt_rn (__fadd_rn (__fmul_rn (t0, t0), __fmul_rn (t1, t1)));
-    else
-      v = fabsf (__fadd_rn (t0, t1));
-  } else if (p.combine == CUCONV_COMBINE_SHARPEN) {
-    const float s = sample_f < T > (p, in);
-    v = __fadd_rn (s, __fmul_rn (p.amount, __fsub_rn (s, t0)));
-  } else {
-    v = t0;
-  }
+  const float v = combine_terms (p.combine, p.amount,
+      NT == 1 && p.combine == CUCONV_COMBINE_SHARPEN ? sample_f < T > (p,
+          in) : 0.0f, t0, NT == 2 ? t1 : 0.0f);
   return (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
 }
 

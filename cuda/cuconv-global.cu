@@ -1,18 +1,534 @@
-/* gst-cudaconvolve: placeholder, replaced by the global path.
+/* gst-cudaconvolve: the global path (docs/design.md, "Wide filters through
+ * global memory"): any filter of one or two separable terms with taps of
+ * radius up to CUCONV_MAX_RADIUS, in two passes through a float
+ * intermediate in global memory, so that no radius and no device ever
+ * runs out of shared memory.  The box takes running sums instead
+ * (launch_box_sums, cuconv-box.cu) where it can.
+ *
+ * The horizontal pass filters every row the band reads (the band plus
+ * the vertical apron, mapped through the border) into one float plane a
+ * term; the vertical pass filters columns of those planes, combines the
+ * terms, rounds and writes the band.  Each output accumulates its taps in
+ * the reference's order, horizontal pass first.
+ *
+ * Both passes stage a window of their input in shared memory a chunk of
+ * taps at a time, so the shared memory a block needs is fixed (about 40
+ * KiB, under the 48 KiB every GPU gives without opting in) whatever the
+ * radius.  In each, a thread slides a window of registers along the taps,
+ * so every value it loads from shared memory feeds several outputs: QP
+ * pixels of a row in the horizontal pass (the lanes of a warp take 32
+ * rows, whose staged rows have an odd pitch, so their loads fall in 32
+ * banks), RPT rows of a column in the vertical pass (the lanes take 32
+ * adjacent columns).  The taps, padded with zeros to the widest term,
+ * reach device memory through kernel parameters (upload_taps): no host
+ * buffer has to outlive the call, nothing synchronises, and a CUDA graph
+ * captures them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cuconv-engine.cuh"
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
-cudaError_t
-launch_global (const CuconvPlane & pl, const CuconvFilter & f, cudaStream_t stream)
+constexpr int GL_WARPS = THREADS / 32;
+constexpr int H_ROWS = 32;      /* horizontal tile: a row a lane */
+constexpr int V_COLS = 32;      /* vertical tile: a column a lane */
+
+/* Horizontal pass: pixels a thread (QP, all components: at most 16
+ * samples), pixels a tile (a warp's QP side by side), taps a chunk, and
+ * the staged row: TW + CH - 1 pixels, an odd number of floats apart.
+ * About 40 KiB for any number of components. */
+__host__ __device__ constexpr int
+h_qp (int nc)
 {
-  (void) pl;
-  (void) f;
-  (void) stream;
-  return cudaErrorNotSupported;
+  return nc == 3 ? 5 : 16 / nc;
+}
+
+__host__ __device__ constexpr int
+h_tile (int nc)
+{
+  return GL_WARPS * h_qp (nc);
+}
+
+__host__ __device__ constexpr int
+h_chunk (int nc)
+{
+  return nc == 1 ? 176 : nc == 2 ? 96 : nc == 3 ? 65 : 48;
+}
+
+__host__ __device__ constexpr int
+h_span (int nc)
+{
+  return h_tile (nc) + h_chunk (nc) - 1;
+}
+
+/* Vertical pass: rows a thread, rows a tile, taps a chunk (about 40 KiB
+ * of staged rows for one term or two). */
+__host__ __device__ constexpr int
+v_rpt (int nt)
+{
+  return nt == 1 ? 16 : 8;
+}
+
+__host__ __device__ constexpr int
+v_tile (int nt)
+{
+  return GL_WARPS * v_rpt (nt);
+}
+
+__host__ __device__ constexpr int
+v_chunk (int nt)
+{
+  return nt == 1 ? 192 : 96;
+}
+
+/* One plane's passes.  The intermediate h holds, for each term, the
+ * horizontal pass of the plane rows [h_lo, h_lo + h_rows), h_pitch floats
+ * a row. */
+struct GlobalParams
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;  /* bytes */
+  int width;                    /* pixels */
+  int ws;                       /* samples a row: width * nc */
+  int height;
+  int nc;
+  int row_begin, row_end;       /* the band written */
+  int border;
+  int bytes;                    /* of a sample: 1 or 2 */
+  int shift;                    /* a sample is (word >> shift) & mask */
+  uint32_t mask;                /* (1 << depth) - 1: also the saturation */
+  uint32_t word_mask;           /* 0xff or 0xffff */
+  uint32_t fill;                /* the FILL word as stored */
+  int combine;
+  float amount;
+  int need_src;                 /* sharpen, or a COPY component */
+  uint8_t op[CUCONV_MAX_COMP];  /* CuconvCompOp */
+  int rx, ry;                   /* the widest radius of any term */
+  const float *kx;              /* [term][2 rx + 1], padded with zeros */
+  const float *ky;              /* [term][2 ry + 1] */
+  float *h;
+  size_t h_pitch;               /* floats */
+  size_t h_term;                /* floats: h_rows * h_pitch */
+  int h_lo, h_rows;
+};
+
+static __device__ __forceinline__ float
+sample_value (const GlobalParams & p, uint32_t word)
+{
+  return sample_to_float ((word >> p.shift) & p.mask);
+}
+
+/* Where coordinate i of a line of n reads (-1: zero), with no division
+ * for the coordinates inside. */
+static __device__ __forceinline__ int
+border_at (int border, int i, int n)
+{
+  return i >= 0 && i < n ? i : cuconv_border_index ((CuconvBorder) border,
+      i, n);
+}
+
+/* h[term][r] for the rows of a tile: a lane a row, a warp QP adjacent
+ * pixels (all NC components) of it; the taps in chunks of CH. */
+template < int NT, int NC > static __global__ void
+__launch_bounds__ (THREADS)
+global_hpass (const __grid_constant__ GlobalParams p)
+{
+  constexpr int QP = h_qp (NC), CH = h_chunk (NC), SPAN = h_span (NC);
+  constexpr int PITCH = SPAN | 1;       /* odd: a warp's 32 rows, 32 banks */
+  __shared__ float in[NC][H_ROWS][PITCH];
+  __shared__ float tap[NT][CH];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int x0 = blockIdx.x * h_tile (NC);
+  const int r0 = blockIdx.y * H_ROWS;
+  const int taps = 2 * p.rx + 1;
+  float acc[NT][QP][NC];
+
+#pragma unroll
+  for (int m = 0; m < NT; m++)
+#pragma unroll
+    for (int o = 0; o < QP; o++)
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        acc[m][o][c] = 0.0f;
+
+  for (int t0 = 0; t0 < taps; t0 += CH) {
+    const int n = min (CH, taps - t0);
+
+    __syncthreads ();           /* the previous chunk is read */
+    /* pixels x0 - rx + t0 + j of the tile's rows, a warp a row */
+    for (int rr = warp; rr < H_ROWS && r0 + rr < p.h_rows; rr += GL_WARPS) {
+      const uint8_t *row = p.src + (size_t) (p.h_lo + r0 + rr) * p.src_pitch;
+
+      for (int e = lane; e < SPAN * NC; e += 32) {
+        const int j = e / NC, c = e - j * NC;
+        const int xi = border_at (p.border, x0 - p.rx + t0 + j, p.width);
+
+        in[c][rr][j] = xi < 0 ? 0.0f : sample_value (p, load_word (row,
+                xi * NC + c, p.bytes));
+      }
+    }
+    for (int e = threadIdx.x; e < NT * CH; e += THREADS) {
+      const int m = e / CH, u = e - m * CH;
+      tap[m][u] = u < n ? p.kx[m * taps + t0 + u] : 0.0f;
+    }
+    __syncthreads ();
+
+    /* output pixel o of the thread reads staged pixel warp QP + o + t at
+     * tap t, in slot (o + t) % QP of the window */
+    const int j0 = warp * QP;
+    float w[QP][NC];
+
+#pragma unroll
+    for (int o = 0; o < QP; o++)
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        w[o][c] = in[c][lane][j0 + o];
+    for_taps < QP > (n,[&](int t, int u) {
+#pragma unroll
+          for (int m = 0; m < NT; m++) {
+            const float k = tap[m][t];
+#pragma unroll
+            for (int o = 0; o < QP; o++)
+#pragma unroll
+              for (int c = 0; c < NC; c++)
+                acc[m][o][c] = fmaf (k, w[(u + o) % QP][c], acc[m][o][c]);
+          }
+          if (t + 1 < n) {
+#pragma unroll
+            for (int c = 0; c < NC; c++)
+              w[u][c] = in[c][lane][j0 + t + QP];
+          }
+        });
+  }
+
+  if (r0 + lane >= p.h_rows)
+    return;
+#pragma unroll
+  for (int m = 0; m < NT; m++) {
+    float *h = p.h + m * p.h_term + (size_t) (r0 + lane) * p.h_pitch;
+#pragma unroll
+    for (int o = 0; o < QP; o++) {
+      const int x = x0 + warp * QP + o;
+      if (x < p.width) {
+#pragma unroll
+        for (int c = 0; c < NC; c++)
+          h[x * NC + c] = acc[m][o][c];
+      }
+    }
+  }
+}
+
+/* The band's rows of a tile of V_COLS samples: a lane a column, a warp
+ * RPT adjacent rows; the taps in chunks of CH.  Row y + j of the plane is
+ * read through the border from h. */
+template < int NT > static __global__ void
+__launch_bounds__ (THREADS)
+global_vpass (const __grid_constant__ GlobalParams p)
+{
+  constexpr int RPT = v_rpt (NT), CH = v_chunk (NT);
+  constexpr int SPAN = v_tile (NT) + CH - 1;
+  __shared__ float in[NT][SPAN][V_COLS];
+  __shared__ float tap[NT][CH];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int s = blockIdx.x * V_COLS + lane;
+  const int y0 = p.row_begin + blockIdx.y * v_tile (NT);
+  const int taps = 2 * p.ry + 1;
+  const int ob = warp * RPT;
+  float acc[NT][RPT];
+
+#pragma unroll
+  for (int m = 0; m < NT; m++)
+#pragma unroll
+    for (int o = 0; o < RPT; o++)
+      acc[m][o] = 0.0f;
+
+  for (int t0 = 0; t0 < taps; t0 += CH) {
+    const int n = min (CH, taps - t0);
+
+    __syncthreads ();
+    /* rows y0 - ry + t0 + j, a warp a row; rows only the tile's outputs
+     * past the band read may lie outside h: they read 0 */
+    for (int j = warp; j < v_tile (NT) + n - 1; j += GL_WARPS) {
+      const int y = border_at (p.border, y0 - p.ry + t0 + j, p.height);
+      const int hr = y - p.h_lo;
+      const bool in_h = y >= 0 && hr < p.h_rows && hr >= 0 && s < p.ws;
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        in[m][j][lane] = in_h ? __ldg (p.h + m * p.h_term + (size_t) hr *
+            p.h_pitch + s) : 0.0f;
+    }
+    for (int e = threadIdx.x; e < NT * CH; e += THREADS) {
+      const int m = e / CH, u = e - m * CH;
+      tap[m][u] = u < n ? p.ky[m * taps + t0 + u] : 0.0f;
+    }
+    __syncthreads ();
+
+    float w[NT][RPT];
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+#pragma unroll
+      for (int o = 0; o < RPT; o++)
+        w[m][o] = in[m][ob + o][lane];
+    for_taps < RPT > (n,[&](int t, int u) {
+#pragma unroll
+          for (int m = 0; m < NT; m++) {
+            const float k = tap[m][t];
+#pragma unroll
+            for (int o = 0; o < RPT; o++)
+              acc[m][o] = fmaf (k, w[m][(u + o) % RPT], acc[m][o]);
+          }
+          if (t + 1 < n) {
+#pragma unroll
+            for (int m = 0; m < NT; m++)
+              w[m][u] = in[m][ob + t + RPT][lane];
+          }
+        });
+  }
+
+  if (s >= p.ws)
+    return;
+  const int op = p.op[s % p.nc];
+#pragma unroll
+  for (int o = 0; o < RPT; o++) {
+    const int y = y0 + ob + o;
+    uint32_t in_word = 0, out;
+
+    if (y >= p.row_end)
+      break;
+    if (p.need_src)
+      in_word = load_word (p.src + (size_t) y * p.src_pitch, s, p.bytes);
+    if (op == CUCONV_COMP_COPY) {
+      out = in_word;
+    } else if (op == CUCONV_COMP_FILL) {
+      out = p.fill;
+    } else {
+      const float v = combine_terms (p.combine, p.amount,
+          sample_value (p, in_word), acc[0][o], acc[NT - 1][o]);
+      out = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
+    }
+    store_word (p.dst + (size_t) y * p.dst_pitch, s, p.bytes, out);
+  }
+}
+
+/* Taps to device memory through kernel parameters: a chunk a launch. */
+constexpr int TAPS_CHUNK = 1000;        /* 4 KiB of parameters */
+
+struct TapsChunk
+{
+  float *dst;
+  int n;
+  float w[TAPS_CHUNK];
+};
+
+static __global__ void
+upload_taps (const __grid_constant__ TapsChunk c)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < c.n)
+    c.dst[i] = c.w[i];
+}
+
+/* Host side ------------------------------------------------------------ */
+
+/* The taps of term m of a direction (r: the widest term's radius), tap i
+ * of 2 r + 1: zero where the term is narrower. */
+static float
+padded_tap (const CuconvTaps * const *t, int r, int i)
+{
+  const int m = i / (2 * r + 1), k = i % (2 * r + 1) - r;
+
+  return abs (k) <= t[m]->radius ? t[m]->w[k + t[m]->radius] : 0.0f;
+}
+
+/* Writes the padded taps of both directions, kx then ky, to d. */
+static cudaError_t
+send_taps (float *d, const CuconvTaps * const *x, int rx,
+    const CuconvTaps * const *y, int ry, int nt, cudaStream_t stream)
+{
+  const int nx = nt * (2 * rx + 1), total = nx + nt * (2 * ry + 1);
+  TapsChunk c;
+
+  for (int i0 = 0; i0 < total; i0 += TAPS_CHUNK) {
+    c.dst = d + i0;
+    c.n = total - i0 < TAPS_CHUNK ? total - i0 : TAPS_CHUNK;
+    for (int k = 0; k < c.n; k++) {
+      const int i = i0 + k;
+      c.w[k] = i < nx ? padded_tap (x, rx, i) : padded_tap (y, ry, i - nx);
+    }
+    upload_taps <<< (c.n + 255) / 256, 256, 0, stream >>> (c);
+    const cudaError_t e = cudaGetLastError ();
+    if (e != cudaSuccess)
+      return e;
+  }
+  return cudaSuccess;
+}
+
+/* The plane rows [*lo, *hi) the rows [row_begin, row_end) read through
+ * the border with a vertical radius ry: the band and its apron clipped to
+ * the plane, and whatever the rows above or below it map to. */
+static void
+rows_read (CuconvBorder border, int height, int row_begin, int row_end,
+    int ry, int *lo, int *hi)
+{
+  const int a = row_begin - ry, b = row_end + ry;
+  auto take = [&](int v) {
+    const int y = cuconv_border_index (border, v, height);
+    if (y >= 0 && y < *lo)
+      *lo = y;
+    if (y >= *hi)
+      *hi = y + 1;
+  };
+
+  *lo = a > 0 ? a : 0;
+  *hi = b < height ? b : height;
+  if (*lo == 0 && *hi == height)
+    return;                     /* every row already */
+  for (int v = a; v < b && v < 0; v++)
+    take (v);                   /* above the plane */
+  for (int v = a > height ? a : height; v < b; v++)
+    take (v);                   /* below it */
+}
+
+typedef void (*GlobalKernel) (GlobalParams);
+
+template < int NT > static GlobalKernel
+pick_hpass (int nc)
+{
+  switch (nc) {
+    case 1:
+      return global_hpass < NT, 1 >;
+    case 2:
+      return global_hpass < NT, 2 >;
+    case 3:
+      return global_hpass < NT, 3 >;
+    default:
+      return global_hpass < NT, 4 >;
+  }
+}
+
+static int
+h_tile_of (int nc)
+{
+  switch (nc) {
+    case 1:
+      return h_tile (1);
+    case 2:
+      return h_tile (2);
+    case 3:
+      return h_tile (3);
+    default:
+      return h_tile (4);
+  }
+}
+
+/* The two passes with the taps. */
+static cudaError_t
+launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream)
+{
+  const int nt = f.n_terms, bytes = cuconv_plane_sample_bytes (&pl);
+  const int depth = pl.depth > 8 ? pl.depth : 8;
+  const CuconvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
+  const CuconvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
+  GlobalParams p;
+  size_t n_taps, bytes_all;
+  void *scratch;
+  cudaError_t e;
+  int lo, hi;
+
+  band_params_init (p, pl, row_begin, row_end);
+  p.ws = pl.width * pl.n_comp;
+  p.nc = pl.n_comp;
+  p.border = f.settings.border;
+  p.bytes = bytes;
+  p.shift = depth > 8 ? pl.shift : 0;
+  p.mask = (1u << depth) - 1;
+  p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
+  p.fill = (pl.fill << p.shift) & p.word_mask;
+  p.combine = f.combine;
+  p.amount = f.amount;
+  p.need_src = f.combine == CUCONV_COMBINE_SHARPEN;
+  for (int c = 0; c < pl.n_comp; c++) {
+    p.op[c] = pl.op[c];
+    p.need_src |= pl.op[c] == CUCONV_COMP_COPY;
+  }
+  for (int m = 0; m < nt; m++) {
+    p.rx = x[m]->radius > p.rx ? x[m]->radius : p.rx;
+    p.ry = y[m]->radius > p.ry ? y[m]->radius : p.ry;
+  }
+  rows_read ((CuconvBorder) p.border, pl.height, row_begin, row_end, p.ry,
+      &lo, &hi);
+  p.h_lo = lo;
+  p.h_rows = hi - lo;
+  p.h_pitch = ((size_t) p.ws + 31) / 32 * 32;   /* 128-byte rows */
+  p.h_term = (size_t) p.h_rows * p.h_pitch;
+
+  /* one allocation: the taps, then the terms' planes */
+  n_taps = ((size_t) nt * (2 * p.rx + 1 + 2 * p.ry + 1) + 63) / 64 * 64;
+  bytes_all = sizeof (float) * (n_taps + nt * p.h_term);
+  e = cudaMallocAsync (&scratch, bytes_all, stream);
+  if (e != cudaSuccess)
+    return e;
+  p.kx = (const float *) scratch;
+  p.ky = p.kx + nt * (2 * p.rx + 1);
+  p.h = (float *) scratch + n_taps;
+
+  e = send_taps ((float *) scratch, x, p.rx, y, p.ry, nt, stream);
+  if (e == cudaSuccess) {
+    const GlobalKernel hk = nt == 1 ? pick_hpass < 1 > (p.nc) :
+        pick_hpass < 2 > (p.nc);
+    const GlobalKernel vk = nt == 1 ? global_vpass < 1 > : global_vpass < 2 >;
+    const int vt = nt == 1 ? v_tile (1) : v_tile (2);
+    const int ht = h_tile_of (p.nc);
+    dim3 hgrid ((pl.width + ht - 1) / ht, (p.h_rows + H_ROWS - 1) / H_ROWS);
+    dim3 vgrid ((p.ws + V_COLS - 1) / V_COLS, (row_end - row_begin + vt - 1)
+        / vt);
+
+    hk <<< hgrid, THREADS, 0, stream >>> (p);
+    e = cudaGetLastError ();
+    if (e == cudaSuccess) {
+      vk <<< vgrid, THREADS, 0, stream >>> (p);
+      e = cudaGetLastError ();
+    }
+  }
+  /* freed once the passes have run, whatever happened */
+  const cudaError_t ef = cudaFreeAsync (scratch, stream);
+  return e != cudaSuccess ? e : ef;
+}
+
+static bool
+taps_explicit (const CuconvTaps & t)
+{
+  return !t.untruncated && t.radius >= 0 && t.radius <= CUCONV_MAX_RADIUS;
+}
+
+cudaError_t
+launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, cudaStream_t stream)
+{
+  const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
+  cudaError_t e;
+
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.n_terms < 1
+      || f.n_terms > 2 || sx < 0 || sx >= CUCONV_MAX_SUBSAMPLE || sy < 0
+      || sy >= CUCONV_MAX_SUBSAMPLE || row_begin < 0
+      || row_end > pl.height || !taps_explicit (f.x[sx])
+      || !taps_explicit (f.y[sy]) || (f.n_terms == 2
+          && (!taps_explicit (f.x2[sx]) || !taps_explicit (f.y2[sy]))))
+    return cudaErrorInvalidValue;
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+  e = launch_box_sums (pl, f, row_begin, row_end, stream);
+  if (e != cudaErrorNotSupported)
+    return e;
+  return launch_global_taps (pl, f, row_begin, row_end, stream);
 }
 
 }                               /* namespace cuconv */

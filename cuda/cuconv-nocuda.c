@@ -49,6 +49,14 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
   return -1;
 }
 
+int
+cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
+
 CuconvRegionFilter *
 cuconv_region_filter_new (CuconvStatus * st)
 {

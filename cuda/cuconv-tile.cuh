@@ -141,6 +141,71 @@ u8_to_f (uint32_t word, int byte)
           0x7440u | byte)) - 8388608.0f;
 }
 
+/* The raw word of sample s of a row of `bytes`-byte samples: a byte, or a
+ * little-endian 16-bit word read a byte at a time, so that any alignment
+ * works.  For the wide paths, whose cost lies elsewhere. */
+__device__ __forceinline__ uint32_t
+load_word (const uint8_t * row, int s, int bytes)
+{
+  if (bytes == 1)
+    return __ldg (row + s);
+  return __ldg (row + 2 * s) | (uint32_t) __ldg (row + 2 * s + 1) << 8;
+}
+
+__device__ __forceinline__ void
+store_word (uint8_t * row, int s, int bytes, uint32_t w)
+{
+  if (bytes == 1) {
+    row[s] = (uint8_t) w;
+  } else {
+    row[2 * s] = (uint8_t) w;
+    row[2 * s + 1] = (uint8_t) (w >> 8);
+  }
+}
+
+/* Tap loops ------------------------------------------------------------- */
+
+/* Runs step (t, u) for the taps t = 0..n-1, where u = t % Q is a
+ * compile-time constant once the chunks are unrolled: the slots of a
+ * window of Q registers that slides along the taps get compile-time
+ * names. */
+template < int Q, typename F > __device__ __forceinline__ void
+for_taps (int n, F step)
+{
+  int t0 = 0;
+
+  for (; t0 + Q <= n; t0 += Q) {
+#pragma unroll
+    for (int u = 0; u < Q; u++)
+      step (t0 + u, u);
+  }
+#pragma unroll
+  for (int u = 0; u < Q; u++)
+    if (t0 + u < n)
+      step (t0 + u, u);
+}
+
+/* Combining ------------------------------------------------------------- */
+
+/* An output sample's terms t0 (and t1) combined as the CPU reference
+ * combines them (float32, no contraction into FMA), before rounding; s is
+ * the source sample's value, read by the sharpen only. */
+__device__ __forceinline__ float
+combine_terms (int combine, float amount, float s, float t0, float t1)
+{
+  switch (combine) {
+    case CUCONV_COMBINE_MAGNITUDE:
+      return __fsqrt_rn (__fadd_rn (__fmul_rn (t0, t0), __fmul_rn (t1, t1)));
+    case CUCONV_COMBINE_ABS_SUM:
+      return fabsf (__fadd_rn (t0, t1));
+    case CUCONV_COMBINE_SHARPEN:
+      return __fadd_rn (s, __fmul_rn (amount, __fsub_rn (s, t0)));
+    case CUCONV_COMBINE_NONE:
+    default:
+      return t0;
+  }
+}
+
 /* Rounding -------------------------------------------------------------- */
 
 /* Rounds half away from zero and saturates to 0..255, exactly as

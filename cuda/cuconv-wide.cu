@@ -35,7 +35,7 @@ launch_wide (const CuconvPlane & pl, const CuconvFilter & f,
   if (cuconv_filter_taps_x (&f, &pl)->untruncated
       || cuconv_filter_taps_y (&f, &pl)->untruncated)
     return launch_recursive (pl, f, stream);
-  return launch_global (pl, f, stream);
+  return launch_global (pl, f, 0, pl.height, stream);
 }
 
 }                               /* namespace cuconv */
