@@ -28,7 +28,12 @@
  * regions of I420 frames (1, 8 and 64 rectangles, region=roi) against
  * the whole frame.
  *
- *   bench-kernel [--reps=N] [--regions]
+ * Then (3840x2160 only) the wide filters: the box at radius 256 and 1024
+ * (running sums), the gaussian at explicit radii 128 and 512 (the global
+ * path), and the fused gaussian and sobel against the global path forced
+ * (the crossover); --wide times those rows alone.
+ *
+ *   bench-kernel [--reps=N] [--regions | --wide]
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -290,6 +295,35 @@ static const Row table_rows[] = {
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1},
 };
 
+/* The wide filters' rows (docs/design.md, "Wide filters through global
+ * memory"), 8-bit at 3840x2160: the box's running sums, explicit
+ * gaussian radii through the global path, and the fused paths against
+ * the global path forced, for the crossover. */
+typedef struct
+{
+  Row row;
+  CuconvPath path;              /* forced, or the dispatch's choice */
+} WideRow;
+
+static const WideRow wide_rows[] = {
+  {{"box", CUCONV_KERNEL_BOX, 256, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"box", CUCONV_KERNEL_BOX, 1024, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 128, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 512, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1},
+      CUCONV_PATH_GLOBAL},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1},
+      CUCONV_PATH_GLOBAL},
+  {{"sobel", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1},
+      CUCONV_PATH_GLOBAL},
+  {{"sobel", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1}, CUCONV_PATH_AUTO},
+  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1},
+      CUCONV_PATH_GLOBAL},
+};
+
 /* The settings of a row.  Its matrix is random (so not separable), the
  * same in every run, and normalised to sum 1 by cuconv_filter_init. */
 static void
@@ -383,6 +417,7 @@ typedef struct
   size_t pitch;
   uint8_t *src, *dst;           /* n planes each, pitch * h apart */
   CuconvFilter filter;
+  CuconvPath path;
   int err;                      /* of the last failed call */
   NppOp npp_op;
 #ifdef HAVE_NPP
@@ -409,7 +444,7 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   p.n_comp = 1;
   p.sub_x = p.sub_y = 1;
   p.depth = b->depth;
-  err = cuconv_filter_device (&p, 1, &b->filter, stream, NULL);
+  err = cuconv_filter_device_path (&p, 1, &b->filter, b->path, stream, NULL);
   if (err != 0)
     b->err = err;
   return err == 0;
@@ -788,7 +823,7 @@ bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
   cuconv_filter_init (&b->filter, &s);
   row_cost (&b->filter, row->depth, &bytes, &fmas);
   roof = std::min (copy_bw / bytes, fma_rate / fmas);
-  b->npp_op = row_npp_op (row);
+  b->npp_op = b->path == CUCONV_PATH_AUTO ? row_npp_op (row) : NPP_OP_NONE;
   b->err = 0;
 
   printf ("| %dx%d | %s | %d | %d |", b->w, b->h, row->name,
@@ -838,15 +873,17 @@ main (int argc, char **argv)
   double copy_bw, fma_rate;
   char date[64];
   time_t now = time (NULL);
-  bool regions_only = false;
+  bool regions_only = false, wide_only = false;
 
   for (i = 1; i < argc; i++) {
     if (strncmp (argv[i], "--reps=", 7) == 0)
       reps = std::max (3, atoi (argv[i] + 7));
     else if (strcmp (argv[i], "--regions") == 0)
       regions_only = true;
+    else if (strcmp (argv[i], "--wide") == 0)
+      wide_only = true;
     else {
-      printf ("usage: %s [--reps=N] [--regions]\n", argv[0]);
+      printf ("usage: %s [--reps=N] [--regions | --wide]\n", argv[0]);
       return 2;
     }
   }
@@ -923,7 +960,8 @@ main (int argc, char **argv)
 
       for (k = 0; k < nrows; k++)
         any |= table_rows[k].depth == depths[d] &&
-            (z == 0 || !table_rows[k].big_only);
+            (z == 0 || !table_rows[k].big_only) && !wide_only;
+      any |= z == 0 && depths[d] == 8;  /* the wide rows */
       if (!any)
         continue;
       memset (&b, 0, sizeof (b));
@@ -965,8 +1003,14 @@ main (int argc, char **argv)
 #endif
       for (k = 0; k < nrows; k++)
         if (table_rows[k].depth == b.depth &&
-            (z == 0 || !table_rows[k].big_only))
+            (z == 0 || !table_rows[k].big_only) && !wide_only)
           ok &= bench_row (&b, &table_rows[k], copy_bw, fma_rate, stream);
+      for (k = 0; z == 0 && b.depth == 8 &&
+          k < (int) (sizeof (wide_rows) / sizeof (wide_rows[0])); k++) {
+        b.path = wide_rows[k].path;
+        ok &= bench_row (&b, &wide_rows[k].row, copy_bw, fma_rate, stream);
+        b.path = CUCONV_PATH_AUTO;
+      }
 #ifdef HAVE_NPP
       CHECK (cudaFree (b.d_taps));
 #endif
@@ -974,6 +1018,8 @@ main (int argc, char **argv)
       CHECK (cudaFree (b.dst));
     }
   }
+  if (wide_only)
+    return ok ? 0 : 1;
   if (bench_frames (prop, stream) != 0)
     return 1;
   if (bench_regions (prop, stream) != 0)

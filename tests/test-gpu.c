@@ -32,8 +32,13 @@
  * rectangles at every edge, overlapping, 1x1, the whole frame, none and
  * 1024 small ones, at 1x1, 3x7, 333x211 and 1921x1081.
  *
- *   test-gpu [--quick | --race] [--regions] [--seed=N] [--threads=N]
- *            [--verbose]
+ * Then the wide filters: radii 65 to 1024 of every kernel type through the
+ * dispatch (the global path, the box's running sums), and the global path
+ * forced at radii 1 to 64, on 8- and 16-bit planar, semi-planar and
+ * packed formats, every border, from 1x1 (radius 1024) up.
+ *
+ *   test-gpu [--quick | --race] [--regions | --wide] [--seed=N]
+ *            [--threads=N] [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
@@ -268,6 +273,7 @@ typedef struct
   int quick;                    /* --quick or --race */
   int race;
   int regions_only;             /* --regions */
+  int wide_only;                /* --wide */
   int verbose;
   uint64_t seed;
   int n_threads;
@@ -275,6 +281,11 @@ typedef struct
 
 static Options opt;
 static int fail_lines;
+/* The wide section: the path every run is forced through, and the
+ * formats it runs (NULL: those of the options). */
+static CuconvPath run_path = CUCONV_PATH_AUTO;
+static const char *const *run_formats;
+static int n_run_formats;
 
 static const char *const kernel_names[] = {
 #define CUCONV_KERNEL_NICK(name, nick, desc) nick,
@@ -322,6 +333,11 @@ comp_op (char c, const Setting * st, unsigned depth, unsigned *fill)
 static int
 format_in_run (int i)
 {
+  for (int k = 0; run_formats && k < n_run_formats; k++)
+    if (strcmp (formats[i].name, run_formats[k]) == 0)
+      return 1;
+  if (run_formats)
+    return 0;
   if (opt.race)
     return (formats[i].flags & F_RACE) != 0;
   return !opt.quick || (formats[i].flags & F_QUICK);
@@ -810,7 +826,8 @@ run_gpu (const Layout * l, const CuconvPlane * planes, const CuconvFilter * f,
   err = cudaMemsetAsync (l->d_dst, poison, l->dst_size, stream);
   if (err != cudaSuccess)
     return err;
-  err = cuconv_filter_device (planes, l->n_planes, f, stream, NULL);
+  err = cuconv_filter_device_path (planes, l->n_planes, f, run_path, stream,
+      NULL);
   if (err != 0)
     return err;
   err = cudaMemcpyAsync (out, l->d_dst, l->dst_size, cudaMemcpyDeviceToHost,
@@ -1628,16 +1645,167 @@ run_regions (cudaStream_t stream)
   return ret < 0 ? -1 : (int) (rs.failed > 0);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Wide filters (docs/design.md, "Wide filters through global memory"):
+ * radii 65 to 1024 through the dispatch (the global path, the box's
+ * running sums), and the global path forced at the fused paths' radii
+ * (1 to 64), against the reference, with run_size's checks.  Every
+ * border; planes far smaller than the kernel (1x1, 2x3, 3x2 at radius
+ * 1024); mid planes (97x61), where the CPU reference's O(radius) cost a
+ * sample stays moderate. */
+
+static const char *const wide_formats[] = {
+  "I420", "NV12", "Y42B", "RGBA", "AYUV", "GRAY16_LE", "P010_10LE",
+  "I420_10LE", "I420_12LE", "Y444_16LE",
+};
+
+static const Size wide_sizes[] = {
+  {1, 1}, {2, 3}, {3, 2}, {17, 9}, {97, 61}, {385, 289}, {1921, 1081},
+};
+
+static const Size wide_quick_sizes[] = { {1, 1}, {3, 2}, {97, 61} };
+static const Size wide_race_sizes[] = { {17, 9}, {97, 61} };
+
+static const CuconvKernel wide_kernels[] = {
+  CUCONV_KERNEL_GAUSSIAN, CUCONV_KERNEL_BOX, CUCONV_KERNEL_SHARPEN,
+  CUCONV_KERNEL_SOBEL, CUCONV_KERNEL_LAPLACIAN,
+};
+
+#define N_WIDE_KERNELS ((int) (sizeof (wide_kernels) / sizeof (wide_kernels[0])))
+#define MAX_WIDE_SETTINGS 256
+
+/* A setting of kernel k, radius r and border b for the wide section: a
+ * planes choice that alternates between filtering every component and
+ * the kernel's own choice (copied and filled chroma, RGBA's alpha). */
+static void
+wide_setting (Setting * out, CuconvKernel k, unsigned r, int b, int max_w)
+{
+  memset (out, 0, sizeof (*out));
+  out->s.kernel = k;
+  out->s.border = b;
+  out->s.radius = r;
+  out->s.amount = 1.5;
+  out->planes = (k + r + b) % 2 ? CUCONV_PLANES_ALL : CUCONV_PLANES_AUTO;
+  out->max_w = max_w;
+}
+
+/* Radii 65..1024 through the dispatch: 1024 and 300 up to 97x61, 65 and
+ * 100 up to 385x289 (--quick: 65 and 1024 up to 97x61). */
+static int
+wide_auto_settings (Setting * out)
+{
+  static const unsigned radii[] = { 65, 100, 300, 1024 };
+  int n = 0, k, r, b;
+
+  for (k = 0; k < N_WIDE_KERNELS; k++)
+    for (r = 0; r < 4; r++)
+      for (b = 0; b < CUCONV_BORDER_N; b++) {
+        if (opt.quick && (r == 1 || r == 2 || (opt.race
+                    && b != CUCONV_BORDER_MIRROR)))
+          continue;
+        wide_setting (&out[n++], wide_kernels[k], radii[r], b,
+            radii[r] > 100 || opt.quick ? 97 : 385);
+      }
+  /* radius from sigma (box: ceil (3 sigma) = 300), anisotropic taps */
+  for (b = 0; b < CUCONV_BORDER_N && !opt.quick; b++) {
+    wide_setting (&out[n], CUCONV_KERNEL_BOX, 0, b, 97);
+    out[n++].s.sigma = 100.0;
+    wide_setting (&out[n], CUCONV_KERNEL_GAUSSIAN, 90, b, 385);
+    out[n++].s.sigma_y = 7.0;
+  }
+  return n;
+}
+
+/* The fused paths' radii (and custom taps) forced through the global
+ * path: up to 385x289, radius 7 also at 1921x1081 with one border. */
+static int
+wide_forced_settings (Setting * out)
+{
+  static const unsigned radii[] = { 1, 2, 7, 28, 48, 64 };
+  static const double cx[] = { -1, 0, 2, 5, 2, 0, -1 }, cy[] = { 1, 2, 1 };
+  int n = 0, k, r, b;
+
+  for (k = 0; k < N_WIDE_KERNELS; k++)
+    for (r = 0; r < 6; r++)
+      for (b = 0; b < CUCONV_BORDER_N; b++) {
+        if (opt.quick && (r % 2 == 1 || (opt.race
+                    && b != CUCONV_BORDER_MIRROR)))
+          continue;
+        wide_setting (&out[n++], wide_kernels[k], radii[r], b,
+            radii[r] == 7 && b == k % CUCONV_BORDER_N && !opt.quick ? 1921 :
+            385);
+      }
+  for (b = 0; b < CUCONV_BORDER_N; b++) {
+    if (opt.race && b != CUCONV_BORDER_MIRROR)
+      continue;
+    wide_setting (&out[n], CUCONV_KERNEL_CUSTOM, 0, b, 385);
+    out[n].label = "custom 7x3 negative taps";
+    out[n].s.normalize = 1;
+    out[n].s.custom_x_len = 7;
+    out[n].s.custom_y_len = 3;
+    memcpy (out[n].s.custom_x, cx, sizeof (cx));
+    memcpy (out[n++].s.custom_y, cy, sizeof (cy));
+  }
+  return n;
+}
+
+/* Both sets over the sizes; returns the failed cases, or -1 on a CUDA
+ * error. */
+static int
+run_wide (cudaStream_t stream)
+{
+  static Setting settings[2][MAX_WIDE_SETTINGS];
+  static const char *const set_label[2] = {
+    "radii 65..1024 through the dispatch",
+    "the global path forced at radii 1..64",
+  };
+  const Size *sizes = opt.race ? wide_race_sizes : opt.quick ?
+      wide_quick_sizes : wide_sizes;
+  const int n_sizes = opt.race ? 2 : opt.quick ? 3 :
+      (int) (sizeof (wide_sizes) / sizeof (wide_sizes[0]));
+  const int n_set[2] = { wide_auto_settings (settings[0]),
+    wide_forced_settings (settings[1])
+  };
+  Stats stats[N_FORMATS];
+  uint64_t cases = 0, failed = 0;
+  double t0 = now_s ();
+  int set, i, ret = 0;
+
+  memset (stats, 0, sizeof (stats));
+  run_formats = wide_formats;
+  n_run_formats = (int) (sizeof (wide_formats) / sizeof (wide_formats[0]));
+  for (set = 0; set < 2 && ret == 0; set++) {
+    run_path = set == 0 ? CUCONV_PATH_AUTO : CUCONV_PATH_GLOBAL;
+    printf ("wide: %s, %d settings, against the reference\n",
+        set_label[set], n_set[set]);
+    for (i = 0; i < n_sizes && ret == 0; i++) {
+      printf ("  size %dx%d\n", sizes[i].w, sizes[i].h);
+      ret = run_size (&sizes[i], settings[set], n_set[set], stats, stream);
+    }
+  }
+  run_path = CUCONV_PATH_AUTO;
+  run_formats = NULL;
+  for (i = 0; i < N_FORMATS; i++) {
+    cases += stats[i].cases;
+    failed += stats[i].failed_cases;
+  }
+  printf ("wide: %" PRIu64 " cases, %" PRIu64 " failed%s; %.1f s\n", cases,
+      failed, ret < 0 ? ", stopped on a CUDA error" : "", now_s () - t0);
+  return ret < 0 ? -1 : failed > 0;
+}
+
 static void
 usage (const char *argv0)
 {
-  printf ("usage: %s [--quick | --race] [--regions] [--seed=N] [--threads=N] "
-      "[--verbose]\n"
+  printf ("usage: %s [--quick | --race] [--regions | --wide] [--seed=N] "
+      "[--threads=N] [--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck\n"
       "  --regions    the regions matrix only (with --quick: its quick "
       "run)\n"
+      "  --wide       the wide filters only (with --quick, --race: their "
+      "small runs)\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1658,6 +1826,8 @@ parse_args (int argc, char **argv)
       opt.quick = opt.race = 1;
     else if (strcmp (argv[i], "--regions") == 0)
       opt.regions_only = 1;
+    else if (strcmp (argv[i], "--wide") == 0)
+      opt.wide_only = 1;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--seed=", 7) == 0)
@@ -1909,7 +2079,7 @@ main (int argc, char **argv)
       n_settings, n_sizes, n_formats, opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
-  for (i = 0; i < n_sizes && !opt.regions_only; i++) {
+  for (i = 0; i < n_sizes && !opt.regions_only && !opt.wide_only; i++) {
     printf ("size %dx%d\n", sizes[i].w, sizes[i].h);
     if (run_size (&sizes[i], settings, n_settings, stats, stream) < 0) {
       printf ("ERROR: stopping after a CUDA error at %dx%d\n", sizes[i].w,
@@ -1918,14 +2088,20 @@ main (int argc, char **argv)
       break;
     }
   }
-  if (!aborted && !opt.race) {
+  if (!aborted && !opt.race && !opt.wide_only) {
     const int r = run_regions (stream);
 
     aborted |= r < 0;
     failed |= r != 0;
   }
+  if (!aborted && !opt.regions_only && (!opt.race || opt.wide_only)) {
+    const int r = run_wide (stream);
+
+    aborted |= r < 0;
+    failed |= r != 0;
+  }
   cudaStreamDestroy (stream);
-  if (!aborted && !opt.regions_only)
+  if (!aborted && !opt.regions_only && !opt.wide_only)
     failed |= check_contexts () != 0;
 
   memset (&total, 0, sizeof (total));
