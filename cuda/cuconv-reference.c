@@ -21,6 +21,16 @@ typedef struct
   CuconvBorder border;
 } PlaneFilter;
 
+/* One direction of a term as the passes read it: the float taps, or for
+ * an untruncated gaussian its weights in double out to the radius past
+ * which they vanish in double. */
+typedef struct
+{
+  int r;
+  const float *w;               /* 2r + 1 float taps, or NULL */
+  double *ideal;                /* 2r + 1 double weights, or NULL */
+} Pass1D;
+
 /* Memory for one plane, allocated before anything is written. */
 typedef struct
 {
@@ -28,6 +38,7 @@ typedef struct
   float *h[2];                  /* each term's horizontal pass, W x H */
   int *bx, *by;                 /* border maps of x in -r..W-1+r, y alike */
   int r;                        /* the widest radius the maps cover */
+  Pass1D px[2], py[2];          /* each term's directions */
 } Scratch;
 
 static int
@@ -87,45 +98,87 @@ border_map (int *map, CuconvBorder border, int n, int r)
     map[i + r] = cuconv_border_index (border, i, n);
 }
 
+/* The reach of the untruncated gaussian of sigma in double: past 9
+ * sigma a weight is below 3e-18 of the centre's and all of them together
+ * below 1e-18 of the sum, under double's rounding of it. */
+static int
+ideal_radius (double sigma)
+{
+  return (int) ceil (9.0 * sigma);
+}
+
+/* Pass1D of taps t: its float taps, or for an untruncated t the sampled
+ * gaussian normalised over every integer (the weights past the radius
+ * add nothing in double).  Returns 0, or -1 without memory. */
+static int
+pass_init (Pass1D * d, const CuconvTaps * t)
+{
+  double sum = 0.0;
+  int i;
+
+  d->ideal = NULL;
+  d->w = t->w;
+  d->r = t->radius;
+  if (!t->untruncated)
+    return 0;
+  d->w = NULL;
+  d->r = ideal_radius (t->sigma);
+  d->ideal = malloc (sizeof (double) * (2 * d->r + 1));
+  if (!d->ideal)
+    return -1;
+  for (i = -d->r; i <= d->r; i++)
+    sum += d->ideal[i + d->r] = exp (-(double) i * i / (2.0 * t->sigma *
+            t->sigma));
+  for (i = 0; i <= 2 * d->r; i++)
+    d->ideal[i] /= sum;
+  return 0;
+}
+
+/* sum_i k[i] * v[map[i] * step] over i = -r..r, map[] centred, -1
+ * reading 0: in float with float taps, in double with the untruncated
+ * gaussian's. */
+static float
+pass_at (const Pass1D * k, const int *map, const float *v, size_t step)
+{
+  int i;
+
+  if (k->ideal) {
+    double acc = 0.0;
+
+    for (i = -k->r; i <= k->r; i++)
+      if (map[i] >= 0)
+        acc += k->ideal[i + k->r] * v[map[i] * step];
+    return (float) acc;
+  } else {
+    float acc = 0.0f;
+
+    for (i = -k->r; i <= k->r; i++)
+      if (map[i] >= 0)
+        acc += k->w[i + k->r] * v[map[i] * step];
+    return acc;
+  }
+}
+
 /* Term t's horizontal pass: h = sum_i kx[i] * in (Bx (x + i), y). */
 static void
-pass_horizontal (const CuconvPlane * p, const Scratch * s, const CuconvTaps * kx,
+pass_horizontal (const CuconvPlane * p, const Scratch * s, const Pass1D * kx,
     float *h)
 {
-  const int w = p->width, r = kx->radius;
-  int x, y, i;
+  const int w = p->width;
+  int x, y;
 
-  for (y = 0; y < p->height; y++) {
-    const float *row = s->in + (size_t) y * w;
-
-    for (x = 0; x < w; x++) {
-      float acc = 0.0f;
-
-      for (i = -r; i <= r; i++) {
-        const int xi = s->bx[x + i + s->r];
-        if (xi >= 0)
-          acc += kx->w[i + r] * row[xi];
-      }
-      h[(size_t) y * w + x] = acc;
-    }
-  }
+  for (y = 0; y < p->height; y++)
+    for (x = 0; x < w; x++)
+      h[(size_t) y * w + x] = pass_at (kx, s->bx + x + s->r,
+          s->in + (size_t) y * w, 1);
 }
 
 /* The vertical pass at one sample: sum_j ky[j] * h (x, By (y + j)). */
 static float
-pass_vertical (const CuconvPlane * p, const Scratch * s, const CuconvTaps * ky,
+pass_vertical (const CuconvPlane * p, const Scratch * s, const Pass1D * ky,
     const float *h, int x, int y)
 {
-  const int r = ky->radius;
-  float acc = 0.0f;
-  int j;
-
-  for (j = -r; j <= r; j++) {
-    const int yj = s->by[y + j + s->r];
-    if (yj >= 0)
-      acc += ky->w[j + r] * h[(size_t) yj * p->width + x];
-  }
-  return acc;
+  return pass_at (ky, s->by + y + s->r, h + x, (size_t) p->width);
 }
 
 /* The 2-D matrix at one sample: rows outer, columns inner, one sum. */
@@ -181,7 +234,7 @@ filter_component (const CuconvPlane * p, const PlaneFilter * pf,
           (float) sample_value (p, read_word (p, x, y, comp));
 
   for (t = 0; t < pf->n_terms; t++)
-    pass_horizontal (p, s, pf->kx[t], s->h[t]);
+    pass_horizontal (p, s, &s->px[t], s->h[t]);
 
   for (y = 0; y < ht; y++) {
     for (x = 0; x < w; x++) {
@@ -190,28 +243,33 @@ filter_component (const CuconvPlane * p, const PlaneFilter * pf,
       if (pf->n_terms == 0)
         t0 = matrix_at (p, s, pf->m, x, y);
       if (pf->n_terms >= 1)
-        t0 = pass_vertical (p, s, pf->ky[0], s->h[0], x, y);
+        t0 = pass_vertical (p, s, &s->py[0], s->h[0], x, y);
       if (pf->n_terms == 2)
-        t1 = pass_vertical (p, s, pf->ky[1], s->h[1], x, y);
+        t1 = pass_vertical (p, s, &s->py[1], s->h[1], x, y);
       v = combine (pf, s->in[(size_t) y * w + x], t0, t1);
       write_word (p, x, y, comp, cuconv_round_sat (v, max) << shift_of (p));
     }
   }
 }
 
-/* The widest radius any pass of pf reads. */
+/* The passes of pf's terms into s, and the widest radius any of them (or
+ * the matrix) reads into s->r.  Returns 0, or -1 without memory. */
 static int
-plane_filter_radius (const PlaneFilter * pf)
+scratch_passes (Scratch * s, const PlaneFilter * pf)
 {
-  int t, r = pf->n_terms == 0 ? pf->m->radius : 0;
+  int t;
 
+  s->r = pf->n_terms == 0 ? pf->m->radius : 0;
   for (t = 0; t < pf->n_terms; t++) {
-    if (pf->kx[t]->radius > r)
-      r = pf->kx[t]->radius;
-    if (pf->ky[t]->radius > r)
-      r = pf->ky[t]->radius;
+    if (pass_init (&s->px[t], pf->kx[t]) < 0
+        || pass_init (&s->py[t], pf->ky[t]) < 0)
+      return -1;
+    if (s->px[t].r > s->r)
+      s->r = s->px[t].r;
+    if (s->py[t].r > s->r)
+      s->r = s->py[t].r;
   }
-  return r;
+  return 0;
 }
 
 static int
@@ -219,9 +277,10 @@ filter_plane (const CuconvPlane * p, const PlaneFilter * pf)
 {
   const size_t n = (size_t) p->width * p->height;
   Scratch s = { NULL };
-  int c, x, y, ret = -1;
+  int c, x, y, t, ret = -1;
 
-  s.r = plane_filter_radius (pf);
+  if (scratch_passes (&s, pf) < 0)
+    goto done;
   s.in = malloc (sizeof (float) * n);
   s.h[0] = malloc (sizeof (float) * n);
   s.h[1] = pf->n_terms == 2 ? malloc (sizeof (float) * n) : NULL;
@@ -258,6 +317,10 @@ done:
   free (s.h[1]);
   free (s.bx);
   free (s.by);
+  for (t = 0; t < 2; t++) {
+    free (s.px[t].ideal);
+    free (s.py[t].ideal);
+  }
   return ret;
 }
 

@@ -18,6 +18,10 @@
 #   soak SECONDS
 #          build/tests/soak SECONDS cuda, with the GPU memory in use
 #          (nvidia-smi) before and after
+#   latency
+#          what the element adds to a live pipeline (videotestsrc
+#          is-live=true, 30 frames/s, fakesink sync=true) on backend=cuda,
+#          from GStreamer's latency tracer: median and max per setting
 #
 # Logs go to $OUT (default ./gpu-out); a summary comes last: one line per
 # step, then the tables.  Exits non-zero when a step failed.
@@ -40,8 +44,8 @@ export GST_PLUGIN_PATH=$PWD/$BUILD/gst
 export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 
 case $MODE in
-  check|bench|all|soak) ;;
-  *) echo "usage: $0 [check|bench|all|soak SECONDS]" >&2; exit 2 ;;
+  check|bench|all|soak|latency) ;;
+  *) echo "usage: $0 [check|bench|all|soak SECONDS|latency]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -137,6 +141,48 @@ run_soak () {
   fi
 }
 
+# One live pipeline through the latency tracer: prints "median max" in ms
+# of the time each frame spent in cudaconvolve0 (element-latency records).
+live_latency () {
+  local caps=$1 args=$2 frames=${3:-90}
+
+  # shellcheck disable=SC2086
+  GST_TRACERS="latency(flags=pipeline+element)" GST_DEBUG="GST_TRACER:7" \
+    timeout 120 gst-launch-1.0 -q videotestsrc is-live=true \
+      num-buffers=$frames ! "$caps" ! cudaconvolve backend=cuda $args \
+      ! fakesink sync=true 2>&1 |
+    sed -n 's/.*element-latency.*element=(string)cudaconvolve0.*time=(guint64)\([0-9]*\).*/\1/p' |
+    tail -n +11 | sort -n |
+    awk '{ v[NR] = $1 } END { if (NR == 0) { print "none"; exit }
+      printf "%.3f %.3f (%d frames)\n", v[int((NR + 1) / 2)] / 1e6, v[NR] / 1e6, NR }'
+}
+
+run_latency () {
+  local log=$OUT/latency.log row caps args
+  local rows=(
+    "640x480|radius=2"
+    "1280x720|radius=2"
+    "1920x1080|radius=2"
+    "1920x1080|radius=8"
+    "1920x1080|sigma=12 radius=0"
+    "1920x1080|sigma=12 radius=0 region=roi regions=<<200,200,256,256>,<900,300,128,160>,<1500,700,200,200>>"
+    "1920x1080|sigma=64 radius=0"
+    "3840x2160|radius=2"
+    "3840x2160|sigma=64 radius=0"
+  )
+
+  {
+    echo "| frame | settings | time in the element, median (max), ms |"
+    echo "|---|---|---|"
+    for row in "${rows[@]}"; do
+      caps="video/x-raw,format=I420,framerate=30/1,width=${row%%x*},height=$(echo "${row%%|*}" | cut -dx -f2)"
+      args=${row#*|}
+      echo "| ${row%%|*} | \`$args\` | $(live_latency "$caps" "$args") |"
+    done
+  } >"$log" 2>&1
+  SUMMARY+=("DONE  latency ($log)")
+}
+
 # nvcc straight from the sources: the engine (every cuda/*.cu and cuda/*.c)
 # and the benchmark, with NPP when the toolkit has it; objects compiled in
 # parallel.  Its output goes to the caller's log.
@@ -200,6 +246,7 @@ case $MODE in
   bench) run_bench ;;
   all) run_check; run_bench ;;
   soak) run_soak "${2:-}" ;;
+  latency) run_latency ;;
 esac
 
 {

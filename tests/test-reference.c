@@ -79,6 +79,10 @@ typedef struct
   double kx[2][CUCONV_MAX_TAPS], ky[2][CUCONV_MAX_TAPS];
   int rm;
   double m[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
+  /* an untruncated gaussian's directions, folded onto the plane: the
+   * weight of sample i in output x is fold_x[x * width + i] (NULL: the
+   * taps above) */
+  double *fold_x, *fold_y;
 } Naive;
 
 typedef enum
@@ -95,7 +99,7 @@ naive_resolve (const CuconvSettings * s, gboolean vertical, int *r,
   int radius = s->radius;
 
   if (radius == 0 && sg > 0.0)
-    radius = MIN (64, (int) ceil (3.0 * sg));
+    radius = (int) ceil (3.0 * sg);
   else if (radius == 0 && (s->kernel == CUCONV_KERNEL_SOBEL
           || s->kernel == CUCONV_KERNEL_LAPLACIAN))
     radius = 1;
@@ -175,6 +179,39 @@ naive_custom (const double *taps, int len, gboolean normalize, double *w)
   for (i = 0; i < len; i++)
     w[i] = normalize && sum != 0.0 ? taps[i] / sum : taps[i];
   return len / 2;
+}
+
+/* The untruncated gaussian of sigma on a plane of n samples, folded: the
+ * weight of sample i in output x, summed over every offset k out to 10
+ * sigma that the border takes to i (past it the weights are below 2e-22),
+ * over sigma sqrt (2 pi), the sum of the gaussian over every integer by
+ * Poisson summation (exact in double from sigma 1 on). */
+static double *
+naive_fold (CuconvBorder b, int n, double sigma)
+{
+  const int k_max = (int) ceil (10.0 * sigma);
+  const double norm = sigma * sqrt (2.0 * G_PI);
+  double *w = g_new0 (double, (size_t) n * n);
+  int x, k;
+
+  for (x = 0; x < n; x++)
+    for (k = -k_max; k <= k_max; k++) {
+      const int i = naive_index (b, x + k, n);
+      if (i >= 0)
+        w[(size_t) x * n + i] += exp (-(double) k * k / (2 * sigma * sigma))
+            / norm;
+    }
+  return w;
+}
+
+/* Whether s is the untruncated gaussian: a gaussian or sharpen of radius 0
+ * whose ceil (3 sigma) passes 64 in either direction. */
+static gboolean
+naive_untruncated (const CuconvSettings * s)
+{
+  return s->radius == 0 && (s->kernel == CUCONV_KERNEL_GAUSSIAN ||
+      s->kernel == CUCONV_KERNEL_SHARPEN) &&
+      ceil (3.0 * MAX (s->sigma, s->sigma_y)) > 64;
 }
 
 static void
@@ -313,8 +350,25 @@ naive_term (const Naive * n, int t, const Source * src, CuconvBorder b, int x,
 {
   const int rx = n->n_terms ? n->rx[t] : n->rm;
   const int ry = n->n_terms ? n->ry[t] : n->rm;
+  const int w = src->g->width, h = src->g->height;
   int xi[CUCONV_MAX_TAPS], i, j;
   double acc = 0.0;
+
+  if (n->fold_x || n->fold_y) {
+    /* the untruncated gaussian: a direction without a fold is [1] */
+    for (j = 0; j < h; j++) {
+      const double wy = n->fold_y ? n->fold_y[(size_t) y * h + j] : j == y;
+      double row = 0.0;
+
+      if (wy == 0.0)
+        continue;
+      for (i = 0; i < w; i++)
+        row += (n->fold_x ? n->fold_x[(size_t) x * w + i] : i == x) *
+            source_at (src, i, j, c);
+      acc += wy * row;
+    }
+    return acc;
+  }
 
   for (i = -rx; i <= rx; i++)
     xi[i + rx] = naive_index (b, x + i, src->g->width);
@@ -358,6 +412,12 @@ naive_term_error (const Naive * n, int t, const Source * src, CuconvBorder b,
   const int ry = n->n_terms ? n->ry[t] : n->rm;
   FloatSum col = { 0.0, 0.0 }, row;
   int i, j;
+
+  /* the untruncated gaussian: sums in double, each row's sum kept in a
+   * float (relative error u), weights summing to 1: the largest sample
+   * bounds them */
+  if (n->fold_x || n->fold_y)
+    return (1.0 / (1 << 24)) * (1 << src->g->depth);
 
   for (j = -ry; j <= ry; j++) {
     const int yj = naive_index (b, y + j, src->g->height);
@@ -501,6 +561,14 @@ check_case (const Geometry * g, const CuconvSettings * s, const guint8 * op,
   cuconv_filter_init (f, s);
   fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
   naive_setup (n, s, g->sub_x, g->sub_y);
+  if (naive_untruncated (s)) {
+    const double sy = s->sigma_y > 0.0 ? s->sigma_y : s->sigma;
+
+    if (s->sigma > 0.0)
+      n->fold_x = naive_fold (s->border, g->width, s->sigma / g->sub_x);
+    if (sy > 0.0)
+      n->fold_y = naive_fold (s->border, g->height, sy / g->sub_y);
+  }
   source_decode (&source, g, src, stride);
 
   for (y = 0; y < g->height; y++) {
@@ -554,6 +622,8 @@ check_case (const Geometry * g, const CuconvSettings * s, const guint8 * op,
       unexplained, filtered, s->kernel, s->border, s->radius, g->depth);
   g_free (src);
   g_free (dst);
+  g_free (n->fold_x);
+  g_free (n->fold_y);
   g_free (n);
   g_free (f);
   g_free (source.v);
@@ -663,6 +733,75 @@ GST_START_TEST (test_sigma)
     s = settings (CUCONV_KERNEL_BOX, b, 64, 0.0);
     check_case (&g2, &s, all_filter, 0);
   }
+}
+
+GST_END_TEST;
+
+/* The untruncated gaussian (radius 0, ceil (3 sigma) above 64): planes
+ * from 1x1, far smaller than sigma, to larger than the kernel's bulk,
+ * every border, depth and subsampling, sharpen, and sigma_y beside it. */
+GST_START_TEST (test_untruncated)
+{
+  static const Geometry gs[] = {
+    {1, 1, 1, 1, 1, 8}, {2, 1, 1, 1, 1, 8}, {3, 2, 1, 1, 1, 8},
+    {3, 2, 2, 2, 2, 8}, {5, 7, 1, 1, 1, 16}, {9, 5, 1, 2, 2, 10, 6},
+    {13, 7, 4, 1, 1, 8}, {97, 3, 1, 1, 1, 8}, {150, 41, 1, 1, 1, 8},
+  };
+  static const struct
+  {
+    CuconvKernel k;
+    double sigma, sigma_y;
+  } cases[] = {
+    {CUCONV_KERNEL_GAUSSIAN, 21.4, 0.0}, {CUCONV_KERNEL_GAUSSIAN, 64.0, 0.0},
+    {CUCONV_KERNEL_GAUSSIAN, 200.0, 0.0}, {CUCONV_KERNEL_GAUSSIAN, 256.0, 0.0},
+    {CUCONV_KERNEL_GAUSSIAN, 0.0, 100.0}, {CUCONV_KERNEL_GAUSSIAN, 30.0, 4.0},
+    {CUCONV_KERNEL_SHARPEN, 40.0, 0.0},
+  };
+  int gi, i, b;
+
+  rng_state = 21;
+  for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++)
+    for (i = 0; i < (int) G_N_ELEMENTS (cases); i++)
+      for (b = 0; b < CUCONV_BORDER_N; b++) {
+        CuconvSettings s = settings (cases[i].k, b, 0, cases[i].sigma);
+
+        /* the largest planes with the quicker sigmas only */
+        if (gs[gi].width * gs[gi].height > 1000 && cases[i].sigma > 64.0)
+          continue;
+        s.sigma_y = cases[i].sigma_y;
+        s.amount = 0.7;
+        check_case (&gs[gi], &s, all_filter, cases[i].k ==
+            CUCONV_KERNEL_SHARPEN ? 2 : 0);
+      }
+}
+
+GST_END_TEST;
+
+/* Explicit radii past 64, up to 1024: truncated kernels, sigma from the
+ * radius or given, on planes smaller and larger than them. */
+GST_START_TEST (test_wide_radii)
+{
+  static const Geometry gs[] = {
+    {1, 1, 1, 1, 1, 8}, {3, 2, 2, 2, 2, 8}, {7, 4, 1, 1, 1, 16},
+    {40, 3, 1, 1, 1, 8},
+  };
+  static const unsigned radii[] = { 65, 300, 1024 };
+  int gi, i, b, k;
+
+  rng_state = 23;
+  for (gi = 0; gi < (int) G_N_ELEMENTS (gs); gi++)
+    for (i = 0; i < (int) G_N_ELEMENTS (radii); i++)
+      for (b = 0; b < CUCONV_BORDER_N; b++)
+        for (k = CUCONV_KERNEL_GAUSSIAN; k <= CUCONV_KERNEL_LAPLACIAN; k++) {
+          CuconvSettings s = settings (k, b, radii[i], i == 1 ? 40.0 : 0.0);
+
+          /* the naive sum costs radius^2 a sample */
+          if (gs[gi].width * gs[gi].height > 30 && radii[i] > 300)
+            continue;
+          s.amount = 0.5;
+          check_case (&gs[gi], &s, all_filter, k >= CUCONV_KERNEL_SHARPEN ?
+              3 : 0);
+        }
 }
 
 GST_END_TEST;
@@ -1398,6 +1537,8 @@ reference_suite (void)
   tcase_add_test (tc, test_custom_separable);
   tcase_add_test (tc, test_custom_matrix);
   tcase_add_test (tc, test_component_ops);
+  tcase_add_test (tc, test_untruncated);
+  tcase_add_test (tc, test_wide_radii);
   tcase_add_test (tc, test_rect_clip);
   tcase_add_test (tc, test_rect_on_plane);
   tcase_add_test (tc, test_regions);
