@@ -413,21 +413,6 @@ pick_hpass (int nc)
   }
 }
 
-static int
-h_tile_of (int nc)
-{
-  switch (nc) {
-    case 1:
-      return h_tile (1);
-    case 2:
-      return h_tile (2);
-    case 3:
-      return h_tile (3);
-    default:
-      return h_tile (4);
-  }
-}
-
 /* The two passes with the taps. */
 static cudaError_t
 launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
@@ -485,8 +470,7 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
     const GlobalKernel hk = nt == 1 ? pick_hpass < 1 > (p.nc) :
         pick_hpass < 2 > (p.nc);
     const GlobalKernel vk = nt == 1 ? global_vpass < 1 > : global_vpass < 2 >;
-    const int vt = nt == 1 ? v_tile (1) : v_tile (2);
-    const int ht = h_tile_of (p.nc);
+    const int vt = v_tile (nt), ht = h_tile (p.nc);
     dim3 hgrid ((pl.width + ht - 1) / ht, (p.h_rows + H_ROWS - 1) / H_ROWS);
     dim3 vgrid ((p.ws + V_COLS - 1) / V_COLS, (row_end - row_begin + vt - 1)
         / vt);
