@@ -294,29 +294,17 @@ fma4 (float4 & a, float k, const float4 & v)
   a.w = fmaf (k, v.w, a.w);
 }
 
-/* Combines the terms of one output sample as the reference does (float32,
- * no contraction into FMA), rounds and saturates, and applies its
- * component's op; `in` is the source word. */
+/* Combines the terms of one output sample (combine_terms), rounds and
+ * saturates, and applies its component's op; `in` is the source word. */
 template < typename T, int NT > __device__ __forceinline__ uint32_t
 gen_output (const GenParams & p, float t0, float t1, uint32_t in, int op)
 {
-  float v;
-
   if (op == CUCONV_COMP_COPY)
     return in;
   if (op == CUCONV_COMP_FILL)
     return p.fill;
-  if (NT == 2) {
-    if (p.combine == CUCONV_COMBINE_MAGNITUDE)
-      v = __fsqrt_rn (__fadd_rn (__fmul_rn (t0, t0), __fmul_rn (t1, t1)));
-    else
-      v = fabsf (__fadd_rn (t0, t1));
-  } else if (p.combine == CUCONV_COMBINE_SHARPEN) {
-    const float s = sample_f < T > (p, in);
-    v = __fadd_rn (s, __fmul_rn (p.amount, __fsub_rn (s, t0)));
-  } else {
-    v = t0;
-  }
+  const float v = combine_terms < NT > (p.combine, p.amount,
+      sample_f < T > (p, in), t0, t1);
   return (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
 }
 

@@ -167,6 +167,25 @@ pack4 (const float4 & a)
   return __byte_perm (lo, hi, 0x5410);
 }
 
+/* Combining terms -------------------------------------------------------- */
+
+/* A sample's value from a filter's terms, before rounding, as the
+ * reference combines them (float32, nothing contracted into an FMA): one
+ * term gives t0, or its unsharp mask in + amount * (in - t0); two give
+ * sqrt (t0^2 + t1^2) or |t0 + t1|.  `in` is the source sample's value. */
+template < int NT > __device__ __forceinline__ float
+combine_terms (int combine, float amount, float in, float t0, float t1)
+{
+  if (NT == 2) {
+    if (combine == CUCONV_COMBINE_MAGNITUDE)
+      return __fsqrt_rn (__fadd_rn (__fmul_rn (t0, t0), __fmul_rn (t1, t1)));
+    return fabsf (__fadd_rn (t0, t1));
+  }
+  if (combine == CUCONV_COMBINE_SHARPEN)
+    return __fadd_rn (in, __fmul_rn (amount, __fsub_rn (in, t0)));
+  return t0;
+}
+
 /* Writes 4 output bytes of row y from x on.  guard: the tile may stick
  * out of the plane or the band, or the destination may be unaligned. */
 __device__ __forceinline__ void
