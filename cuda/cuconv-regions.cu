@@ -610,13 +610,19 @@ direct_taps_write (float *out, const DirectPlane & d, const CuconvPlane & pl,
 }
 
 /* A length cut into n tiles of at most max: the first `extra` one longer
- * than the others, so that no tile is a sliver. */
+ * than the others, so that no tile is a sliver.  One tile, the common
+ * case of many small rectangles, without a division. */
 struct Split
 {
   int n, len, extra;
   Split (int total, int max)
-  : n ((total + max - 1) / max), len (total / n), extra (total % n)
+  : n (1), len (total), extra (0)
   {
+    if (total > max) {
+      n = (total + max - 1) / max;
+      len = total / n;
+      extra = total % n;
+    }
   }
   int start (int i) const
   {
@@ -628,38 +634,23 @@ struct Split
   }
 };
 
-/* Roughly the work of one direct tile w x h: its staged samples and its
- * FMAs. */
+/* Roughly the work of the direct tiles of a rectangle w x h cut into
+ * nx x ny tiles: the samples they stage and their FMAs, each tile's
+ * reach and padding counted (sums over the tiles, in closed form). */
 static double
-direct_tile_cost (const DirectPlane & d, int nt, int w, int h)
+direct_rect_cost (const DirectPlane & d, int nt, int w, int h, int nx,
+    int ny)
 {
-  const double rows = direct_rows (nt, h, d.ry, d.t4y);
-  const double staged = rows * direct_cols (w, d.t4x);
+  const double rows = h + (double) ny * (nt == 0 ? 2 * d.ry : d.t4y + 3);
+  const double cols = w + nx * (d.t4x + 3.0);
 
   if (nt == 0)
-    return staged + (double) h * quad_up (w) * (2 * d.ry + 1) * d.t4x;
-  return staged + nt * (rows * quad_up (w) * d.t4x +
-      (double) w * quad_up (h) * d.t4y);
+    return rows * cols + (double) h * (w + 3.0 * nx) * (2 * d.ry + 1) * d.t4x;
+  return rows * cols + nt * (rows * (w + 3.0 * nx) * d.t4x +
+      (double) w * (h + 3.0 * ny) * d.t4y);
 }
 
-/* ... of a rectangle w x h in tiles of DIRECT_W x tile_h: */
-static double
-direct_rect_cost (const DirectPlane & d, int nt, int tile_h, int w, int h)
-{
-  const Split sx (w, DIRECT_W), sy (h, tile_h);
-  const int nx[2] = { sx.extra, sx.n - sx.extra };
-  const int ny[2] = { sy.extra, sy.n - sy.extra };
-  double c = 0.0;
-
-  for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++)
-      if (nx[i] && ny[j])
-        c += (double) nx[i] * ny[j] * direct_tile_cost (d, nt,
-            sx.len + (i == 0), sy.len + (j == 0));
-  return c;
-}
-
-/* How much a unit of direct_tile_cost costs against one of the whole
+/* How much a unit of direct_rect_cost costs against one of the whole
  * plane's: 1 takes both paths as equally efficient, so the whole plane
  * goes first as soon as the tiles (overlaps counted each time) would
  * stage and multiply more than it.  To be set from bench-kernel's
@@ -1009,9 +1000,11 @@ plan_inside (InsidePlan & plan, DirectParams & dp, CuconvRegionFilter * rf,
     for (int k = plan.first[i]; k < plan.first[i + 1]; k++) {
       const CuconvRect & r = rf->clipped[k];
 
-      tiles += (long long) Split (r.w, DIRECT_W).n * Split (r.h, tile_h).n;
+      const int nx = Split (r.w, DIRECT_W).n, ny = Split (r.h, tile_h).n;
+
+      tiles += (long long) nx * ny;
       if (filtered[i])
-        cost += direct_rect_cost (d, f.n_terms, tile_h, r.w, r.h);
+        cost += direct_rect_cost (d, f.n_terms, r.w, r.h, nx, ny);
     }
     if (filtered[i] && (plan.tile_h == 0 ||
             cost > whole_plane_cost (d, f.n_terms, planes[i]))) {
