@@ -950,6 +950,44 @@ struct InsidePlan
   int n_jobs;
 };
 
+/* The multiprocessors of the current device; 66 (half an H100) when the
+ * runtime cannot say. */
+static int
+sm_count (void)
+{
+  int dev, sms;
+
+  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&sms,
+          cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    cudaGetLastError ();
+    return 66;
+  }
+  return sms;
+}
+
+/* The items of the direct planes' rectangles in tiles of plan.tile_h
+ * rows: a tile a written component. */
+static long long
+direct_item_count (const InsidePlan & plan, const CuconvRegionFilter * rf,
+    const CuconvPlane * planes, int n_planes)
+{
+  long long n = 0;
+
+  for (int i = 0; i < n_planes; i++) {
+    long long tiles = 0;
+
+    for (int k = plan.first[i]; plan.direct[i] && k < plan.first[i + 1];
+        k++) {
+      const CuconvRect & r = rf->clipped[k];
+
+      tiles += (long long) Split (r.w, DIRECT_W).n *
+          Split (r.h, plan.tile_h).n;
+    }
+    n += tiles * written_components (planes[i]);
+  }
+  return n;
+}
+
 /* Decides, for each plane with a written component: the direct kernel
  * where it takes the filter and the plane, and the plane's rectangles
  * cost less than the plane; else the whole plane. */
@@ -993,36 +1031,39 @@ plan_inside (InsidePlan & plan, DirectParams & dp, CuconvRegionFilter * rf,
     const DirectPlane & d = dp.plane[i];
     const int tile_h = max (plan.tile_h, DIRECT_MIN_H);
     double cost = 0.0;
-    long long tiles = 0;
 
-    if (!plan.direct[i])
+    if (!plan.direct[i] || !filtered[i])
       continue;
     for (int k = plan.first[i]; k < plan.first[i + 1]; k++) {
       const CuconvRect & r = rf->clipped[k];
 
-      const int nx = Split (r.w, DIRECT_W).n, ny = Split (r.h, tile_h).n;
-
-      tiles += (long long) nx * ny;
-      if (filtered[i])
-        cost += direct_rect_cost (d, f.n_terms, r.w, r.h, nx, ny);
+      cost += direct_rect_cost (d, f.n_terms, r.w, r.h,
+          Split (r.w, DIRECT_W).n, Split (r.h, tile_h).n);
     }
-    if (filtered[i] && (plan.tile_h == 0 ||
-            cost > whole_plane_cost (d, f.n_terms, planes[i]))) {
+    if (plan.tile_h == 0 || cost > whole_plane_cost (d, f.n_terms,
+            planes[i])) {
       plan.direct[i] = false;
       plan.whole[i] = true;
       continue;
     }
-    plan.n_items += tiles * written_components (planes[i]);
-    if (filtered[i])
-      plan.n_taps += direct_taps (f.n_terms, d.t4x, d.t4y, 2 * f.m.radius + 1);
+    plan.n_taps += direct_taps (f.n_terms, d.t4x, d.t4y, 2 * f.m.radius + 1);
+  }
+  /* a launch of a fraction of a wave lasts as long as its slowest block:
+   * shorter tiles, down to DIRECT_MIN_H, while there are fewer than two
+   * a multiprocessor (fill_two_waves' rule) */
+  plan.tile_h = max (plan.tile_h, DIRECT_MIN_H);
+  plan.n_items = direct_item_count (plan, rf, planes, n_planes);
+  while (plan.tile_h > DIRECT_MIN_H && plan.n_items > 0 &&
+      plan.n_items < 2LL * sm_count ()) {
+    plan.tile_h /= 2;
+    plan.n_items = direct_item_count (plan, rf, planes, n_planes);
   }
   for (int i = 0; i < n_planes; i++)
     if (plan.whole[i])
       plan.n_jobs += plan.first[i + 1] - plan.first[i];
   /* the shared memory of the planes that stayed direct (none when only
    * filled ones did) */
-  plan.smem = direct_smem (dp, f, plan.direct, n_planes,
-      max (plan.tile_h, DIRECT_MIN_H));
+  plan.smem = direct_smem (dp, f, plan.direct, n_planes, plan.tile_h);
   return cudaSuccess;
 }
 
@@ -1032,7 +1073,7 @@ static long long
 direct_items (const InsidePlan & plan, const CuconvRegionFilter * rf,
     const CuconvPlane * planes, int n_planes, DirectItem * out)
 {
-  const int tile_h = max (plan.tile_h, DIRECT_MIN_H);
+  const int tile_h = plan.tile_h;
   long long n = 0;
 
   for (int i = 0; i < n_planes; i++) {
