@@ -1190,14 +1190,15 @@ out_layouts:
 static const struct
 {
   const char *label;
-  int big;
+  int big;                      /* also on the big frame */
+  int race;                     /* in --race: one a term count */
 } region_labels[] = {
-  {"gaussian r=2", 1}, {"gaussian r=16 sigma_y=3", 1}, {"box r=5", 1},
-  {"box r=40"}, {"sharpen r=2 amount=0.5"}, {"sobel r=2"},
-  {"laplacian r=1"}, {"custom 7x3 negative taps"}, {"custom matrix 7x7", 1},
-  {"gaussian r=64"}, {"sharpen r=5 amount=3"}, {"sobel r=5", 1},
-  {"laplacian r=5"}, {"custom x only 9 taps"}, {"custom matrix 31x31"},
-  {NULL, 1},
+  {"gaussian r=2", 1, 1}, {"gaussian r=16 sigma_y=3", 1}, {"box r=5", 1},
+  {"box r=40"}, {"sharpen r=2 amount=0.5"}, {"sobel r=2", 0, 1},
+  {"laplacian r=1"}, {"custom 7x3 negative taps"},
+  {"custom matrix 7x7", 1, 1}, {"gaussian r=64"}, {"sharpen r=5 amount=3"},
+  {"sobel r=5", 1}, {"laplacian r=5"}, {"custom x only 9 taps"},
+  {"custom matrix 31x31"}, {NULL, 1, 1},
 };
 
 #define N_REGION_SETTINGS \
@@ -1482,6 +1483,8 @@ regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
         continue;
       if (big && b != k % CUCONV_BORDER_N)
         continue;
+      if (opt.race && (!region_labels[k].race || b != k % CUCONV_BORDER_N))
+        continue;
       if (opt.quick && k > 1 && k != N_REGION_SETTINGS - 1 &&
           b != k % CUCONV_BORDER_N)
         continue;
@@ -1512,6 +1515,8 @@ regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
         const int n = region_set (set, w, h, opt.seed + set + 7 * b, rects);
 
         if (big && set != SET_MANY && set != SET_EDGES && set != SET_TILES)
+          continue;
+        if (opt.race && set != SET_EDGES && set != SET_TILES)
           continue;
         for (mode = CUCONV_REGION_INSIDE; mode <= CUCONV_REGION_OUTSIDE;
             mode++) {
@@ -1627,7 +1632,7 @@ run_regions (cudaStream_t stream)
       && ret == 0; si++) {
     const int w = region_sizes[si].w, h = region_sizes[si].h;
 
-    if (opt.quick && region_sizes[si].big)
+    if ((opt.quick && region_sizes[si].big) || (opt.race && w < 100))
       continue;
     for (i = 0; i < n_names && ret == 0; i++) {
       const int fi = format_index (names[i]);
@@ -1656,7 +1661,8 @@ usage (const char *argv0)
       "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
-      "  --race       a handful of cases for compute-sanitizer racecheck\n"
+      "  --race       a handful of cases for compute-sanitizer racecheck,\n"
+      "               the regions' too\n"
       "  --regions    the regions matrix only (with --quick: its quick "
       "run)\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
@@ -1939,7 +1945,7 @@ main (int argc, char **argv)
       break;
     }
   }
-  if (!aborted && !opt.race) {
+  if (!aborted) {
     const int r = run_regions (stream);
 
     aborted |= r < 0;
