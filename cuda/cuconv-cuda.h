@@ -80,12 +80,15 @@ typedef enum
 int cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st);
 
-/* Regions of frames in device memory (cuda/cuconv-regions.cu).  Each
- * rectangle, grown by the filter's reach on the plane and read through
- * the border mode, is gathered into an atlas, the atlas is filtered, and
- * the rectangles are scattered into dst: the cost follows the regions'
- * area, not the frame's.  The atlas buffers are kept across frames in the
- * current context and grown when needed. */
+/* Regions of frames in device memory (cuda/cuconv-regions.cu).  INSIDE:
+ * the source is copied to dst, then one launch filters the rectangles in
+ * place, tile by tile, each reading its reach from the source through the
+ * border mode: past that copy the cost follows the regions' area, not the
+ * frame's.  A plane whose rectangles would cost more than the plane, or
+ * a filter the tiles cannot hold, is filtered whole into a scratch plane
+ * and the rectangles copied from there.  OUTSIDE: the whole frame, then
+ * the source back inside the rectangles.  The work lists and the scratch
+ * are kept across frames in the current context and grown when needed. */
 typedef struct _CuconvRegionFilter CuconvRegionFilter;
 
 CuconvRegionFilter *cuconv_region_filter_new (CuconvStatus * st);

@@ -276,9 +276,8 @@ fma4 (float4 & a, float k, const float4 & v)
   a.w = fmaf (k, v.w, a.w);
 }
 
-/* Combines the terms of one output sample as the reference does (float32,
- * no contraction into FMA), rounds and saturates, and applies its
- * component's op; `in` is the source word. */
+/* Combines the terms of one output sample (combine_terms), rounds and
+ * saturates, and applies its component's op; `in` is the source word. */
 template < typename T, int NT > __device__ __forceinline__ uint32_t
 gen_output (const GenParams & p, float t0, float t1, uint32_t in, int op)
 {

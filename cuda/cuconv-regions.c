@@ -66,10 +66,16 @@ cuconv_rect_clip (long long x, long long y, long long w, long long h,
       width, height, out);
 }
 
-/* floor (a / d) and ceil (a / d) for d >= 1, any sign of a */
+/* floor (a / d) and ceil (a / d) for d >= 1, any sign of a; the usual
+ * factors without a division (the GPU path clips every rectangle to
+ * every plane, up to thousands a frame) */
 static long long
 floor_div (long long a, int d)
 {
+  if (d == 1)
+    return a;
+  if (d == 2)                   /* a constant divisor: a shift */
+    return a >= 0 ? a / 2 : -((-a + 1) / 2);
   return a >= 0 ? a / d : -((-a + d - 1) / d);
 }
 

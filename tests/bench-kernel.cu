@@ -25,8 +25,8 @@
  * table.
  *
  * Then whole 4:2:0 frames (one launch against a launch a plane), and
- * regions of I420 frames (1, 8 and 64 rectangles, region=roi) against
- * the whole frame.
+ * regions of I420 frames (1, 8 and 64 face-sized rectangles and 1024
+ * small ones, region=roi) against the whole frame.
  *
  * Then (3840x2160 only) the wide filters: the box at radius 256 and 1024
  * (running sums), the gaussian at explicit radii 128 and 512 (the global
@@ -588,19 +588,20 @@ launch_regions (void *ctx, int i, cudaStream_t stream)
   return err == 0;
 }
 
-/* Rectangles of 64x64 to 256x256 at seeded random places of the frame
- * (they may overlap); returns the share of the frame they cover. */
+/* n rectangles of lo x lo to hi x hi at seeded random places of the
+ * frame (they may overlap); returns the share of the frame they cover. */
 static double
-region_rects (CuconvRect * r, int n, int w, int h, unsigned seed)
+region_rects (CuconvRect * r, int n, int lo, int hi, int w, int h,
+    unsigned seed)
 {
   std::vector < uint8_t > cover ((size_t) w * h, 0);
   size_t covered = 0;
 
   for (int i = 0; i < n; i++) {
     seed = seed * 1103515245u + 12345u;
-    r[i].w = 64 + (seed >> 8) % 193;
+    r[i].w = lo + (seed >> 8) % (hi - lo + 1);
     seed = seed * 1103515245u + 12345u;
-    r[i].h = 64 + (seed >> 8) % 193;
+    r[i].h = lo + (seed >> 8) % (hi - lo + 1);
     seed = seed * 1103515245u + 12345u;
     r[i].x = (seed >> 8) % (w - r[i].w + 1);
     seed = seed * 1103515245u + 12345u;
@@ -618,7 +619,12 @@ static int
 bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
 {
   static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
-  static const int counts[] = { 1, 8, 64 };
+  /* face-sized rectangles, and many small ones (the element takes at
+   * least 1024 a frame) */
+  static const struct
+  {
+    int n, lo, hi;
+  } counts[] = { {1, 64, 256}, {8, 64, 256}, {64, 64, 256}, {1024, 8, 48} };
   static const struct
   {
     const char *label;
@@ -627,13 +633,14 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
   } filters[] = {
     {"gaussian sigma=12 (r 36)", 0, 12.0}, {"gaussian r=2", 2, 0.0},
   };
-  CuconvRect rects[64];
+  static CuconvRect rects[1024];
   CuconvStatus st;
   int ret = 0;
 
   printf ("\n### regions of I420 frames in device memory\n\n");
-  printf ("- region=roi (CUCONV_REGION_INSIDE): rectangles of 64x64 to "
-      "256x256 at seeded random places; cuconv_region_filter_device () "
+  printf ("- region=roi (CUCONV_REGION_INSIDE): 1, 8 and 64 rectangles of "
+      "64x64 to 256x256, and 1024 of 8x8 to 48x48, at seeded random places; "
+      "cuconv_region_filter_device () "
       "against the whole frame through cuconv_filter_device () in the same "
       "run; border clamp, tight strides, plain launches (no CUDA graph), "
       "median of %d batches\n\n", reps);
@@ -670,23 +677,24 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
       b.whole = 1;
       whole = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
           &graph);
-      for (int ci = 0; ci < 3 && whole >= 0; ci++) {
-        const double area = region_rects (rects, counts[ci], b.w, b.h,
-            1000u + ci);
+      for (int ci = 0; ci < 4 && whole >= 0; ci++) {
+        const double area = region_rects (rects, counts[ci].n, counts[ci].lo,
+            counts[ci].hi, b.w, b.h, 1000u + ci);
         float us;
 
         b.whole = 0;
         b.reg.mode = CUCONV_REGION_INSIDE;
         b.reg.rects = rects;
-        b.reg.n_rects = counts[ci];
+        b.reg.n_rects = counts[ci].n;
         us = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
             &graph);
         if (us < 0) {
           whole = -1.0f;
           break;
         }
-        printf ("| %dx%d | %s | %d | %.1f%% | %.1f | %.1f | %.2f |\n", b.w,
-            b.h, filters[fi].label, counts[ci], 100.0 * area, whole, us,
+        printf ("| %dx%d | %s | %d of %d..%d | %.1f%% | %.1f | %.1f | "
+            "%.2f |\n", b.w, b.h, filters[fi].label, counts[ci].n,
+            counts[ci].lo, counts[ci].hi, 100.0 * area, whole, us,
             us / whole);
       }
       if (whole < 0) {

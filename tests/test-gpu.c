@@ -29,8 +29,9 @@
  * Then the regions (cuconv_region_filter_device against
  * cuconv_reference_frame_regions): every kernel type and border, INSIDE
  * and OUTSIDE, 8- and 16-bit planar, semi-planar and packed formats,
- * rectangles at every edge, overlapping, 1x1, the whole frame, none and
- * 1024 small ones, at 1x1, 3x7, 333x211 and 1921x1081.
+ * rectangles at every edge, overlapping, 1x1, the whole frame, none, a
+ * sample past and short of the direct kernel's tiles, and 1500 small
+ * ones, at 1x1, 3x7, 333x211 and 1921x1081.
  *
  * Then the wide filters: radii 65 to 1024 of every kernel type through the
  * dispatch (the global path, the box's running sums), and the global path
@@ -1195,22 +1196,34 @@ out_layouts:
  * components, exact everywhere else; nothing written outside the planes;
  * the source untouched.  Every kernel type, every border, INSIDE and
  * OUTSIDE, rectangle sets that touch every edge of the frame, overlap,
- * are 1x1 at odd places, cover the frame, are absent, or are 1024 small
- * ones. */
+ * are 1x1 at odd places, cover the frame, are absent, cut the direct
+ * kernel's tiles a sample past or short, or are 1500 small ones. */
 
 /* The settings: a line of the general set by label, or the privacy blur
- * (gaussian sigma 12, radius from sigma: 36 luma, 18 chroma). */
-static const char *const region_labels[] = {
-  "gaussian r=2", "gaussian r=16 sigma_y=3", "box r=5", "box r=40",
-  "sharpen r=2 amount=0.5", "sobel r=2", "laplacian r=1",
-  "custom 7x3 negative taps", "custom matrix 7x7", NULL,
+ * (gaussian sigma 12, radius from sigma: 36 luma, 18 chroma).  Between
+ * them the direct kernel's every term count and combine, its widest
+ * reach (r 64, the 31x31 matrix) and a term of radius 0.  big: also on
+ * the big frame (the CPU reference of a big frame is slow). */
+static const struct
+{
+  const char *label;
+  int big;                      /* also on the big frame */
+  int race;                     /* in --race: one a term count */
+} region_labels[] = {
+  {"gaussian r=2", 1, 1}, {"gaussian r=16 sigma_y=3", 1}, {"box r=5", 1},
+  {"box r=40"}, {"sharpen r=2 amount=0.5"}, {"sobel r=2", 0, 1},
+  {"laplacian r=1"}, {"custom 7x3 negative taps"},
+  {"custom matrix 7x7", 1, 1}, {"gaussian r=64"}, {"sharpen r=5 amount=3"},
+  {"sobel r=5", 1}, {"laplacian r=5"}, {"custom x only 9 taps"},
+  {"custom matrix 31x31"}, {NULL, 1, 1},
 };
 
 #define N_REGION_SETTINGS \
   ((int) (sizeof (region_labels) / sizeof (region_labels[0])))
 
 static const char *const region_formats[] = {
-  "I420", "NV12", "Y42B", "I420_10LE", "P010_10LE", "RGBA", "AYUV",
+  "I420", "NV12", "Y42B", "I420_10LE", "P010_10LE", "GRAY16_LE", "RGBA",
+  "AYUV",
 };
 
 #define N_REGION_FORMATS \
@@ -1221,7 +1234,7 @@ static const char *const region_quick_formats[] = {
   "I420", "NV12", "P010_10LE", "AYUV",
 };
 
-/* big: the 1024-rectangle set where they stay small next to the frame,
+/* big: the many-rectangle set where they stay small next to the frame,
  * with a few settings only (the CPU reference of a big frame is slow) */
 static const struct
 {
@@ -1231,15 +1244,15 @@ static const struct
 enum
 {
   SET_NONE, SET_EDGES, SET_OVERLAP, SET_DOTS, SET_WHOLE, SET_RANDOM,
-  SET_MANY, N_SETS
+  SET_TILES, SET_MANY, N_SETS
 };
 
 static const char *const set_names[] = {
   "no rectangle", "every edge", "overlapping", "1x1 at odd places",
-  "whole frame", "random", "1024 small",
+  "whole frame", "random", "a tile and a sample", "1500 small",
 };
 
-#define MANY_RECTS 1024
+#define MANY_RECTS 1500
 
 /* The rectangles of set `set` on a w x h frame, clipped; returns how many
  * are left. */
@@ -1284,6 +1297,15 @@ region_set (int set, int w, int h, uint64_t seed, CuconvRect * r)
             (long long) (splitmix64 (&s) % (h + 20)) - 10,
             1 + splitmix64 (&s) % (w / 3 + 1), 1 + splitmix64 (&s) % (h / 3 +
                 1), splitmix64 (&s) % 4, w, h, &r[n]);
+      break;
+    case SET_TILES:
+      /* sizes a sample past the direct kernel's tiles (32 x 64, 32 x 32)
+       * and a sample short of them, at odd places and against the
+       * right and bottom edges */
+      n += cuconv_rect_clip (1, 3, 33, 65, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w - 31, h / 5, 31, 63, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w / 2, h - 33, 65, 33, 0, w, h, &r[n]);
+      n += cuconv_rect_clip (w / 5 | 1, h / 2 | 1, 2, 129, 0, w, h, &r[n]);
       break;
     case SET_MANY:
       for (i = 0; i < MANY_RECTS; i++)
@@ -1335,7 +1357,7 @@ region_setting (Setting * out, int k, int b)
   int g;
 
   memset (out, 0, sizeof (*out));
-  if (!region_labels[k]) {
+  if (!region_labels[k].label) {
     out->label = "gaussian sigma=12 (privacy)";
     out->planes = CUCONV_PLANES_ALL;
     out->s.kernel = CUCONV_KERNEL_GAUSSIAN;
@@ -1344,7 +1366,7 @@ region_setting (Setting * out, int k, int b)
     return;
   }
   for (g = 0; g < N_GENERAL; g++)
-    if (strcmp (general[g].label, region_labels[k]) == 0)
+    if (strcmp (general[g].label, region_labels[k].label) == 0)
       setting_from_general (out, &general[g], b);
 }
 
@@ -1472,11 +1494,13 @@ regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
       CuconvFilter f;
       Setting st;
 
-      /* big frames: the tap kernels and a matrix, one border each; the
-       * quick run: every border for the blurs, one for the others */
-      if (big && (k > 2 && k != 8 && k != N_REGION_SETTINGS - 1))
+      /* big frames: the settings marked big, one border each; the quick
+       * run: every border for the blurs, one for the others */
+      if (big && !region_labels[k].big)
         continue;
       if (big && b != k % CUCONV_BORDER_N)
+        continue;
+      if (opt.race && (!region_labels[k].race || b != k % CUCONV_BORDER_N))
         continue;
       if (opt.quick && k > 1 && k != N_REGION_SETTINGS - 1 &&
           b != k % CUCONV_BORDER_N)
@@ -1507,7 +1531,9 @@ regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
       for (set = 0; set < N_SETS && ret == 0; set++) {
         const int n = region_set (set, w, h, opt.seed + set + 7 * b, rects);
 
-        if (big && set != SET_MANY && set != SET_EDGES)
+        if (big && set != SET_MANY && set != SET_EDGES && set != SET_TILES)
+          continue;
+        if (opt.race && set != SET_EDGES && set != SET_TILES)
           continue;
         for (mode = CUCONV_REGION_INSIDE; mode <= CUCONV_REGION_OUTSIDE;
             mode++) {
@@ -1623,7 +1649,7 @@ run_regions (cudaStream_t stream)
       && ret == 0; si++) {
     const int w = region_sizes[si].w, h = region_sizes[si].h;
 
-    if (opt.quick && region_sizes[si].big)
+    if ((opt.quick && region_sizes[si].big) || (opt.race && w < 100))
       continue;
     for (i = 0; i < n_names && ret == 0; i++) {
       const int fi = format_index (names[i]);
@@ -1801,7 +1827,8 @@ usage (const char *argv0)
       "[--threads=N] [--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
-      "  --race       a handful of cases for compute-sanitizer racecheck\n"
+      "  --race       a handful of cases for compute-sanitizer racecheck,\n"
+      "               the regions' too\n"
       "  --regions    the regions matrix only (with --quick: its quick "
       "run)\n"
       "  --wide       the wide filters only (with --quick, --race: their "
