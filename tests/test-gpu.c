@@ -38,7 +38,12 @@
  * forced at radii 1 to 64, on 8- and 16-bit planar, semi-planar and
  * packed formats, every border, from 1x1 (radius 1024) up.
  *
- *   test-gpu [--quick | --race] [--regions | --wide] [--seed=N]
+ * Then the untruncated gaussian (radius 0, sigma above 21.33: the
+ * recursive path): sigma 21.4 to 256, sigma_y mixes and sharpen, every
+ * border, 8- to 16-bit formats of 1, 2 and 4 components, 1x1 to 17000x2
+ * and 1920x1080, and once through the strips (run_untruncated).
+ *
+ *   test-gpu [--quick | --race] [--regions | --wide | --untruncated] [--seed=N]
  *            [--threads=N] [--verbose]
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
@@ -267,6 +272,8 @@ typedef struct
   const char *label;
   int sweep;                    /* the sweep: F_SWEEP formats only */
   int max_w;                    /* the largest width it runs at, 0: all */
+  const char *ops4;             /* 4-component planes: an op a component,
+                                 * F filter, C copy, L fill; NULL: planes */
 } Setting;
 
 typedef struct
@@ -275,6 +282,7 @@ typedef struct
   int race;
   int regions_only;             /* --regions */
   int wide_only;                /* --wide */
+  int untruncated_only;         /* --untruncated */
   int verbose;
   uint64_t seed;
   int n_threads;
@@ -287,6 +295,8 @@ static int fail_lines;
 static CuconvPath run_path = CUCONV_PATH_AUTO;
 static const char *const *run_formats;
 static int n_run_formats;
+/* When set, the formats of the run: these names (NULL-terminated). */
+static const char *const *format_only;
 
 static const char *const kernel_names[] = {
 #define CUCONV_KERNEL_NICK(name, nick, desc) nick,
@@ -339,6 +349,12 @@ format_in_run (int i)
       return 1;
   if (run_formats)
     return 0;
+  if (format_only) {
+    for (const char *const *n = format_only; *n; n++)
+      if (strcmp (*n, formats[i].name) == 0)
+        return 1;
+    return 0;
+  }
   if (opt.race)
     return (formats[i].flags & F_RACE) != 0;
   return !opt.quick || (formats[i].flags & F_QUICK);
@@ -537,6 +553,12 @@ plane_ops (int i, int j, const Setting * st, uint8_t * op, unsigned *fill)
   *fill = 0;
   for (c = 0; c < plane_ncomp (fp); c++)
     op[c] = (uint8_t) comp_op (fp->comp[c], st, formats[i].depth, fill);
+  if (st->ops4 && plane_ncomp (fp) == 4) {
+    *fill = 1u << (formats[i].depth - 1);
+    for (c = 0; c < 4; c++)
+      op[c] = st->ops4[c] == 'C' ? CUCONV_COMP_COPY : st->ops4[c] == 'L' ?
+          CUCONV_COMP_FILL : CUCONV_COMP_FILTER;
+  }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1823,8 +1845,8 @@ run_wide (cudaStream_t stream)
 static void
 usage (const char *argv0)
 {
-  printf ("usage: %s [--quick | --race] [--regions | --wide] [--seed=N] "
-      "[--threads=N] [--verbose]\n"
+  printf ("usage: %s [--quick | --race] [--regions | --wide | --untruncated] "
+      "[--seed=N] [--threads=N] [--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck,\n"
@@ -1833,6 +1855,8 @@ usage (const char *argv0)
       "run)\n"
       "  --wide       the wide filters only (with --quick, --race: their "
       "small runs)\n"
+      "  --untruncated  the untruncated gaussian only (with --quick or "
+      "--race: theirs)\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1855,6 +1879,8 @@ parse_args (int argc, char **argv)
       opt.regions_only = 1;
     else if (strcmp (argv[i], "--wide") == 0)
       opt.wide_only = 1;
+    else if (strcmp (argv[i], "--untruncated") == 0)
+      opt.untruncated_only = 1;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--seed=", 7) == 0)
@@ -2045,6 +2071,178 @@ done:
   return failures;
 }
 
+/* ---------------------------------------------------------------------- */
+/* The untruncated gaussian (radius 0 and sigma above 21.33: the recursive
+ * path, cuda/cuconv-recursive.cu) against the reference, through run_size:
+ * sigma 21.4 to 256, a direction without a sigma beside one with, two
+ * sigmas, sharpen (amount 0.7 and 3); every border; 8-, 10-, 12- and
+ * 16-bit formats of 1, 2 and 4 components (RGBA with copied and filled
+ * channels); planes far smaller than sigma, rows of two and more chunks of
+ * the row kernel, columns of many bands, one 1920x1080 frame; then one
+ * frame through the strips. */
+
+static const char *const untrunc_formats[] = {
+  "GRAY8", "NV12", "RGBA", "I420", "GRAY16_LE", "I420_12LE", "P010_10LE",
+  NULL,
+};
+
+static const char *const untrunc_race_formats[] = {
+  "GRAY8", "NV12", "RGBA", NULL,
+};
+
+static const char *const untrunc_big_formats[] = { "GRAY8", "NV12", NULL };
+
+static const struct
+{
+  CuconvKernel kernel;
+  double sigma, sigma_y, amount;
+  const char *ops4;
+  unsigned runs;                /* F_QUICK, F_RACE: in those runs too */
+} untrunc_list[] = {
+  {CUCONV_KERNEL_GAUSSIAN, 21.4, 0, 0, NULL, F_QUICK},
+  {CUCONV_KERNEL_GAUSSIAN, 30, 0, 0, "FLFC", 0},
+  {CUCONV_KERNEL_GAUSSIAN, 64, 0, 0, NULL, F_RACE},
+  {CUCONV_KERNEL_GAUSSIAN, 128, 0, 0, NULL, 0},
+  {CUCONV_KERNEL_GAUSSIAN, 200, 0, 0, "CFLF", 0},
+  {CUCONV_KERNEL_GAUSSIAN, 256, 0, 0, NULL, F_QUICK},
+  {CUCONV_KERNEL_SHARPEN, 64, 0, 0.7, NULL, 0},
+  {CUCONV_KERNEL_SHARPEN, 200, 0, 3.0, "FFLC", F_QUICK | F_RACE},
+  {CUCONV_KERNEL_GAUSSIAN, 0, 100, 0, NULL, F_QUICK},
+  {CUCONV_KERNEL_GAUSSIAN, 30, 200, 0, NULL, F_RACE},
+  {CUCONV_KERNEL_SHARPEN, 0, 100, 3.0, NULL, 0},
+};
+
+#define N_UNTRUNC ((int) (sizeof (untrunc_list) / sizeof (untrunc_list[0])))
+
+/* 17000 x 2: rows of 2 to 5 chunks (32 segments of 32 samples a warp, 16
+ * warps a chunk); 2 x 3000: 12 bands of 256 rows */
+static const Size untrunc_sizes[] = {
+  {1, 1}, {2, 1}, {3, 2}, {5, 7}, {97, 61}, {333, 211}, {17000, 2},
+  {2, 3000},
+};
+
+static const Size untrunc_quick_sizes[] = {
+  {1, 1}, {3, 2}, {97, 61}, {17000, 2},
+};
+
+static const Size untrunc_race_sizes[] = { {5, 7}, {333, 211}, {17000, 2} };
+
+/* One untruncated frame of 333x211 8-bit samples through the strips (a
+ * host-memory frame, one strip for a wide filter) against the reference.
+ * Returns the number of failures. */
+static int
+untrunc_strips (void)
+{
+  const int w = 333, h = 211;
+  uint8_t *src = malloc ((size_t) w * h), *ref = malloc ((size_t) w * h);
+  uint8_t *out = malloc ((size_t) w * h);
+  uint64_t seed = opt.seed;
+  CuconvSettings s;
+  CuconvFilter *f = malloc (sizeof (*f));
+  CuconvPlane p;
+  int bad = 0, r = -1;
+
+  if (src && ref && out && f) {
+    for (size_t i = 0; i < (size_t) w * h; i++)
+      src[i] = (uint8_t) splitmix64 (&seed);
+    memset (&s, 0, sizeof (s));
+    s.kernel = CUCONV_KERNEL_GAUSSIAN;
+    s.border = CUCONV_BORDER_MIRROR;
+    s.sigma = 64.0;
+    cuconv_filter_init (f, &s);
+    memset (&p, 0, sizeof (p));
+    p.src = src;
+    p.dst = ref;
+    p.width = w;
+    p.height = h;
+    p.src_stride = p.dst_stride = w;
+    p.n_comp = 1;
+    p.sub_x = p.sub_y = 1;
+    p.depth = 8;
+    cuconv_reference_plane_filter (&p, f);
+    memset (out, POISON_A, (size_t) w * h);
+    r = filter_in_context (src, out, w, h, f, 1);
+    for (size_t i = 0; r == 0 && i < (size_t) w * h; i++)
+      bad += abs ((int) out[i] - (int) ref[i]) > 1;
+  }
+  printf ("untruncated through the strips (333x211, sigma 64, mirror): %s\n",
+      r != 0 ? "FAIL (CUDA error)" : bad ? "FAIL" : "PASS");
+  free (src);
+  free (ref);
+  free (out);
+  free (f);
+  return r != 0 || bad;
+}
+
+/* Returns -1 on a CUDA error, 1 when a case failed, 0 otherwise. */
+static int
+run_untruncated (Stats * stats, cudaStream_t stream)
+{
+  static Setting settings[N_UNTRUNC * CUCONV_BORDER_N];
+  static char labels[N_UNTRUNC][96];
+  const char *const *saved = format_only;
+  const Size *sizes = opt.race ? untrunc_race_sizes :
+      opt.quick ? untrunc_quick_sizes : untrunc_sizes;
+  const int n_sizes = opt.race ? (int) (sizeof (untrunc_race_sizes) /
+      sizeof (Size)) : opt.quick ? (int) (sizeof (untrunc_quick_sizes) /
+      sizeof (Size)) : (int) (sizeof (untrunc_sizes) / sizeof (Size));
+  const unsigned run = opt.race ? F_RACE : opt.quick ? F_QUICK : 0;
+  uint64_t before = 0, failed = 0;
+  int n = 0, ret = 0, e, b, i;
+  double t0 = now_s ();
+
+  for (e = 0; e < N_UNTRUNC; e++) {
+    if (run && !(untrunc_list[e].runs & run))
+      continue;
+    snprintf (labels[e], sizeof (labels[e]), "%s untruncated sigma=%g "
+        "sigma_y=%g amount=%g%s%s", kernel_names[untrunc_list[e].kernel],
+        untrunc_list[e].sigma, untrunc_list[e].sigma_y,
+        untrunc_list[e].amount, untrunc_list[e].ops4 ? " ops4=" : "",
+        untrunc_list[e].ops4 ? untrunc_list[e].ops4 : "");
+    for (b = 0; b < CUCONV_BORDER_N; b++) {
+      if (opt.race && b != CUCONV_BORDER_MIRROR)
+        continue;
+      memset (&settings[n], 0, sizeof (settings[n]));
+      settings[n].label = labels[e];
+      settings[n].planes = CUCONV_PLANES_ALL;
+      settings[n].s.kernel = untrunc_list[e].kernel;
+      settings[n].s.border = b;
+      settings[n].s.sigma = untrunc_list[e].sigma;
+      settings[n].s.sigma_y = untrunc_list[e].sigma_y;
+      settings[n].s.amount = untrunc_list[e].amount;
+      settings[n].ops4 = untrunc_list[e].ops4;
+      n++;
+    }
+  }
+  for (i = 0; i < N_FORMATS; i++)
+    before += stats[i].failed_cases;
+
+  printf ("untruncated gaussian: %d settings x %d sizes\n", n, n_sizes);
+  format_only = opt.race ? untrunc_race_formats : untrunc_formats;
+  for (i = 0; i < n_sizes && ret == 0; i++) {
+    printf ("untruncated size %dx%d\n", sizes[i].w, sizes[i].h);
+    ret = run_size (&sizes[i], settings, n, stats, stream);
+  }
+  if (ret == 0 && !opt.quick) {
+    /* one large frame: sigma 64, mirror */
+    static const Size big = { 1920, 1080 };
+    Setting one = settings[2 * CUCONV_BORDER_N + CUCONV_BORDER_MIRROR];
+
+    format_only = untrunc_big_formats;
+    printf ("untruncated size %dx%d\n", big.w, big.h);
+    ret = run_size (&big, &one, 1, stats, stream);
+  }
+  format_only = saved;
+  for (i = 0; i < N_FORMATS; i++)
+    failed += stats[i].failed_cases;
+  failed -= before;
+  if (ret == 0 && untrunc_strips () != 0)
+    failed++;
+  printf ("untruncated: %s, %.1f s\n", ret < 0 ? "stopped on a CUDA error" :
+      failed ? "FAIL" : "PASS", now_s () - t0);
+  return ret < 0 ? -1 : failed != 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2106,7 +2304,8 @@ main (int argc, char **argv)
       n_settings, n_sizes, n_formats, opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
-  for (i = 0; i < n_sizes && !opt.regions_only && !opt.wide_only; i++) {
+  for (i = 0; i < n_sizes && !opt.regions_only && !opt.wide_only
+      && !opt.untruncated_only; i++) {
     printf ("size %dx%d\n", sizes[i].w, sizes[i].h);
     if (run_size (&sizes[i], settings, n_settings, stats, stream) < 0) {
       printf ("ERROR: stopping after a CUDA error at %dx%d\n", sizes[i].w,
@@ -2115,21 +2314,31 @@ main (int argc, char **argv)
       break;
     }
   }
-  if (!aborted && !opt.race && !opt.wide_only) {
+  if (!aborted && !opt.race && !opt.wide_only && !opt.untruncated_only) {
     const int r = run_regions (stream);
 
     aborted |= r < 0;
     failed |= r != 0;
   }
-  if (!aborted && !opt.regions_only && (!opt.race || opt.wide_only)) {
+  if (!aborted && !opt.regions_only && !opt.untruncated_only
+      && (!opt.race || opt.wide_only)) {
     const int r = run_wide (stream);
 
     aborted |= r < 0;
     failed |= r != 0;
   }
+  if (!aborted && !opt.regions_only && !opt.wide_only) {
+    const int r = run_untruncated (stats, stream);
+
+    aborted |= r < 0;
+    failed |= r != 0;
+  }
   cudaStreamDestroy (stream);
-  if (!aborted && !opt.regions_only && !opt.wide_only)
+  if (!aborted && !opt.regions_only && !opt.wide_only && !opt.untruncated_only)
     failed |= check_contexts () != 0;
+  /* the table: the untruncated run's formats */
+  if (opt.untruncated_only)
+    format_only = untrunc_formats;
 
   memset (&total, 0, sizeof (total));
   printf ("\n| format | cases | failed | samples | +-1 | > 1 | unwritten | "
