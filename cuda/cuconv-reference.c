@@ -135,8 +135,8 @@ pass_init (Pass1D * d, const CuconvTaps * t)
 }
 
 /* sum_i k[i] * v[map[i] * step] over i = -r..r, map[] centred, -1
- * reading 0: in float with float taps, in double with the untruncated
- * gaussian's. */
+ * reading 0: in float with float taps up to radius 64, in double with
+ * wider ones and the untruncated gaussian's. */
 static float
 pass_at (const Pass1D * k, const int *map, const float *v, size_t step)
 {
@@ -148,6 +148,15 @@ pass_at (const Pass1D * k, const int *map, const float *v, size_t step)
     for (i = -k->r; i <= k->r; i++)
       if (map[i] >= 0)
         acc += k->ideal[i + k->r] * v[map[i] * step];
+    return (float) acc;
+  } else if (k->r > CUCONV_TRUNCATED_MAX_RADIUS) {
+    /* wide taps: a float sum of up to 2049 products drifts past 1 LSB
+     * at 16 bits, so it is kept in double */
+    double acc = 0.0;
+
+    for (i = -k->r; i <= k->r; i++)
+      if (map[i] >= 0)
+        acc += (double) k->w[i + k->r] * v[map[i] * step];
     return (float) acc;
   } else {
     float acc = 0.0f;
