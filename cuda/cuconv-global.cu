@@ -147,7 +147,8 @@ global_hpass (const __grid_constant__ GlobalParams p)
   const int x0 = blockIdx.x * h_tile (NC);
   const int r0 = blockIdx.y * H_ROWS;
   const int taps = 2 * p.rx + 1;
-  float acc[NT][QP][NC];
+  double acc[NT][QP][NC];        /* 2049 float products drift past
+                                 * 1 LSB at 16 bits: summed in double */
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -155,7 +156,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
     for (int o = 0; o < QP; o++)
 #pragma unroll
       for (int c = 0; c < NC; c++)
-        acc[m][o][c] = 0.0f;
+        acc[m][o][c] = 0.0;
 
   for (int t0 = 0; t0 < taps; t0 += CH) {
     const int n = min (CH, taps - t0);
@@ -197,7 +198,8 @@ global_hpass (const __grid_constant__ GlobalParams p)
             for (int o = 0; o < QP; o++)
 #pragma unroll
               for (int c = 0; c < NC; c++)
-                acc[m][o][c] = fmaf (k, w[(u + o) % QP][c], acc[m][o][c]);
+                acc[m][o][c] = fma ((double) k, (double) w[(u + o) % QP][c],
+                    acc[m][o][c]);
           }
           if (t + 1 < n) {
 #pragma unroll
@@ -218,7 +220,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
       if (x < p.width) {
 #pragma unroll
         for (int c = 0; c < NC; c++)
-          h[x * NC + c] = acc[m][o][c];
+          h[x * NC + c] = (float) acc[m][o][c];
       }
     }
   }
@@ -240,13 +242,13 @@ global_vpass (const __grid_constant__ GlobalParams p)
   const int y0 = p.row_begin + blockIdx.y * v_tile (NT);
   const int taps = 2 * p.ry + 1;
   const int ob = warp * RPT;
-  float acc[NT][RPT];
+  double acc[NT][RPT];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
 #pragma unroll
     for (int o = 0; o < RPT; o++)
-      acc[m][o] = 0.0f;
+      acc[m][o] = 0.0;
 
   for (int t0 = 0; t0 < taps; t0 += CH) {
     const int n = min (CH, taps - t0);
@@ -281,7 +283,8 @@ global_vpass (const __grid_constant__ GlobalParams p)
             const float k = tap[m][t];
 #pragma unroll
             for (int o = 0; o < RPT; o++)
-              acc[m][o] = fmaf (k, w[m][(u + o) % RPT], acc[m][o]);
+              acc[m][o] = fma ((double) k, (double) w[m][(u + o) % RPT],
+                  acc[m][o]);
           }
           if (t + 1 < n) {
 #pragma unroll
@@ -309,7 +312,8 @@ global_vpass (const __grid_constant__ GlobalParams p)
       out = p.fill;
     } else {
       const float v = combine_terms (p.combine, p.amount,
-          sample_value (p, in_word), acc[0][o], acc[NT - 1][o]);
+          sample_value (p, in_word), (float) acc[0][o],
+          (float) acc[NT - 1][o]);
       out = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
     }
     store_word (p.dst + (size_t) y * p.dst_pitch, s, p.bytes, out);
