@@ -270,29 +270,30 @@ typedef struct
   int matrix_side;              /* custom: a random side x side matrix */
   int depth;                    /* of the plane: 8 or 16 */
   int big_only;                 /* 3840x2160 only */
+  double sigma;                 /* with radius 0 above 21.33: untruncated */
 } Row;
 
 static const Row table_rows[] = {
-  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 1, 0, 8, 0},
-  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 2, 0, 8, 0},
-  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 4, 0, 8, 0},
-  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 8, 0, 8, 0},
-  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 16, 0, 8, 0},
-  {"box", CUCONV_KERNEL_BOX, 1, 0, 8, 0},
-  {"box", CUCONV_KERNEL_BOX, 2, 0, 8, 0},
-  {"box", CUCONV_KERNEL_BOX, 4, 0, 8, 0},
-  {"box", CUCONV_KERNEL_BOX, 8, 0, 8, 0},
-  {"box", CUCONV_KERNEL_BOX, 16, 0, 8, 0},
-  {"sharpen", CUCONV_KERNEL_SHARPEN, 2, 0, 8, 0},
-  {"sharpen", CUCONV_KERNEL_SHARPEN, 4, 0, 8, 0},
-  {"sobel", CUCONV_KERNEL_SOBEL, 1, 0, 8, 0},
-  {"sobel", CUCONV_KERNEL_SOBEL, 3, 0, 8, 0},
-  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 1, 0, 8, 0},
-  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 3, 0, 8, 0},
-  {"custom 7x7", CUCONV_KERNEL_CUSTOM, 0, 7, 8, 0},
-  {"custom 31x31", CUCONV_KERNEL_CUSTOM, 0, 31, 8, 0},
-  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 2, 0, 16, 1},
-  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 1, 0, 8, 0, 0.0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 2, 0, 8, 0, 0.0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 4, 0, 8, 0, 0.0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 8, 0, 8, 0, 0.0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 16, 0, 8, 0, 0.0},
+  {"box", CUCONV_KERNEL_BOX, 1, 0, 8, 0, 0.0},
+  {"box", CUCONV_KERNEL_BOX, 2, 0, 8, 0, 0.0},
+  {"box", CUCONV_KERNEL_BOX, 4, 0, 8, 0, 0.0},
+  {"box", CUCONV_KERNEL_BOX, 8, 0, 8, 0, 0.0},
+  {"box", CUCONV_KERNEL_BOX, 16, 0, 8, 0, 0.0},
+  {"sharpen", CUCONV_KERNEL_SHARPEN, 2, 0, 8, 0, 0.0},
+  {"sharpen", CUCONV_KERNEL_SHARPEN, 4, 0, 8, 0, 0.0},
+  {"sobel", CUCONV_KERNEL_SOBEL, 1, 0, 8, 0, 0.0},
+  {"sobel", CUCONV_KERNEL_SOBEL, 3, 0, 8, 0, 0.0},
+  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 1, 0, 8, 0, 0.0},
+  {"laplacian", CUCONV_KERNEL_LAPLACIAN, 3, 0, 8, 0, 0.0},
+  {"custom 7x7", CUCONV_KERNEL_CUSTOM, 0, 7, 8, 0, 0.0},
+  {"custom 31x31", CUCONV_KERNEL_CUSTOM, 0, 31, 8, 0, 0.0},
+  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 2, 0, 16, 1, 0.0},
+  {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1, 0.0},
 };
 
 /* The wide filters' rows (docs/design.md, "Wide filters through global
@@ -306,22 +307,33 @@ typedef struct
 } WideRow;
 
 static const WideRow wide_rows[] = {
-  {{"box", CUCONV_KERNEL_BOX, 256, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"box", CUCONV_KERNEL_BOX, 1024, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 128, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 512, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1},
+  {{"box", CUCONV_KERNEL_BOX, 256, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"box", CUCONV_KERNEL_BOX, 1024, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 128, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 512, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
-  {{"sobel", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1},
+  {{"sobel", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
-  {{"sobel", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1}, CUCONV_PATH_AUTO},
-  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1},
+  {{"sobel", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
+  {{"sobel, global path", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  /* the untruncated gaussian (radius 0): the recursive path */
+  {{"gaussian sigma=32", CUCONV_KERNEL_GAUSSIAN, 0, 0, 8, 1, 32.0},
+      CUCONV_PATH_AUTO},
+  {{"gaussian sigma=64", CUCONV_KERNEL_GAUSSIAN, 0, 0, 8, 1, 64.0},
+      CUCONV_PATH_AUTO},
+  {{"gaussian sigma=128", CUCONV_KERNEL_GAUSSIAN, 0, 0, 8, 1, 128.0},
+      CUCONV_PATH_AUTO},
+  {{"gaussian sigma=256", CUCONV_KERNEL_GAUSSIAN, 0, 0, 8, 1, 256.0},
+      CUCONV_PATH_AUTO},
+  {{"gaussian 16-bit sigma=64", CUCONV_KERNEL_GAUSSIAN, 0, 0, 16, 1, 64.0},
+      CUCONV_PATH_AUTO},
 };
 
 /* The settings of a row.  Its matrix is random (so not separable), the
@@ -335,6 +347,7 @@ row_settings (const Row * row, CuconvSettings * s)
   s->kernel = row->kernel;
   s->border = CUCONV_BORDER_CLAMP;
   s->radius = row->radius;
+  s->sigma = row->sigma;
   s->amount = 1.0;
   s->normalize = 1;
   s->matrix_side = row->matrix_side;
