@@ -3,14 +3,22 @@
  * depend on sigma.
  *
  * Each direction is a sum of complex one-pole sections, causal and
- * anticausal (cuconv-recursive.h), run block-parallel: the samples of a
- * row or a column are cut into segments of up to 32, one a thread.  A
- * thread computes its segment's zero-initial end states, the states are
- * combined across segments (a carry scan), the border's initial states
- * come from the totals, and each thread runs its recursions from its true
- * states.  Columns go first (rec_cols_bands, then rec_cols: bands of 32
- * columns by 256 rows, with carries across bands through a small global
- * buffer), rows last (rec_rows: a row a block, in shared memory).
+ * anticausal (cuconv-recursive.h), run block-parallel over lines (the
+ * columns of the plane, then its rows).  A block owns a tile of 32 lines
+ * by a band of 256 samples, staged in shared memory; a thread owns a
+ * segment of 32 samples of one line.  Two kernels a direction:
+ *
+ *   rec_bands   each segment's zero-initial end states, combined into each
+ *               band's (a few values a line and band, to global memory)
+ *   rec_filter  the same segment states; warp 0 turns all the bands'
+ *               totals into the border's initial states, the states
+ *               entering its band and each segment; each thread runs its
+ *               recursions from its true states, and the tile goes out
+ *
+ * The columns write an intermediate stored transposed (a column of the
+ * plane is a row of it), so that the rows read it with the lines in the
+ * fast direction, exactly as the columns read the plane: both directions
+ * load and store whole 32-line rows or 256-sample runs, coalesced.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -24,6 +32,12 @@
 
 namespace cuconv {
 
+constexpr int SEG = 32;         /* samples a thread (a segment) */
+constexpr int NSEG = 8;         /* segments a band: warps a block */
+constexpr int BAND = SEG * NSEG;
+constexpr int LINES = 32;       /* lines a block: a lane each */
+constexpr int TILE_PITCH = LINES + 1;   /* odd: conflict-free both ways */
+
 /* What a pass reads or writes. */
 enum RecKind
 {
@@ -33,17 +47,19 @@ enum RecKind
   REC_DST,                      /* the plane's output (dst): rounded, ops */
 };
 
-/* One pass over a plane: what it reads (in) and writes (out), and what
- * the final output needs. */
-struct RecIO
+/* One pass over a plane: along its columns (lines are sample columns g,
+ * sample k is row k) or its rows (lines are rows, sample k of component c
+ * is at g = k nc + c).  The plane is row-major; the intermediate (mid) is
+ * stored transposed: sample (row, g) at mid + g mid_pitch + row * size. */
+struct RecPass
 {
   const uint8_t *src;
   uint8_t *dst;
-  size_t src_pitch, dst_pitch;
-  const uint8_t *in;
-  uint8_t *out;
-  size_t in_pitch, out_pitch;
+  uint8_t *mid;
+  size_t src_pitch, dst_pitch, mid_pitch;
   int in_kind, out_kind;
+  int rows;                     /* 1: along the rows */
+  int nlines;                   /* lines (of one component, for rows) */
   int width, height, nc;
   int bytes;                    /* a plane sample's: 1 or 2 */
   int shift;                    /* a sample is (word >> shift) & mask */
@@ -54,6 +70,8 @@ struct RecIO
   int sharpen;
   float amount;
   float fix_scale, fix_inv;     /* REC_FIX16: value * scale, rounded */
+  float2 *agg;                  /* [band][2][ns][comp][line]: band totals */
+  CuconvRecDir d;               /* seg = SEG, group = NSEG */
 };
 
 /* Complex arithmetic on float2 ------------------------------------------ */
@@ -78,137 +96,337 @@ cmul (float2 m, float2 u)
   return cmad (m, u, make_float2 (0.0f, 0.0f));
 }
 
-__device__ __forceinline__ float2
-shfl_up2 (float2 v, int d)
-{
-  return make_float2 (__shfl_up_sync (0xffffffffu, v.x, d),
-      __shfl_up_sync (0xffffffffu, v.y, d));
-}
-
-__device__ __forceinline__ float2
-shfl_down2 (float2 v, int d)
-{
-  return make_float2 (__shfl_down_sync (0xffffffffu, v.x, d),
-      __shfl_down_sync (0xffffffffu, v.y, d));
-}
-
 /* Samples -------------------------------------------------------------- */
 
-/* Sample g of row `row` of what the pass reads, as a float. */
-__device__ __forceinline__ float
-rec_load (const RecIO & io, int row, int g)
+/* The plane position (row, g) of sample k of line `line` (component c). */
+__device__ __forceinline__ void
+pass_pos (const RecPass & p, int line, int k, int c, int &row, int &g)
 {
-  const uint8_t *r = io.in + (size_t) row * io.in_pitch;
-
-  switch (io.in_kind) {
-    case REC_FIX16:
-      return sample_to_float (((const uint16_t *) r)[g]) * io.fix_inv;
-    case REC_F32:
-      return ((const float *) r)[g];
-    default:
-      return sample_to_float (io.bytes == 1 ? r[g] :
-          (((const uint16_t *) r)[g] >> io.shift) & io.mask);
+  if (p.rows) {
+    row = line;
+    g = k * p.nc + c;
+  } else {
+    row = k;
+    g = line;
   }
 }
 
-/* Writes v, the filtered value of sample g (component c) of row `row`:
- * to the intermediate (filtered components only), or as the output
- * word, combined, rounded and shifted, or copied or filled as the
- * component's op says. */
-__device__ __forceinline__ void
-rec_store (const RecIO & io, int row, int g, int c, float v)
+/* The sample at (row, g) of what the pass reads, as a float. */
+__device__ __forceinline__ float
+rec_load (const RecPass & p, int row, int g)
 {
-  uint32_t w;
-
-  if (io.out_kind == REC_FIX16) {
-    if (io.op[c] == CUCONV_COMP_FILTER)
-      ((uint16_t *) (io.out + (size_t) row * io.out_pitch))[g] =
-          (uint16_t) min (__float2uint_rn (v * io.fix_scale), 65535u);
-    return;
+  if (p.in_kind == REC_SRC) {
+    const uint8_t *r = p.src + (size_t) row * p.src_pitch;
+    return sample_to_float (p.bytes == 1 ? r[g] :
+        (((const uint16_t *) r)[g] >> p.shift) & p.mask);
   }
-  if (io.out_kind == REC_F32) {
-    if (io.op[c] == CUCONV_COMP_FILTER)
-      ((float *) (io.out + (size_t) row * io.out_pitch))[g] = v;
-    return;
-  }
-  if (io.op[c] == CUCONV_COMP_FILL) {
-    w = io.fill;
-  } else {
-    const uint8_t *s = io.src + (size_t) row * io.src_pitch;
-    const uint32_t in = io.bytes == 1 ? s[g] : ((const uint16_t *) s)[g];
+  const uint8_t *m = p.mid + (size_t) g * p.mid_pitch;
+  if (p.in_kind == REC_FIX16)
+    return sample_to_float (((const uint16_t *) m)[row]) * p.fix_inv;
+  return ((const float *) m)[row];
+}
 
-    if (io.op[c] == CUCONV_COMP_COPY) {
-      w = in;
-    } else {
-      if (io.sharpen) {
-        const float x = sample_to_float ((in >> io.shift) & io.mask);
-        v = __fadd_rn (x, __fmul_rn (io.amount, __fsub_rn (x, v)));
-      }
-      w = (cuconv_round_sat (v, io.mask) << io.shift) & io.word_mask;
+/* Whether memory holds the block's lines side by side (a warp then moves
+ * 32 lines of one sample), rather than each line's samples. */
+__device__ __forceinline__ bool
+lines_adjacent (const RecPass & p, int kind)
+{
+  const bool plane = kind == REC_SRC || kind == REC_DST;
+  return p.rows ? !plane : plane;
+}
+
+/* The block's tile ------------------------------------------------------- */
+
+/* The block: lines line0 .. line0 + 31 of component c, band `band`. */
+struct TileIdx
+{
+  int line0, c, band;
+};
+
+__device__ __forceinline__ TileIdx
+tile_idx (const RecPass & p)
+{
+  TileIdx t;
+
+  t.line0 = blockIdx.x * LINES;
+  t.c = p.rows ? (int) blockIdx.z : 0;
+  t.band = blockIdx.y;
+  return t;
+}
+
+/* Line `line`'s component (columns: the sample column's). */
+__device__ __forceinline__ int
+line_comp (const RecPass & p, const TileIdx & t, int line)
+{
+  return p.rows ? t.c : p.nc == 1 ? 0 : line % p.nc;
+}
+
+__device__ __forceinline__ bool
+line_filtered (const RecPass & p, const TileIdx & t, int line)
+{
+  return line < p.nlines && p.op[line_comp (p, t, line)] ==
+      CUCONV_COMP_FILTER;
+}
+
+/* Where sample k of line `line` of the tile's component lies in the plane
+ * (pitch, `size`-byte samples) or the intermediate: base + line * lstride
+ * + k * kstride. */
+struct Side
+{
+  const uint8_t *base;
+  size_t lstride, kstride;
+};
+
+__device__ __forceinline__ Side
+plane_side (const RecPass & p, const TileIdx & t, const uint8_t * plane,
+    size_t pitch)
+{
+  if (p.rows)
+    return {plane + (size_t) t.c * p.bytes, pitch, (size_t) p.nc * p.bytes};
+  return {plane, (size_t) p.bytes, pitch};
+}
+
+__device__ __forceinline__ Side
+mid_side (const RecPass & p, const TileIdx & t, int size)
+{
+  if (p.rows)
+    return {p.mid + (size_t) t.c * p.mid_pitch, (size_t) size,
+        (size_t) p.nc * p.mid_pitch};
+  return {p.mid, p.mid_pitch, (size_t) size};
+}
+
+/* A thread's share of the tile: elements j = 0..TILE_ELEMS - 1, of lane
+ * lane (j) and sample k (j) of the band.  ACROSS: a warp takes one sample
+ * of the 32 lines (lane = threadIdx.x, k = threadIdx.y + NSEG j), else 32
+ * samples of one line (lane = j, k = the thread's index). */
+constexpr int TILE_ELEMS = LINES * BAND / (LINES * NSEG);
+
+template < bool ACROSS > struct Share
+{
+  int lane0, k0;                /* element 0's lane and band sample */
+  int dlane, dk;                /* their steps from j to j + 1 */
+  size_t off0, doff;            /* its offset in a side, and the step */
+
+    __device__ __forceinline__ Share (const TileIdx & t, const Side & sd)
+  {
+    const int tid = threadIdx.y * LINES + threadIdx.x;
+
+    lane0 = ACROSS ? threadIdx.x : 0;
+    k0 = ACROSS ? threadIdx.y : tid;
+    dlane = ACROSS ? 0 : 1;
+    dk = ACROSS ? NSEG : 0;
+    off0 = (size_t) (t.line0 + lane0) * sd.lstride
+        + (size_t) (t.band * BAND + k0) * sd.kstride;
+    doff = ACROSS ? NSEG * sd.kstride : sd.lstride;
+  }
+};
+
+/* The sample at a as a float, read as the pass's input kind. */
+template < int KIND, int BYTES > __device__ __forceinline__ float
+load_sample (const RecPass & p, const uint8_t * a)
+{
+  if (KIND == REC_F32)
+    return __ldg ((const float *) a);
+  if (KIND == REC_FIX16)
+    return sample_to_float (__ldg ((const uint16_t *) a)) * p.fix_inv;
+  if (BYTES == 1)
+    return sample_to_float (__ldg (a));
+  return sample_to_float ((__ldg ((const uint16_t *) a) >> p.shift) & p.mask);
+}
+
+/* Loads in flight a thread. */
+constexpr int LOAD_BATCH = 16;
+
+/* The tile into ts[k][lane], zeros past the line's end and for lines not
+ * filtered. */
+template < bool ACROSS, int KIND, int BYTES > __device__ void
+load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
+    float *ts)
+{
+  const Share < ACROSS > sh (t, sd);
+  /* what does not change along the share */
+  const bool fixed_in = ACROSS ? line_filtered (p, t, t.line0 + sh.lane0) :
+      t.band * BAND + sh.k0 < p.d.n && p.op[t.c] == CUCONV_COMP_FILTER;
+
+#pragma unroll 1
+  for (int j0 = 0; j0 < TILE_ELEMS; j0 += LOAD_BATCH) {
+    float v[LOAD_BATCH];
+
+#pragma unroll
+    for (int j = 0; j < LOAD_BATCH; j++) {
+      const int q = j0 + j;
+      const bool ok = fixed_in && (ACROSS ?
+          t.band * BAND + sh.k0 + q * sh.dk < p.d.n :
+          t.line0 + q < p.nlines);
+      const uint8_t *a = sd.base + (ok ? sh.off0 + q * sh.doff : 0);
+
+      v[j] = load_sample < KIND, BYTES > (p, a);
+      if (!ok)
+        v[j] = 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < LOAD_BATCH; j++) {
+      const int q = j0 + j;
+      ts[(sh.k0 + q * sh.dk) * TILE_PITCH + sh.lane0 + q * sh.dlane] = v[j];
     }
   }
-  if (io.bytes == 1)
-    io.dst[(size_t) row * io.dst_pitch + g] = (uint8_t) w;
+}
+
+__device__ void
+load_tile (const RecPass & p, const TileIdx & t, float *ts)
+{
+  if (p.in_kind == REC_FIX16)
+    load_tile_as < true, REC_FIX16, 2 > (p, t, mid_side (p, t, 2), ts);
+  else if (p.in_kind == REC_F32)
+    load_tile_as < true, REC_F32, 4 > (p, t, mid_side (p, t, 4), ts);
+  else if (!p.rows && p.bytes == 1)
+    load_tile_as < true, REC_SRC, 1 > (p, t, plane_side (p, t, p.src,
+            p.src_pitch), ts);
+  else if (!p.rows)
+    load_tile_as < true, REC_SRC, 2 > (p, t, plane_side (p, t, p.src,
+            p.src_pitch), ts);
+  else if (p.bytes == 1)
+    load_tile_as < false, REC_SRC, 1 > (p, t, plane_side (p, t, p.src,
+            p.src_pitch), ts);
   else
-    ((uint16_t *) (io.dst + (size_t) row * io.dst_pitch))[g] = (uint16_t) w;
+    load_tile_as < false, REC_SRC, 2 > (p, t, plane_side (p, t, p.src,
+            p.src_pitch), ts);
+}
+
+/* The tile out from ts: to the intermediate (filtered lines only), or as
+ * output words, combined, rounded and shifted, or copied or filled as the
+ * line's component's op says. */
+template < bool ACROSS > __device__ void
+store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
+{
+  const int size = p.out_kind == REC_F32 ? 4 : 2;
+  const bool dst = p.out_kind == REC_DST;
+  const Side sd = dst ? plane_side (p, t, p.dst, p.dst_pitch) :
+      mid_side (p, t, size);
+  const Share < ACROSS > sh (t, sd);
+  /* the source sample of an output (copies, sharpen): the same place in
+   * src as in dst, pitch aside */
+  const Side ss = plane_side (p, t, p.src, p.src_pitch);
+  const Share < ACROSS > shs (t, ss);
+
+#pragma unroll 8
+  for (int q = 0; q < TILE_ELEMS; q++) {
+    const int lane = sh.lane0 + q * sh.dlane, k = sh.k0 + q * sh.dk;
+    const int line = t.line0 + lane;
+
+    if (t.band * BAND + k >= p.d.n || line >= p.nlines)
+      continue;
+    const int c = line_comp (p, t, line);
+    const int op = p.op[c];
+    uint8_t *o = (uint8_t *) sd.base + sh.off0 + q * sh.doff;
+    float v = ts[k * TILE_PITCH + lane];
+    uint32_t w;
+
+    if (!dst) {
+      if (op != CUCONV_COMP_FILTER)
+        continue;
+      if (p.out_kind == REC_FIX16)
+        *(uint16_t *) o =
+            (uint16_t) min (__float2uint_rn (v * p.fix_scale), 65535u);
+      else
+        *(float *) o = v;
+      continue;
+    }
+    if (op == CUCONV_COMP_FILL) {
+      w = p.fill;
+    } else if (op == CUCONV_COMP_COPY || p.sharpen) {
+      const uint8_t *a = ss.base + shs.off0 + q * shs.doff;
+      const uint32_t in = p.bytes == 1 ? __ldg (a) :
+          __ldg ((const uint16_t *) a);
+
+      w = in;
+      if (op == CUCONV_COMP_FILTER) {
+        const float x = sample_to_float ((in >> p.shift) & p.mask);
+        v = __fadd_rn (x, __fmul_rn (p.amount, __fsub_rn (x, v)));
+        w = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
+      }
+    } else {
+      w = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
+    }
+    if (p.bytes == 1)
+      *o = (uint8_t) w;
+    else
+      *(uint16_t *) o = (uint16_t) w;
+  }
+}
+
+__device__ void
+store_tile (const RecPass & p, const TileIdx & t, const float *ts)
+{
+  if (lines_adjacent (p, p.out_kind))
+    store_tile_as < true > (p, t, ts);
+  else
+    store_tile_as < false > (p, t, ts);
 }
 
 /* One segment ------------------------------------------------------------ */
 
-/* The zero-initial states of section s over a segment of L samples of
- * component c (x[k * NC + c]): ec at its last sample, ea at its first.
- * TAIL: the segment's samples beyond its first len are padding (zeros);
- * ec is then the state at sample len - 1. */
-template < int L, int NC, bool TAIL > __device__ __forceinline__ void
-seg_states (const CuconvRecDir & d, int s, const float *x, int c, int len,
-    float2 & ec, float2 & ea)
+/* Samples of this thread's segment: x (k) = xs[k * TILE_PITCH]. */
+
+/* The zero-initial states of every section over the segment's first len
+ * samples (the rest are zeros): ec, the causal state at sample len - 1,
+ * and ea, the anticausal state at sample 0. */
+template < int NS, bool TAIL > __device__ __forceinline__ void
+seg_states (const CuconvRecDir & d, const float *xs, int len, float2 * ec,
+    float2 * ea)
 {
-  const float2 p = cx (d.p[s]);
-
-  ec = ea = make_float2 (0.0f, 0.0f);
 #pragma unroll
-  for (int k = 0; k < L; k++) {
-    const float v = x[k * NC + c];
-    const CuconvCplx wa = d.pk[s][k];
+  for (int s = 0; s < NS; s++)
+    ec[s] = ea[s] = make_float2 (0.0f, 0.0f);
+#pragma unroll
+  for (int k = 0; k < SEG; k++) {
+    const float v = xs[k * TILE_PITCH];
+#pragma unroll
+    for (int s = 0; s < NS; s++) {
+      const CuconvCplx wa = d.pk[s][k];
 
-    if (!TAIL) {
-      const CuconvCplx wc = d.pk[s][L - 1 - k];
-      ec.x = fmaf (wc.re, v, ec.x);
-      ec.y = fmaf (wc.im, v, ec.y);
-    } else if (k < len) {
-      const float zr = fmaf (p.x, ec.x, fmaf (-p.y, ec.y, v));
-      ec.y = fmaf (p.x, ec.y, p.y * ec.x);
-      ec.x = zr;
+      if (!TAIL) {
+        const CuconvCplx wc = d.pk[s][SEG - 1 - k];
+        ec[s].x = fmaf (wc.re, v, ec[s].x);
+        ec[s].y = fmaf (wc.im, v, ec[s].y);
+      } else if (k < len) {
+        ec[s] = cmad (cx (d.p[s]), ec[s], make_float2 (v, 0.0f));
+      }
+      ea[s].x = fmaf (wa.re, v, ea[s].x);
+      ea[s].y = fmaf (wa.im, v, ea[s].y);
     }
-    ea.x = fmaf (wa.re, v, ea.x);
-    ea.y = fmaf (wa.im, v, ea.y);
   }
 }
 
-/* Section s over a segment of component c from its true states: z, the
- * causal state before its first sample, and w, the anticausal state after
- * its last (TAIL: after sample len - 1); adds Re (a z[k]) + Re (a w[k]) to
- * y[k * NC + c]. */
-template < int L, int NC, bool TAIL > __device__ __forceinline__ void
-seg_filter (const CuconvRecDir & d, int s, const float *x, float *y, int c,
-    int len, float2 z, float2 w)
+/* The segment filtered from its true states: z, each section's causal
+ * state before sample 0, and w, its anticausal state after sample
+ * len - 1: y[k] = sum_s Re (a_s (z_s[k] + w_s[k])) - c x[k]. */
+template < int NS, bool TAIL > __device__ __forceinline__ void
+seg_filter (const CuconvRecDir & d, const float *xs, int len, float2 * z,
+    float2 * w, float *y)
 {
-  const float2 p = cx (d.p[s]), a = cx (d.a[s]);
-
 #pragma unroll
-  for (int k = 0; k < L; k++) {
-    const float zr = fmaf (p.x, z.x, fmaf (-p.y, z.y, x[k * NC + c]));
-    z.y = fmaf (p.x, z.y, p.y * z.x);
-    z.x = zr;
-    y[k * NC + c] = fmaf (a.x, z.x, fmaf (-a.y, z.y, y[k * NC + c]));
+  for (int k = 0; k < SEG; k++) {
+    const float v = xs[k * TILE_PITCH];
+    float acc = -d.c * v;
+#pragma unroll
+    for (int s = 0; s < NS; s++) {
+      z[s] = cmad (cx (d.p[s]), z[s], make_float2 (v, 0.0f));
+      acc = fmaf (d.a[s].re, z[s].x, fmaf (-d.a[s].im, z[s].y, acc));
+    }
+    y[k] = acc;
   }
 #pragma unroll
-  for (int k = L - 1; k >= 0; k--) {
+  for (int k = SEG - 1; k >= 0; k--) {
     if (!TAIL || k < len) {
-      const float wr = fmaf (p.x, w.x, fmaf (-p.y, w.y, x[k * NC + c]));
-      w.y = fmaf (p.x, w.y, p.y * w.x);
-      w.x = wr;
-      y[k * NC + c] = fmaf (a.x, w.x, fmaf (-a.y, w.y, y[k * NC + c]));
+      const float v = xs[k * TILE_PITCH];
+      float acc = y[k];
+#pragma unroll
+      for (int s = 0; s < NS; s++) {
+        w[s] = cmad (cx (d.p[s]), w[s], make_float2 (v, 0.0f));
+        acc = fmaf (d.a[s].re, w[s].x, fmaf (-d.a[s].im, w[s].y, acc));
+      }
+      y[k] = acc;
     }
   }
 }
@@ -250,419 +468,79 @@ border_states (const CuconvRecDir & d, int s, int border, float x0, float xn,
   }
 }
 
-/* Rows: a row a block ---------------------------------------------------- */
+/* The kernels ------------------------------------------------------------ */
 
-/* The samples of a segment: 32 (11 pixels of 3 components: 33), and their
- * pitch in shared memory, odd so that the threads of a warp, each reading
- * its own segment, hit 32 different banks. */
-template < int NC > struct RowSeg
-{
-  static constexpr int SAMPLES = NC == 3 ? 33 : 32;
-  static constexpr int L = SAMPLES / NC;
-};
-constexpr int SLOT_PITCH = 33;
-constexpr int ROW_MAX_WARPS = 16;
+/* Shared memory: the tile, then each segment's states [NSEG][NS][LINES],
+ * causal (ec) and anticausal (ea), then (rec_filter, lines of up to
+ * AGG_MAX_BANDS bands) the bands' totals [band][2][NS][LINES]. */
+constexpr int AGG_MAX_BANDS = 32;
 
-/* Byte offsets of a rec_rows block's dynamic shared memory. */
-struct RowSmem
+template < int NS > struct RecSmem
 {
-  int xs;                       /* float [32 nw][SLOT_PITCH]: the chunk */
-  int pseg;                     /* float2 [ns][CUCONV_REC_PSEG] */
-  int tc, ta;                   /* float2 [nw][ns]: warp totals */
-  int u, xw;                    /* float2 [nw][ns]: warp carries */
-  int zs;                       /* float2 [ns]: the tail's causal state */
-  int ct, ca, cin, ain;         /* float2 [nch][nc][ns]: chunk totals, carries */
-  int sa;                       /* float2 [nc][ns]: the border's w[n] */
-  int edge;                     /* float [2][nc]: x[0], x[n - 1] */
-  int bytes;
+  static constexpr size_t TILE = (size_t) BAND * TILE_PITCH * sizeof (float);
+  static constexpr size_t STATES = (size_t) NSEG * NS * LINES * 8;
+  static constexpr size_t AGG = TILE + 2 * STATES;
+  static constexpr size_t BAND_AGG = (size_t) 2 * NS * LINES * 8;
 };
 
-__host__ __device__ inline RowSmem
-row_smem (int nw, int nc, int ns, int nch)
-{
-  RowSmem m;
-  int o = 0;
-
-  m.xs = o;
-  o += 32 * nw * SLOT_PITCH * (int) sizeof (float);
-  m.pseg = o;
-  o += ns * CUCONV_REC_PSEG * 8;
-  m.tc = o;
-  o += nw * ns * 8;
-  m.ta = o;
-  o += nw * ns * 8;
-  m.u = o;
-  o += nw * ns * 8;
-  m.xw = o;
-  o += nw * ns * 8;
-  m.zs = o;
-  o += ns * 8;
-  m.ct = o;
-  o += nch * nc * ns * 8;
-  m.ca = o;
-  o += nch * nc * ns * 8;
-  m.cin = o;
-  o += nch * nc * ns * 8;
-  m.ain = o;
-  o += nch * nc * ns * 8;
-  m.sa = o;
-  o += nc * ns * 8;
-  m.edge = o;
-  o += 2 * nc * (int) sizeof (float);
-  m.bytes = o;
-  return m;
-}
-
-struct RowParams
-{
-  RecIO io;
-  CuconvRecDir d;               /* seg = RowSeg<NC>::L, group = 32 nw */
-  int nw;                       /* warps a block */
-};
-
-/* The rows of a plane, a row a block of 32 nw threads, a segment a
- * thread: the row in chunks of 32 nw segments.  A row of one chunk is
- * read once: load, zero-initial states, warp scans, the block's totals
- * and the border, the carries, the recursions, store.  A longer row runs
- * the first steps over every chunk for the chunk totals, then all of
- * them again per chunk. */
-template < int NC, int NS > __global__ void
-__launch_bounds__ (ROW_MAX_WARPS * 32)
-rec_rows (const __grid_constant__ RowParams p)
-{
-  constexpr int SS = RowSeg < NC >::SAMPLES, L = RowSeg < NC >::L;
-  constexpr int PS = CUCONV_REC_PSEG;
-  extern __shared__ __align__ (16) unsigned char smem[];
-  const RecIO & io = p.io;
-  const CuconvRecDir & d = p.d;
-  const int nw = p.nw, T = 32 * nw, tid = threadIdx.x;
-  const int lane = tid & 31, warp = tid >> 5, row = blockIdx.x;
-  const int nch = d.n_groups, last = nch - 1, S = d.n_segs, len = d.tail;
-  /* the tail segment, in the last chunk */
-  const int sl = S - 1 - last * T, wl = sl >> 5, ll = sl & 31;
-  const int ws = io.width * NC;
-  const RowSmem m = row_smem (nw, NC, NS, nch);
-  float *xs = (float *) (smem + m.xs);
-  float2 *pseg = (float2 *) (smem + m.pseg);
-  float2 *tc = (float2 *) (smem + m.tc), *ta = (float2 *) (smem + m.ta);
-  float2 *u = (float2 *) (smem + m.u), *xw = (float2 *) (smem + m.xw);
-  float2 *zs = (float2 *) (smem + m.zs), *sa_s = (float2 *) (smem + m.sa);
-  float2 *ct = (float2 *) (smem + m.ct), *ca = (float2 *) (smem + m.ca);
-  float2 *cin = (float2 *) (smem + m.cin), *ain = (float2 *) (smem + m.ain);
-  float *edge = (float *) (smem + m.edge);
-  const float2 zero = make_float2 (0.0f, 0.0f);
-  float x[SS], y[SS];
-  /* the warp scans' exclusive results: the zero-initial states entering
-   * the segment from the left (ic) and from the right (ia) */
-  float2 ic[NS], ia[NS];
-
-  for (int j = tid; j < NS * PS; j += T)
-    pseg[j] = cx (d.pseg[j / PS][j % PS]);
-  if (tid < NC) {
-    const bool f = io.op[tid] == CUCONV_COMP_FILTER;
-    edge[tid] = f ? rec_load (io, row, tid) : 0.0f;
-    edge[NC + tid] = f ? rec_load (io, row, ws - NC + tid) : 0.0f;
-  }
-
-  /* chunk ch into shared memory (zeros past the row and for components
-   * not filtered), and this thread's segment into x */
-  auto load_chunk =[&](int ch) {
-    const int base = ch * T * SS;
-    __syncthreads ();           /* xs, edge and pseg free, or written */
-    for (int j = tid; j < T * SS; j += T) {
-      const int g = base + j;
-      float v = 0.0f;
-      if (g < ws && io.op[g % NC] == CUCONV_COMP_FILTER)
-        v = rec_load (io, row, g);
-      xs[(j / SS) * SLOT_PITCH + j % SS] = v;
-    }
-    __syncthreads ();
-#pragma unroll
-    for (int k = 0; k < SS; k++) {
-      x[k] = xs[tid * SLOT_PITCH + k];
-      y[k] = 0.0f;
-    }
-  };
-
-  /* component c of chunk ch: the segment's zero-initial states, the warp
-   * scans (Kogge-Stone: S_l += p^(dL) S_(l-d)), the warp totals, and the
-   * tail's causal state at the row's last sample */
-  auto scan =[&](int ch, int c) {
-    const int slot = ch * T + tid;
-    const bool tailwarp = ch == last && warp == wl;
-    float2 own[NS];
-
-#pragma unroll
-    for (int s = 0; s < NS; s++) {
-      if (tailwarp)
-        seg_states < L, NC, true > (d, s, x, c, slot == S - 1 ? len : L,
-            ic[s], ia[s]);
-      else
-        seg_states < L, NC, false > (d, s, x, c, L, ic[s], ia[s]);
-      own[s] = ic[s];
-    }
-#pragma unroll
-    for (int s = 0; s < NS; s++) {
-#pragma unroll
-      for (int dd = 1; dd < 32; dd <<= 1) {
-        const float2 mul = pseg[s * PS + dd];
-        const float2 vc = shfl_up2 (ic[s], dd), va = shfl_down2 (ia[s], dd);
-        if (lane >= dd)
-          ic[s] = cmad (mul, vc, ic[s]);
-        if (lane + dd < 32)
-          ia[s] = cmad (mul, va, ia[s]);
-      }
-      if (lane == 31)
-        tc[warp * NS + s] = ic[s];
-      if (lane == 0)
-        ta[warp * NS + s] = ia[s];
-      /* inclusive to exclusive */
-      ic[s] = shfl_up2 (ic[s], 1);
-      ia[s] = shfl_down2 (ia[s], 1);
-      if (lane == 0)
-        ic[s] = zero;
-      if (lane == 31)
-        ia[s] = zero;
-      if (slot == S - 1)
-        zs[s] = cmad (cx (d.pk[s][len]), ic[s], own[s]);
-    }
-  };
-
-  /* one thread a section s: chunk ch's zero-initial totals, the causal
-   * state at its end (the last chunk: at the row's last sample) and the
-   * anticausal state at its start */
-  auto chunk_totals =[&](int ch, int s, float2 & tot_c, float2 & tot_a) {
-    const float2 p32 = pseg[s * PS + 32];
-    const int wend = ch == last ? wl : nw;
-    float2 acc = zero;
-
-    for (int w = 0; w < wend; w++)
-      acc = cmad (p32, acc, tc[w * NS + s]);
-    tot_c = ch == last ? cmad (cmul (cx (d.pk[s][len]), pseg[s * PS + ll]),
-        acc, zs[s]) : acc;
-    acc = zero;
-    for (int w = nw - 1; w >= 0; w--)
-      acc = cmad (p32, acc, ta[w * NS + s]);
-    tot_a = acc;
-  };
-
-  /* one thread a section s: the states entering each warp of chunk ch,
-   * u[w] from the left (c_in: at the chunk's start) and xw[w] from the
-   * right (a_in: at the next chunk's start; the last chunk starts from
-   * sa at the row's end, which its tail segment enters with) */
-  auto warp_carries =[&](int ch, int s, float2 c_in, float2 a_in, float2 sa) {
-    const float2 p32 = pseg[s * PS + 32];
-    float2 v = c_in;
-
-    for (int w = 0; w < nw; w++) {
-      u[w * NS + s] = v;
-      v = cmad (p32, v, tc[w * NS + s]);
-    }
-    if (ch < last) {
-      v = a_in;
-      for (int w = nw - 1; w >= 0; w--) {
-        xw[w * NS + s] = v;
-        v = cmad (p32, v, ta[w * NS + s]);
-      }
-    } else {
-      const float2 b = cmul (cx (d.pk[s][len]), sa);
-      xw[wl * NS + s] = b;
-      v = cmad (pseg[s * PS + ll], b, ta[wl * NS + s]);
-      for (int w = wl - 1; w >= 0; w--) {
-        xw[w * NS + s] = v;
-        v = cmad (p32, v, ta[w * NS + s]);
-      }
-    }
-  };
-
-  /* component c of this thread's segment from its true states */
-  auto filter =[&](int ch, int c) {
-    const int slot = ch * T + tid;
-    const bool tailwarp = ch == last && warp == wl;
-
-    if (slot >= S)
-      return;
-#pragma unroll
-    for (int k = 0; k < L; k++)
-      y[k * NC + c] = -d.c * x[k * NC + c];
-#pragma unroll
-    for (int s = 0; s < NS; s++) {
-      const float2 zc = cmad (pseg[s * PS + lane], u[warp * NS + s], ic[s]);
-      float2 wa;
-
-      if (!tailwarp) {
-        wa = cmad (pseg[s * PS + 31 - lane], xw[warp * NS + s], ia[s]);
-        seg_filter < L, NC, false > (d, s, x, y, c, L, zc, wa);
-      } else {
-        wa = lane == ll ? sa_s[c * NS + s] :
-            cmad (pseg[s * PS + ll - 1 - lane], xw[warp * NS + s], ia[s]);
-        seg_filter < L, NC, true > (d, s, x, y, c, slot == S - 1 ? len : L,
-            zc, wa);
-      }
-    }
-  };
-
-  /* the filtered segment back into shared memory, and the chunk out */
-  auto store_chunk =[&](int ch) {
-    const int base = ch * T * SS;
-#pragma unroll
-    for (int k = 0; k < SS; k++)
-      xs[tid * SLOT_PITCH + k] = y[k];
-    __syncthreads ();
-    for (int j = tid; j < T * SS && base + j < ws; j += T)
-      rec_store (io, row, base + j, (base + j) % NC,
-          xs[(j / SS) * SLOT_PITCH + j % SS]);
-  };
-
-  if (nch == 1) {
-    load_chunk (0);
-#pragma unroll
-    for (int c = 0; c < NC; c++) {
-      if (io.op[c] != CUCONV_COMP_FILTER)
-        continue;
-      scan (0, c);
-      __syncthreads ();
-      if (tid < NS) {
-        float2 zc, za, sc, sa;
-        chunk_totals (0, tid, zc, za);
-        border_states (d, tid, io.border, edge[c], edge[NC + c], zc, za, sc,
-            sa);
-        sa_s[c * NS + tid] = sa;
-        warp_carries (0, tid, sc, zero, sa);
-      }
-      __syncthreads ();
-      filter (0, c);
-    }
-    store_chunk (0);
-    return;
-  }
-
-  /* a long row: the chunks' totals first */
-  for (int ch = 0; ch < nch; ch++) {
-    load_chunk (ch);
-#pragma unroll
-    for (int c = 0; c < NC; c++) {
-      if (io.op[c] != CUCONV_COMP_FILTER)
-        continue;
-      scan (ch, c);
-      __syncthreads ();
-      if (tid < NS)
-        chunk_totals (ch, tid, ct[(ch * NC + c) * NS + tid],
-            ca[(ch * NC + c) * NS + tid]);
-      __syncthreads ();
-    }
-  }
-  /* the row's totals, the border, each chunk's carries */
-  if (tid < NC * NS && io.op[tid / NS] == CUCONV_COMP_FILTER) {
-    const int c = tid / NS, s = tid % NS;
-    const float2 pg = cx (d.pgroup[s]);
-    float2 zc = zero, za, sc, sa;
-
-    for (int ch = 0; ch < last; ch++)
-      zc = cmad (pg, zc, ct[(ch * NC + c) * NS + s]);
-    zc = cmad (cx (d.pborder[s]), zc, ct[(last * NC + c) * NS + s]);
-    za = ca[(last * NC + c) * NS + s];
-    for (int ch = last - 1; ch >= 0; ch--)
-      za = cmad (pg, za, ca[(ch * NC + c) * NS + s]);
-    border_states (d, s, io.border, edge[c], edge[NC + c], zc, za, sc, sa);
-    sa_s[c * NS + s] = sa;
-    cin[c * NS + s] = sc;
-    for (int ch = 0; ch < last; ch++)
-      cin[((ch + 1) * NC + c) * NS + s] = cmad (pg,
-          cin[(ch * NC + c) * NS + s], ct[(ch * NC + c) * NS + s]);
-    ain[((last - 1) * NC + c) * NS + s] = cmad (cx (d.pborder[s]), sa,
-        ca[(last * NC + c) * NS + s]);
-    for (int ch = last - 1; ch >= 1; ch--)
-      ain[((ch - 1) * NC + c) * NS + s] = cmad (pg,
-          ain[(ch * NC + c) * NS + s], ca[(ch * NC + c) * NS + s]);
-  }
-  /* then each chunk again, filtered */
-  for (int ch = 0; ch < nch; ch++) {
-    load_chunk (ch);
-#pragma unroll
-    for (int c = 0; c < NC; c++) {
-      if (io.op[c] != CUCONV_COMP_FILTER)
-        continue;
-      scan (ch, c);
-      __syncthreads ();
-      if (tid < NS)
-        warp_carries (ch, tid, cin[(ch * NC + c) * NS + tid],
-            ch < last ? ain[(ch * NC + c) * NS + tid] : zero,
-            sa_s[c * NS + tid]);
-      __syncthreads ();
-      filter (ch, c);
-    }
-    store_chunk (ch);
-  }
-}
-
-/* Columns: bands of 32 columns by up to 8 segments of 32 rows ---------- */
-
-constexpr int COL_SEG = 32;
-constexpr int COL_MAX_SEGS = 8;
-
-struct ColParams
-{
-  RecIO io;
-  CuconvRecDir d;               /* seg = COL_SEG, group = segments a band */
-  float2 *agg;                  /* [band][2][ns][columns]: band totals */
-  int ncol;                     /* sample columns: width * nc */
-};
-
-/* The band totals of section s, direction dir (0 causal, 1 anticausal),
- * in column col. */
-__device__ __forceinline__ float2 &
-col_agg (const ColParams & p, int ns, int band, int dir, int s, int col)
-{
-  return p.agg[((size_t) (band * 2 + dir) * ns + s) * p.ncol + col];
-}
-
-/* This thread's segment of column col, and its zero-initial states in
- * ec[ty][s][lane], ea[ty][s][lane]. */
-template < int NS > __device__ __forceinline__ void
-col_segment (const ColParams & p, int col, bool active, int seg, float *x,
-    float2 (*ec)[NS][32], float2 (*ea)[NS][32])
+/* This thread's segment: its zero-initial states into ec, ea; returns the
+ * samples it holds (0 past the line's end). */
+template < int NS > __device__ __forceinline__ int
+segment_states (const RecPass & p, const TileIdx & t, const float *ts,
+    float2 (*ec)[NS][LINES], float2 (*ea)[NS][LINES])
 {
   const CuconvRecDir & d = p.d;
   const int ty = threadIdx.y, lane = threadIdx.x;
+  const int seg = t.band * NSEG + ty;
+  const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
+  const float *xs = ts + ty * SEG * TILE_PITCH + lane;
+  float2 c[NS], a[NS];
 
-#pragma unroll
-  for (int k = 0; k < COL_SEG; k++) {
-    const int r = seg * COL_SEG + k;
-    x[k] = active && r < p.io.height ? rec_load (p.io, r, col) : 0.0f;
-  }
+  if (len == SEG)
+    seg_states < NS, false > (d, xs, len, c, a);
+  else
+    seg_states < NS, true > (d, xs, len, c, a);
 #pragma unroll
   for (int s = 0; s < NS; s++) {
-    float2 c, a;
-    if (seg == d.n_segs - 1)
-      seg_states < COL_SEG, 1, true > (d, s, x, 0, d.tail, c, a);
-    else
-      seg_states < COL_SEG, 1, false > (d, s, x, 0, COL_SEG, c, a);
-    ec[ty][s][lane] = c;
-    ea[ty][s][lane] = a;
+    ec[ty][s][lane] = c[s];
+    ea[ty][s][lane] = a[s];
   }
+  return len;
 }
 
-/* Pass 1 of the columns: each band's totals, the zero-initial causal
- * state at its end (the last band: at the plane's last row) and the
- * anticausal state at its start. */
-template < int NS > __global__ void
-__launch_bounds__ (32 * COL_MAX_SEGS)
-rec_cols_bands (const __grid_constant__ ColParams p)
+/* Band totals of section s, direction dir (0 causal, 1 anticausal), of
+ * line `line` of component c. */
+__device__ __forceinline__ float2 &
+band_agg (const RecPass & p, int band, int dir, int s, int c, int line)
 {
-  __shared__ float2 ec[COL_MAX_SEGS][NS][32], ea[COL_MAX_SEGS][NS][32];
-  const CuconvRecDir & d = p.d;
-  const int lane = threadIdx.x, ty = threadIdx.y, rw = blockDim.y;
-  const int col = blockIdx.x * 32 + lane, band = blockIdx.y;
-  const int seg = band * rw + ty, nseg = min (rw, d.n_segs - band * rw);
-  const bool active = col < p.ncol
-      && p.io.op[col % p.io.nc] == CUCONV_COMP_FILTER;
-  float x[COL_SEG];
+  const int ns = p.d.n_sections, comps = p.rows ? p.nc : 1;
+  return p.agg[(((size_t) (band * 2 + dir) * ns + s) * comps + c) * p.nlines
+      + line];
+}
 
-  if (ty < nseg)
-    col_segment < NS > (p, col, active, seg, x, ec, ea);
+/* Pass 1: each band's zero-initial totals, the causal state at its end
+ * (the last band: at the line's last sample) and the anticausal state at
+ * its start. */
+template < int NS > __global__ void
+__launch_bounds__ (LINES * NSEG, 2)
+rec_bands (const __grid_constant__ RecPass p)
+{
+  extern __shared__ __align__ (16) unsigned char smem[];
+  float *ts = (float *) smem;
+  float2 (*ec)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
+      NS >::TILE);
+  float2 (*ea)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
+      NS >::TILE + RecSmem < NS >::STATES);
+  const CuconvRecDir & d = p.d;
+  const TileIdx t = tile_idx (p);
+  const int lane = threadIdx.x, line = t.line0 + lane;
+  const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
+
+  load_tile (p, t, ts);
   __syncthreads ();
-  if (ty != 0 || !active)
+  segment_states < NS > (p, t, ts, ec, ea);
+  __syncthreads ();
+  if (threadIdx.y != 0 || !line_filtered (p, t, line))
     return;
 #pragma unroll
   for (int s = 0; s < NS; s++) {
@@ -670,223 +548,201 @@ rec_cols_bands (const __grid_constant__ ColParams p)
     float2 acc = make_float2 (0.0f, 0.0f);
 
     for (int y = 0; y < nseg; y++)
-      acc = cmad (band * rw + y == d.n_segs - 1 ? cx (d.pk[s][d.tail]) : pl,
-          acc, ec[y][s][lane]);
-    col_agg (p, NS, band, 0, s, col) = acc;
+      acc = cmad (t.band * NSEG + y == d.n_segs - 1 ? cx (d.pk[s][d.tail]) :
+          pl, acc, ec[y][s][lane]);
+    band_agg (p, t.band, 0, s, t.c, line) = acc;
     acc = make_float2 (0.0f, 0.0f);
     for (int y = nseg - 1; y >= 0; y--)
       acc = cmad (pl, acc, ea[y][s][lane]);
-    col_agg (p, NS, band, 1, s, col) = acc;
+    band_agg (p, t.band, 1, s, t.c, line) = acc;
   }
 }
 
-/* Pass 2 of the columns: warp 0 turns the band totals into the column's
- * border states and this band's carries, then the states entering each
- * segment; every thread filters its segment and writes it. */
-template < int NS > __global__ void
-__launch_bounds__ (32 * COL_MAX_SEGS)
-rec_cols (const __grid_constant__ ColParams p)
+/* Warp 0 of rec_filter, a lane a line: the line's totals from every
+ * band's, the border's initial states, the states entering this band from
+ * either side, and then each segment's true states in place of its
+ * zero-initial ones in ec, ea. */
+template < int NS > __device__ __forceinline__ void
+true_states (const RecPass & p, const TileIdx & t, int line,
+    const float2 * ag, float2 (*ec)[NS][LINES], float2 (*ea)[NS][LINES])
 {
-  __shared__ float2 ec[COL_MAX_SEGS][NS][32], ea[COL_MAX_SEGS][NS][32];
+  /* band b's totals: staged in shared memory, or from global memory */
+  auto agg =[&](int b, int dir, int s) -> float2 {
+    if (ag)
+      return ag[((b * 2 + dir) * NS + s) * LINES + threadIdx.x];
+    return band_agg (p, b, dir, s, t.c, line);
+  };
   const CuconvRecDir & d = p.d;
-  const RecIO & io = p.io;
-  const int lane = threadIdx.x, ty = threadIdx.y, rw = blockDim.y;
-  const int col = blockIdx.x * 32 + lane, band = blockIdx.y;
-  const int seg = band * rw + ty, nseg = min (rw, d.n_segs - band * rw);
-  const int lastb = d.n_groups - 1, c = col % io.nc;
-  const bool active = col < p.ncol && io.op[c] == CUCONV_COMP_FILTER;
+  const int lane = threadIdx.x, band = t.band, last = d.n_groups - 1;
+  const int nseg = min (NSEG, d.n_segs - band * NSEG);
   const float2 zero = make_float2 (0.0f, 0.0f);
-  float x[COL_SEG], y[COL_SEG];
+  float x0, xn;
+  int row, g;
 
-  if (ty < nseg)
-    col_segment < NS > (p, col, active, seg, x, ec, ea);
-  __syncthreads ();
-  if (ty == 0 && active) {
+  pass_pos (p, line, 0, t.c, row, g);
+  x0 = rec_load (p, row, g);
+  pass_pos (p, line, d.n - 1, t.c, row, g);
+  xn = rec_load (p, row, g);
 #pragma unroll
-    for (int s = 0; s < NS; s++) {
-      const float2 pg = cx (d.pgroup[s]), pl = cx (d.pseg[s][1]);
-      float2 zc = zero, za, sc, sa, cc, aa;
+  for (int s = 0; s < NS; s++) {
+    const float2 pg = cx (d.pgroup[s]), pl = cx (d.pseg[s][1]);
+    float2 zc = zero, za, sc, sa, cc, aa;
 
-      for (int b = 0; b < lastb; b++)
-        zc = cmad (pg, zc, col_agg (p, NS, b, 0, s, col));
-      zc = cmad (cx (d.pborder[s]), zc, col_agg (p, NS, lastb, 0, s, col));
-      za = col_agg (p, NS, lastb, 1, s, col);
-      for (int b = lastb - 1; b >= 0; b--)
-        za = cmad (pg, za, col_agg (p, NS, b, 1, s, col));
-      border_states (d, s, io.border, rec_load (io, 0, col),
-          rec_load (io, io.height - 1, col), zc, za, sc, sa);
-      /* the causal state entering the band, then each segment */
-      cc = sc;
-      for (int b = 0; b < band; b++)
-        cc = cmad (pg, cc, col_agg (p, NS, b, 0, s, col));
-      for (int yy = 0; yy < nseg; yy++) {
-        const float2 e = ec[yy][s][lane];
-        ec[yy][s][lane] = cc;
-        cc = cmad (pl, cc, e);
+#pragma unroll 4
+    for (int b = 0; b < last; b++)
+      zc = cmad (pg, zc, agg (b, 0, s));
+    zc = cmad (cx (d.pborder[s]), zc, agg (last, 0, s));
+    za = agg (last, 1, s);
+#pragma unroll 4
+    for (int b = last - 1; b >= 0; b--)
+      za = cmad (pg, za, agg (b, 1, s));
+    border_states (d, s, p.border, x0, xn, zc, za, sc, sa);
+
+    /* causal: into the band, then each segment */
+    cc = sc;
+#pragma unroll 4
+    for (int b = 0; b < band; b++)
+      cc = cmad (pg, cc, agg (b, 0, s));
+    for (int y = 0; y < nseg; y++) {
+      const float2 e = ec[y][s][lane];
+      ec[y][s][lane] = cc;
+      cc = cmad (pl, cc, e);
+    }
+    /* anticausal: the last band's tail segment enters with sa */
+    if (band == last) {
+      const int yt = d.n_segs - 1 - band * NSEG;
+      const float2 e = ea[yt][s][lane];
+      ea[yt][s][lane] = sa;
+      aa = cmad (cx (d.pk[s][d.tail]), sa, e);
+      for (int y = yt - 1; y >= 0; y--) {
+        const float2 f = ea[y][s][lane];
+        ea[y][s][lane] = aa;
+        aa = cmad (pl, aa, f);
       }
-      /* the anticausal state: the last band's tail segment enters with
-       * sa at the plane's end */
-      if (band == lastb) {
-        const int yt = d.n_segs - 1 - band * rw;
-        const float2 e = ea[yt][s][lane];
-        ea[yt][s][lane] = sa;
-        aa = cmad (cx (d.pk[s][d.tail]), sa, e);
-        for (int yy = yt - 1; yy >= 0; yy--) {
-          const float2 f = ea[yy][s][lane];
-          ea[yy][s][lane] = aa;
-          aa = cmad (pl, aa, f);
-        }
-      } else {
-        aa = cmad (cx (d.pborder[s]), sa, col_agg (p, NS, lastb, 1, s, col));
-        for (int b = lastb - 1; b > band; b--)
-          aa = cmad (pg, aa, col_agg (p, NS, b, 1, s, col));
-        for (int yy = nseg - 1; yy >= 0; yy--) {
-          const float2 f = ea[yy][s][lane];
-          ea[yy][s][lane] = aa;
-          aa = cmad (pl, aa, f);
-        }
+    } else {
+      aa = cmad (cx (d.pborder[s]), sa, agg (last, 1, s));
+#pragma unroll 4
+      for (int b = last - 1; b > band; b--)
+        aa = cmad (pg, aa, agg (b, 1, s));
+      for (int y = nseg - 1; y >= 0; y--) {
+        const float2 f = ea[y][s][lane];
+        ea[y][s][lane] = aa;
+        aa = cmad (pl, aa, f);
       }
     }
   }
-  __syncthreads ();
-  if (ty >= nseg || col >= p.ncol)
-    return;
-  if (active) {
-#pragma unroll
-    for (int k = 0; k < COL_SEG; k++)
-      y[k] = -d.c * x[k];
-#pragma unroll
-    for (int s = 0; s < NS; s++) {
-      if (seg == d.n_segs - 1)
-        seg_filter < COL_SEG, 1, true > (d, s, x, y, 0, d.tail,
-            ec[ty][s][lane], ea[ty][s][lane]);
-      else
-        seg_filter < COL_SEG, 1, false > (d, s, x, y, 0, COL_SEG,
-            ec[ty][s][lane], ea[ty][s][lane]);
+}
+
+/* Pass 2: the tile filtered from its true states, and out. */
+template < int NS > __global__ void
+__launch_bounds__ (LINES * NSEG, 2)
+rec_filter (const __grid_constant__ RecPass p)
+{
+  extern __shared__ __align__ (16) unsigned char smem[];
+  float *ts = (float *) smem;
+  float2 (*ec)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
+      NS >::TILE);
+  float2 (*ea)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
+      NS >::TILE + RecSmem < NS >::STATES);
+  const TileIdx t = tile_idx (p);
+  const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
+  const bool filtered = line_filtered (p, t, line);
+  float *xs = ts + ty * SEG * TILE_PITCH + lane;
+  float2 *ag = NULL;
+  int len;
+
+  /* the bands' totals of the block's lines, all at once, for warp 0's
+   * chains of carries */
+  if (p.d.n_groups <= AGG_MAX_BANDS) {
+    const int n = p.d.n_groups * 2 * NS * LINES;
+
+    ag = (float2 *) (smem + RecSmem < NS >::AGG);
+    for (int i = ty * LINES + lane; i < n; i += LINES * NSEG) {
+      const int l = t.line0 + i % LINES, q = i / LINES;
+      ag[i] = line_filtered (p, t, l) ? band_agg (p, q / (2 * NS),
+          q / NS % 2, q % NS, t.c, l) : make_float2 (0.0f, 0.0f);
     }
   }
+  load_tile (p, t, ts);
+  __syncthreads ();
+  len = segment_states < NS > (p, t, ts, ec, ea);
+  __syncthreads ();
+  if (ty == 0 && filtered)
+    true_states < NS > (p, t, line, ag, ec, ea);
+  __syncthreads ();
+  if (filtered && len > 0) {
+    float2 z[NS], w[NS];
+    float y[SEG];
+
 #pragma unroll
-  for (int k = 0; k < COL_SEG; k++) {
-    const int r = seg * COL_SEG + k;
-    if (r < io.height)
-      rec_store (io, r, col, c, active ? y[k] : 0.0f);
+    for (int s = 0; s < NS; s++) {
+      z[s] = ec[ty][s][lane];
+      w[s] = ea[ty][s][lane];
+    }
+    if (len == SEG)
+      seg_filter < NS, false > (p.d, xs, len, z, w, y);
+    else
+      seg_filter < NS, true > (p.d, xs, len, z, w, y);
+    /* each thread rewrites only its own samples */
+#pragma unroll
+    for (int k = 0; k < SEG; k++)
+      xs[k * TILE_PITCH] = y[k];
   }
+  __syncthreads ();
+  store_tile (p, t, ts);
 }
 
 /* Host ------------------------------------------------------------------ */
 
-template < int NC, int NS > static cudaError_t
-launch_rows_nc (RowParams & p, int smem, cudaStream_t stream)
-{
-  static SmemLimit limit;
-  const auto k = rec_rows < NC, NS >;
-
-  return launch_smem ((const void *) k, smem, limit,[&]{
-        k <<< p.io.height, 32 * p.nw, smem, stream >>> (p);});
-}
-
 template < int NS > static cudaError_t
-launch_rows_ns (RowParams & p, int smem, cudaStream_t stream)
+launch_pass_ns (const RecPass & p, dim3 grid, cudaStream_t stream)
 {
-  switch (p.io.nc) {
-    case 1:
-      return launch_rows_nc < 1, NS > (p, smem, stream);
-    case 2:
-      return launch_rows_nc < 2, NS > (p, smem, stream);
-    case 3:
-      return launch_rows_nc < 3, NS > (p, smem, stream);
-    default:
-      return launch_rows_nc < 4, NS > (p, smem, stream);
-  }
-}
+  static SmemLimit lb, lf;
+  typedef RecSmem < NS > M;
+  const size_t smem = M::AGG, smem_f = M::AGG
+      + (p.d.n_groups <= AGG_MAX_BANDS ? p.d.n_groups * M::BAND_AGG : 0);
+  const dim3 block (LINES, NSEG);
+  cudaError_t e;
 
-/* The rows of io's plane in direction sigma: the warps a block (as many
- * as the row needs, up to ROW_MAX_WARPS, fewer where shared memory is
- * short), the chunks, the launch. */
-static cudaError_t
-launch_rows (const RecIO & io, double sigma, int ns, cudaStream_t stream)
-{
-  const int samples = io.nc == 3 ? 33 : 32, seg = samples / io.nc;
-  const int segs = (io.width + seg - 1) / seg;
-  int optin, nw = (segs + 31) / 32, smem;
-  cudaError_t e = device_smem_optin (&optin);
-  RowParams p;
-
+  e = launch_smem ((const void *) rec_bands < NS >, (int) smem, lb,[&]{
+        rec_bands < NS > <<< grid, block, smem, stream >>> (p);});
   if (e != cudaSuccess)
     return e;
-  if (nw > ROW_MAX_WARPS)
-    nw = ROW_MAX_WARPS;
-  for (;; nw /= 2) {
-    const int nch = (segs + 32 * nw - 1) / (32 * nw);
-    smem = row_smem (nw, io.nc, ns, nch).bytes;
-    if (smem <= optin)
-      break;
-    if (nw == 1)
-      return cudaErrorNotSupported;
-  }
-  memset (&p, 0, sizeof (p));
-  p.io = io;
-  p.nw = nw;
-  cuconv_recursive_dir_init (&p.d, sigma, ns, io.width, seg, 32 * nw);
-  switch (ns) {
-    case 2:
-      return launch_rows_ns < 2 > (p, smem, stream);
-    case 3:
-      return launch_rows_ns < 3 > (p, smem, stream);
-    default:
-      return launch_rows_ns < 4 > (p, smem, stream);
-  }
+  return launch_smem ((const void *) rec_filter < NS >, (int) smem_f, lf,[&]{
+        rec_filter < NS > <<< grid, block, smem_f, stream >>> (p);});
 }
 
-/* Rows of bands that a column pass needs: bands of up to 8 segments. */
-static int
-col_band_segs (int height)
+/* Lines, bands and components of one direction's pass. */
+static dim3
+pass_grid (const RecPass & p)
 {
-  const int segs = (height + COL_SEG - 1) / COL_SEG;
-  return segs < COL_MAX_SEGS ? segs : COL_MAX_SEGS;
+  return dim3 ((p.nlines + LINES - 1) / LINES, p.d.n_groups,
+      p.rows ? p.nc : 1);
 }
 
-/* Bytes of the band totals of a column pass. */
+/* Bytes of the band totals of a pass over lines of n samples. */
 static size_t
-col_agg_bytes (const CuconvPlane & pl, int ns)
+agg_bytes (int nlines, int nc, int n, int ns)
 {
-  const int segs = (pl.height + COL_SEG - 1) / COL_SEG;
-  const int rw = col_band_segs (pl.height);
-  const size_t bands = (size_t) (segs + rw - 1) / rw;
+  const size_t bands = ((size_t) n + BAND - 1) / BAND;
 
-  return bands * 2 * ns * (size_t) pl.width * pl.n_comp * sizeof (float2);
+  return bands * 2 * ns * (size_t) nc * nlines * sizeof (float2);
 }
 
-template < int NS > static cudaError_t
-launch_cols_ns (const ColParams & p, dim3 grid, dim3 block,
-    cudaStream_t stream)
-{
-  rec_cols_bands < NS > <<< grid, block, 0, stream >>> (p);
-  rec_cols < NS > <<< grid, block, 0, stream >>> (p);
-  return cudaGetLastError ();
-}
-
-/* The columns of io's plane in direction sigma; agg: col_agg_bytes. */
+/* Runs one direction's pass p (in, out and agg set) in direction sigma. */
 static cudaError_t
-launch_cols (const RecIO & io, double sigma, int ns, float2 * agg,
-    cudaStream_t stream)
+launch_pass (RecPass & p, double sigma, int ns, cudaStream_t stream)
 {
-  const int rw = col_band_segs (io.height);
-  ColParams p;
+  const int n = p.rows ? p.width : p.height;
 
-  memset (&p, 0, sizeof (p));
-  p.io = io;
-  p.agg = agg;
-  p.ncol = io.width * io.nc;
-  cuconv_recursive_dir_init (&p.d, sigma, ns, io.height, COL_SEG, rw);
-  dim3 grid ((p.ncol + 31) / 32, p.d.n_groups), block (32, rw);
+  cuconv_recursive_dir_init (&p.d, sigma, ns, n, SEG, NSEG);
   switch (ns) {
     case 2:
-      return launch_cols_ns < 2 > (p, grid, block, stream);
+      return launch_pass_ns < 2 > (p, pass_grid (p), stream);
     case 3:
-      return launch_cols_ns < 3 > (p, grid, block, stream);
+      return launch_pass_ns < 3 > (p, pass_grid (p), stream);
     default:
-      return launch_cols_ns < 4 > (p, grid, block, stream);
+      return launch_pass_ns < 4 > (p, pass_grid (p), stream);
   }
 }
 
@@ -910,10 +766,10 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
    * with 6 bits or more below the sample's last (depth 8 and 10) */
   const bool fix16 = depth <= 10;
   const size_t ncol = (size_t) pl.width * pl.n_comp;
-  const size_t mid_pitch = round_up256 (ncol * (fix16 ? 2 : 4));
-  size_t mid_bytes = 0, agg_bytes = 0;
+  const size_t mid_pitch = round_up256 ((size_t) pl.height * (fix16 ? 2 : 4));
+  size_t mid_bytes = 0, col_agg = 0, row_agg = 0;
   uint8_t *scratch = NULL;
-  RecIO io;
+  RecPass p;
   int ns;
   cudaError_t e, e2;
 
@@ -931,74 +787,62 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
 
   ns = cuconv_recursive_sections (depth, sharpen ? f.amount : 1.0,
       (int) rows + (int) cols);
-  memset (&io, 0, sizeof (io));
-  io.src = pl.src;
-  io.dst = pl.dst;
-  io.src_pitch = (size_t) pl.src_stride;
-  io.dst_pitch = (size_t) pl.dst_stride;
-  io.width = pl.width;
-  io.height = pl.height;
-  io.nc = pl.n_comp;
-  io.bytes = bytes;
-  io.shift = depth > 8 ? pl.shift : 0;
-  io.mask = (1u << depth) - 1;
-  io.word_mask = bytes == 1 ? 0xffu : 0xffffu;
-  io.fill = (pl.fill << io.shift) & io.word_mask;
-  memcpy (io.op, pl.op, sizeof (io.op));
-  io.border = f.settings.border;
-  io.sharpen = sharpen;
-  io.amount = f.amount;
-  io.fix_scale = (float) (1 << (16 - depth));
-  io.fix_inv = 1.0f / io.fix_scale;
+  memset (&p, 0, sizeof (p));
+  p.src = pl.src;
+  p.dst = pl.dst;
+  p.src_pitch = (size_t) pl.src_stride;
+  p.dst_pitch = (size_t) pl.dst_stride;
+  p.mid_pitch = mid_pitch;
+  p.width = pl.width;
+  p.height = pl.height;
+  p.nc = pl.n_comp;
+  p.bytes = bytes;
+  p.shift = depth > 8 ? pl.shift : 0;
+  p.mask = (1u << depth) - 1;
+  p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
+  p.fill = (pl.fill << p.shift) & p.word_mask;
+  memcpy (p.op, pl.op, sizeof (p.op));
+  p.border = f.settings.border;
+  p.sharpen = sharpen;
+  p.amount = f.amount;
+  p.fix_scale = (float) (1 << (16 - depth));
+  p.fix_inv = 1.0f / p.fix_scale;
 
   if (rows && cols)
-    mid_bytes = mid_pitch * pl.height;
+    mid_bytes = round_up256 (mid_pitch * ncol);
   if (cols)
-    agg_bytes = col_agg_bytes (pl, ns);
-  if (mid_bytes + agg_bytes > 0) {
-    e = cudaMallocAsync ((void **) &scratch, mid_bytes + agg_bytes, stream);
-    if (e != cudaSuccess)
-      return e;
-  }
+    col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns));
+  if (rows)
+    row_agg = agg_bytes (pl.height, pl.n_comp, pl.width, ns);
+  e = cudaMallocAsync ((void **) &scratch, mid_bytes + col_agg + row_agg,
+      stream);
+  if (e != cudaSuccess)
+    return e;
 
-  e = cudaSuccess;
   if (cols) {
-    RecIO c = io;
+    RecPass c = p;
 
-    c.in = pl.src;
-    c.in_pitch = c.src_pitch;
+    c.rows = 0;
+    c.nlines = (int) ncol;
     c.in_kind = REC_SRC;
-    if (rows) {
-      c.out = scratch;
-      c.out_pitch = mid_pitch;
-      c.out_kind = fix16 ? REC_FIX16 : REC_F32;
-    } else {
-      c.out_kind = REC_DST;
-    }
-    e = launch_cols (c, ty->sigma, ns, (float2 *) (scratch + mid_bytes),
-        stream);
+    c.out_kind = rows ? (fix16 ? REC_FIX16 : REC_F32) : REC_DST;
+    c.mid = scratch;
+    c.agg = (float2 *) (scratch + mid_bytes);
+    e = launch_pass (c, ty->sigma, ns, stream);
   }
   if (rows && e == cudaSuccess) {
-    RecIO r = io;
+    RecPass r = p;
 
-    if (cols) {
-      r.in = scratch;
-      r.in_pitch = mid_pitch;
-      r.in_kind = fix16 ? REC_FIX16 : REC_F32;
-    } else {
-      r.in = pl.src;
-      r.in_pitch = r.src_pitch;
-      r.in_kind = REC_SRC;
-    }
+    r.rows = 1;
+    r.nlines = pl.height;
+    r.in_kind = cols ? (fix16 ? REC_FIX16 : REC_F32) : REC_SRC;
     r.out_kind = REC_DST;
-    e = launch_rows (r, tx->sigma, ns, stream);
+    r.mid = scratch;
+    r.agg = (float2 *) (scratch + mid_bytes + col_agg);
+    e = launch_pass (r, tx->sigma, ns, stream);
   }
-  if (scratch) {
-    e2 = cudaFreeAsync (scratch, stream);
-    if (e == cudaSuccess)
-      e = e2;
-  }
-  return e;
+  e2 = cudaFreeAsync (scratch, stream);
+  return e != cudaSuccess ? e : e2;
 }
 
 }                               /* namespace cuconv */
