@@ -71,6 +71,7 @@ struct RecPass
   float amount;
   float fix_scale, fix_inv;     /* REC_FIX16: value * scale, rounded */
   float2 *agg;                  /* [band][2][ns][comp][line]: band totals */
+  int stage_agg;                /* rec_filter stages them in shared memory */
   CuconvRecDir d;               /* seg = SEG, group = NSEG */
 };
 
@@ -479,7 +480,8 @@ template < int NS > struct RecSmem
 {
   static constexpr size_t TILE = (size_t) BAND * TILE_PITCH * sizeof (float);
   static constexpr size_t STATES = (size_t) NSEG * NS * LINES * 8;
-  static constexpr size_t AGG = TILE + 2 * STATES;
+  /* rec_bands' and rec_filter's without the totals, and their offset */
+  static constexpr size_t BYTES = TILE + 2 * STATES;
   static constexpr size_t BAND_AGG = (size_t) 2 * NS * LINES * 8;
 };
 
@@ -653,10 +655,10 @@ rec_filter (const __grid_constant__ RecPass p)
 
   /* the bands' totals of the block's lines, all at once, for warp 0's
    * chains of carries */
-  if (p.d.n_groups <= AGG_MAX_BANDS) {
+  if (p.stage_agg) {
     const int n = p.d.n_groups * 2 * NS * LINES;
 
-    ag = (float2 *) (smem + RecSmem < NS >::AGG);
+    ag = (float2 *) (smem + RecSmem < NS >::BYTES);
     for (int i = ty * LINES + lane; i < n; i += LINES * NSEG) {
       const int l = t.line0 + i % LINES, q = i / LINES;
       ag[i] = line_filtered (p, t, l) ? band_agg (p, q / (2 * NS),
@@ -695,14 +697,24 @@ rec_filter (const __grid_constant__ RecPass p)
 /* Host ------------------------------------------------------------------ */
 
 template < int NS > static cudaError_t
-launch_pass_ns (const RecPass & p, dim3 grid, cudaStream_t stream)
+launch_pass_ns (RecPass & p, dim3 grid, cudaStream_t stream)
 {
   static SmemLimit lb, lf;
   typedef RecSmem < NS > M;
-  const size_t smem = M::AGG, smem_f = M::AGG
-      + (p.d.n_groups <= AGG_MAX_BANDS ? p.d.n_groups * M::BAND_AGG : 0);
+  const size_t smem = M::BYTES;
+  const size_t staged = smem + (size_t) p.d.n_groups * M::BAND_AGG;
   const dim3 block (LINES, NSEG);
-  cudaError_t e;
+  size_t smem_f;
+  int optin;
+  cudaError_t e = device_smem_optin (&optin);
+
+  if (e != cudaSuccess)
+    return e;
+  /* the bands' totals in shared memory where they fit (every GPU from
+   * sm_80 at 4K; sm_75 opts in to 64 KiB, where warp 0 reads them from
+   * global memory instead) */
+  p.stage_agg = p.d.n_groups <= AGG_MAX_BANDS && staged <= (size_t) optin;
+  smem_f = p.stage_agg ? staged : smem;
 
   e = launch_smem ((const void *) rec_bands < NS >, (int) smem, lb,[&]{
         rec_bands < NS > <<< grid, block, smem, stream >>> (p);});
