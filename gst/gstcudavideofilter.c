@@ -92,6 +92,8 @@ static void gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cuda_video_filter_prepare_output_buffer
     (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf);
+static GstFlowReturn gst_cuda_video_filter_submit_input_buffer
+    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
 static GstFlowReturn gst_cuda_video_filter_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
 static gboolean gst_cuda_video_filter_transform_meta (GstBaseTransform *
@@ -172,7 +174,9 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       "Counts since the element started, in a GstStructure named "
       "\"<element factory>-stats\": frames-in (buffers received), "
       "frames-out (buffers pushed), dropped-short (buffers dropped because "
-      "they do not hold a whole frame of their caps)", GST_TYPE_STRUCTURE,
+      "they do not hold a whole frame of their caps), dropped-qos (buffers "
+      "skipped as too late by QoS, each also posted as a QoS message; the "
+      "qos property turns that off)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
@@ -188,6 +192,8 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_before_transform);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_prepare_output_buffer);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_video_filter_submit_input_buffer);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_generate_output);
   trans_class->transform_meta =
@@ -655,6 +661,24 @@ gst_cuda_video_filter_prepare_output_buffer (GstBaseTransform * trans,
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->prepare_output_buffer
       (trans, inbuf, outbuf);
+}
+
+/* Counts every buffer received.  GstBaseTransform's QoS skips a late one
+ * here, before prepare_output_buffer (): it then queues nothing and
+ * returns GST_BASE_TRANSFORM_FLOW_DROPPED. */
+static GstFlowReturn
+gst_cuda_video_filter_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+  /* input is only compared, not used: it may be gone */
+  if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED)
+    gst_cuda_video_filter_counts_received (&GET_PRIV (trans)->counts,
+        GST_ELEMENT (trans), trans->queued_buf != input);
+  return ret;
 }
 
 /* Counts the buffers that go downstream. */

@@ -81,6 +81,16 @@ gst_cuda_video_filter_counts_reset (GstCudaVideoFilterCounts * counts,
   GST_OBJECT_UNLOCK (element);
 }
 
+void
+gst_cuda_video_filter_counts_received (GstCudaVideoFilterCounts * counts,
+    GstElement * element, gboolean qos_dropped)
+{
+  GST_OBJECT_LOCK (element);
+  counts->frames_in++;
+  counts->dropped_qos += qos_dropped;
+  GST_OBJECT_UNLOCK (element);
+}
+
 gboolean
 gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts * counts,
     GstElement * element, const GstVideoInfo * info, GstBuffer * buffer)
@@ -90,12 +100,11 @@ gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts * counts,
   const gint64 now = g_get_monotonic_time ();
   guint64 report;
 
-  GST_OBJECT_LOCK (element);
-  counts->frames_in++;
-  counts->dropped_short += !holds;
-  GST_OBJECT_UNLOCK (element);
   if (holds)
     return TRUE;
+  GST_OBJECT_LOCK (element);
+  counts->dropped_short++;
+  GST_OBJECT_UNLOCK (element);
 
   counts->unreported++;
   if (counts->last_warning_us != 0 &&
@@ -133,7 +142,8 @@ gst_cuda_video_filter_counts_to_structure (const GstCudaVideoFilterCounts *
   GstStructure *stats = gst_structure_new (name,
       "frames-in", G_TYPE_UINT64, counts->frames_in,
       "frames-out", G_TYPE_UINT64, counts->frames_out,
-      "dropped-short", G_TYPE_UINT64, counts->dropped_short, NULL);
+      "dropped-short", G_TYPE_UINT64, counts->dropped_short,
+      "dropped-qos", G_TYPE_UINT64, counts->dropped_qos, NULL);
 
   g_free (name);
   return stats;

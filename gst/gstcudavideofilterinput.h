@@ -33,7 +33,7 @@ gboolean gst_cuda_video_filter_input_meta_stays (const GstMeta * meta);
  * streaming thread. */
 typedef struct
 {
-  guint64 frames_in, frames_out, dropped_short;
+  guint64 frames_in, frames_out, dropped_short, dropped_qos;
   guint64 unreported;           /* dropped since the last warning */
   gint64 last_warning_us;       /* g_get_monotonic_time (); 0 = never */
 } GstCudaVideoFilterCounts;
@@ -41,9 +41,14 @@ typedef struct
 void gst_cuda_video_filter_counts_reset (GstCudaVideoFilterCounts * counts,
     GstElement * element);
 
-/* Counts buffer in and returns whether it holds a whole frame of info.
- * When it does not, it is counted as dropped, and a warning is posted for
- * the first such buffer, then at most one a second, saying how many. */
+/* Counts a buffer received; qos_dropped: GstBaseTransform's QoS skipped
+ * it as too late (and posted a QoS message). */
+void gst_cuda_video_filter_counts_received (GstCudaVideoFilterCounts *
+    counts, GstElement * element, gboolean qos_dropped);
+
+/* Whether buffer holds a whole frame of info.  When it does not, it is
+ * counted as dropped, and a warning is posted for the first such buffer,
+ * then at most one a second, saying how many. */
 gboolean gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts *
     counts, GstElement * element, const GstVideoInfo * info,
     GstBuffer * buffer);
@@ -53,7 +58,7 @@ void gst_cuda_video_filter_counts_pushed (GstCudaVideoFilterCounts * counts,
     GstElement * element);
 
 /* The counts as "<element factory>-stats" (frames-in, frames-out,
- * dropped-short); call with the object lock held. */
+ * dropped-short, dropped-qos); call with the object lock held. */
 GstStructure *gst_cuda_video_filter_counts_to_structure (const
     GstCudaVideoFilterCounts * counts, GstElement * element);
 

@@ -1324,12 +1324,12 @@ GST_END_TEST;
  * buffer (none is allocated for it); the stream goes on; the first one
  * posts a GST_STREAM_ERROR_FORMAT warning message, then at most one a
  * second; the read-only property "stats", a GstStructure
- * "cudaconvolve-stats", counts frames-in, frames-out and dropped-short
- * (guint64 each). */
+ * "cudaconvolve-stats", counts frames-in, frames-out, dropped-short and
+ * dropped-qos (guint64 each). */
 
 typedef struct
 {
-  guint64 in, out, dropped;
+  guint64 in, out, dropped, qos;
 } Stats;
 
 static Stats
@@ -1349,7 +1349,8 @@ stats_get (GstElement * e)
           "cudaconvolve-stats"), "%" GST_PTR_FORMAT, st);
   fail_unless (gst_structure_get_uint64 (st, "frames-in", &stats.in) &&
       gst_structure_get_uint64 (st, "frames-out", &stats.out) &&
-      gst_structure_get_uint64 (st, "dropped-short", &stats.dropped),
+      gst_structure_get_uint64 (st, "dropped-short", &stats.dropped) &&
+      gst_structure_get_uint64 (st, "dropped-qos", &stats.qos),
       "%" GST_PTR_FORMAT, st);
   gst_structure_free (st);
   return stats;
@@ -1360,10 +1361,11 @@ stats_check (GstElement * e, guint64 in, guint64 out, guint64 dropped)
 {
   Stats st = stats_get (e);
 
-  fail_unless (st.in == in && st.out == out && st.dropped == dropped,
-      "stats: in %" G_GUINT64_FORMAT " out %" G_GUINT64_FORMAT " dropped %"
-      G_GUINT64_FORMAT ", want %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
-      G_GUINT64_FORMAT, st.in, st.out, st.dropped, in, out, dropped);
+  fail_unless (st.in == in && st.out == out && st.dropped == dropped &&
+      st.qos == 0, "stats: in %" G_GUINT64_FORMAT " out %" G_GUINT64_FORMAT
+      " dropped %" G_GUINT64_FORMAT " qos %" G_GUINT64_FORMAT ", want %"
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " 0",
+      st.in, st.out, st.dropped, st.qos, in, out, dropped);
 }
 
 /* The number of short-buffer warnings on bus; fails on any other
@@ -1537,6 +1539,66 @@ GST_START_TEST (test_short_buffer_burst)
 
 GST_END_TEST;
 
+/* The number of QoS messages on bus. */
+static guint
+bus_count_qos (GstBus * bus)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_QOS))) {
+    n++;
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+/* Buffers that QoS skips as too late (a QoS event from downstream says
+ * nothing before 5 s is wanted) are counted in frames-in and dropped-qos,
+ * each with a QoS message; with qos=false the same buffers come out. */
+GST_START_TEST (test_qos_drops_counted)
+{
+  static const guint pts[] = { 0, 1, 2, 10, 11 };
+  GRand *rand = g_rand_new_with_seed (11);
+  GstVideoInfo info;
+  GstElement *e;
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&e, &bus);
+  Stats st;
+  guint i, pass;
+
+  frame_check_info_init (&info, "I420", 64, 48);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (pass = 0; pass < 2; pass++) {
+    g_object_set (e, "qos", pass == 1, NULL);
+    fail_unless (gst_harness_push_upstream_event (h,
+            gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 1.0, 5 * GST_SECOND,
+                0)));
+    for (i = 0; i < G_N_ELEMENTS (pts); i++) {
+      GstBuffer *late;
+
+      if (pass == 0 || pts[i] >= 10) {
+        harness_push_valid (h, e, &info, rand, 0, pts[i]);
+        continue;
+      }
+      late = frame_check_buffer_random (&info, rand, FALSE);
+      GST_BUFFER_PTS (late) = pts[i] * GST_SECOND;
+      harness_push_short (h, late, "late");
+    }
+  }
+  st = stats_get (e);
+  fail_unless (st.in == 10 && st.out == 7 && st.dropped == 0 && st.qos == 3,
+      "stats: in %" G_GUINT64_FORMAT " out %" G_GUINT64_FORMAT " dropped %"
+      G_GUINT64_FORMAT " qos %" G_GUINT64_FORMAT ", want 10 7 0 3", st.in,
+      st.out, st.dropped, st.qos);
+  fail_unless_equals_int (bus_count_qos (bus), 3);
+  fail_unless_equals_int (bus_count_short_warnings (bus), 0);
+  harness_free_with_bus (h, e, bus);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* GRAY8 65535x65535 caps (a 4 GiB frame) and a 4 KiB buffer: dropped as
  * a short buffer, with no frame allocated for it: the peak resident
  * memory grows by less than 64 MiB (on the CUDA backend a pinned frame
@@ -1613,6 +1675,7 @@ robustness_suite (void)
   suite_add_tcase (s, tc_new);
   tcase_add_test (tc_new, test_short_buffer_dropped);
   tcase_add_test (tc_new, test_short_buffer_burst);
+  tcase_add_test (tc_new, test_qos_drops_counted);
   tcase_add_test (tc_new, test_huge_caps_tiny_buffer);
   return s;
 }
