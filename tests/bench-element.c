@@ -12,7 +12,8 @@
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
  * (cuconv_filter_device () on the same frame, CUDA events, median), so
- * the element's own per-frame overhead shows.  The PCIe ceiling is
+ * the element's own per-frame overhead shows; at 4K also through the
+ * untruncated gaussian of sigma 64 (the recursive path).  The PCIe ceiling is
  * measured in the same run
  * (pinned H2D and D2H concurrently on two streams, and pageable copies) and
  * turned into frames/s for an I420 frame (w * h * 3 / 2 bytes each way);
@@ -45,6 +46,22 @@
 #define PCIE_REPS 7
 
 static gint n_frames_arg;
+
+/* What cudaconvolve computes in a row: its properties, and the same as
+ * settings for the kernel alone. */
+typedef struct
+{
+  const gchar *props;
+  guint radius;
+  gdouble sigma;
+} Filter;
+
+static const Filter radius2 = { "kernel=gaussian radius=2", 2, 0.0 };
+
+/* the large blur of issue 11: the untruncated gaussian (recursive path) */
+static const Filter sigma64 = { "kernel=gaussian radius=0 sigma=64", 0,
+  64.0
+};
 
 /* ---------------------------------------------------------------------- */
 /* PCIe ceilings */
@@ -187,7 +204,7 @@ measure_pcie (Pcie * p)
 /* Median microseconds of cuconv_filter_device () on one frame of info
  * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory. */
 static double
-kernel_alone_us (const GstVideoInfo * info)
+kernel_alone_us (const GstVideoInfo * info, const Filter * filter)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   CuconvSettings s;
@@ -202,7 +219,8 @@ kernel_alone_us (const GstVideoInfo * info)
 
   memset (&s, 0, sizeof (s));
   s.kernel = CUCONV_KERNEL_GAUSSIAN;
-  s.radius = 2;
+  s.radius = filter->radius;
+  s.sigma = filter->sigma;
   cuconv_filter_init (f, &s);
   for (i = 0; i < KERNEL_FRAMES; i++) {
     CHECK (cudaMalloc ((void **) &src[i], info->size));
@@ -368,10 +386,11 @@ typedef struct
   gchar note[160];
 } Result;
 
-/* One run of format at width x height, buffers in memory mem. */
+/* One run of format at width x height through filter, buffers in memory
+ * mem. */
 static void
-run_pipeline (GstVideoFormat format, gint width, gint height, Memory mem,
-    gint n_frames, Result * res)
+run_pipeline (GstVideoFormat format, gint width, gint height,
+    const Filter * filter, Memory mem, gint n_frames, Result * res)
 {
   const gboolean use_pool = mem != MEM_PAGEABLE;
   GstElement *pipeline, *src, *conv, *sink;
@@ -399,8 +418,8 @@ run_pipeline (GstVideoFormat format, gint width, gint height, Memory mem,
 
   desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-bytes=%" G_GSIZE_FORMAT " ! cudaconvolve name=conv backend=cuda "
-      "kernel=gaussian radius=2 ! fakesink name=sink sync=false "
-      "signal-handoffs=true", 3 * info.size);
+      "%s ! fakesink name=sink sync=false signal-handoffs=true",
+      3 * info.size, filter->props);
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipeline) {
@@ -587,7 +606,7 @@ main (int argc, char **argv)
       gdouble limit;
       Result res;
 
-      run_pipeline (GST_VIDEO_FORMAT_I420, w, h,
+      run_pipeline (GST_VIDEO_FORMAT_I420, w, h, &radius2,
           use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, &res);
       /* the ceiling of the memory the buffers are really in: a proposed
        * pool that is not pinned is held to the pageable one */
@@ -609,35 +628,45 @@ main (int argc, char **argv)
   g_print ("\n### Frames already in CUDA memory\n\n");
   g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
-      "! cudaconvolve backend=cuda kernel=gaussian radius=2 ! fakesink "
-      "sync=false. Kernel alone: cuconv_filter_device () on the same "
-      "frame in cudaMalloc memory, median of %d, CUDA events.\n\n",
-      N_BUFFERS, KERNEL_REPS);
-  g_print ("| size | format | frames/s | us/frame | kernel alone us | "
-      "element overhead us/frame | memory |\n"
-      "|---|---|---:|---:|---:|---:|---|\n");
+      "! cudaconvolve backend=cuda FILTER ! fakesink sync=false. Kernel "
+      "alone: cuconv_filter_device () on the same frame in cudaMalloc "
+      "memory, median of %d, CUDA events.\n\n", N_BUFFERS, KERNEL_REPS);
+  g_print ("| size | format | FILTER | frames/s | us/frame | kernel alone "
+      "us | element overhead us/frame | memory |\n"
+      "|---|---|---|---:|---:|---:|---:|---|\n");
   for (z = 0; z < 2; z++) {
-    static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
-      GST_VIDEO_FORMAT_NV12
+    static const struct
+    {
+      GstVideoFormat format;
+      const Filter *filter;
+      gboolean big_only;
+    } rows[] = {
+      {GST_VIDEO_FORMAT_I420, &radius2, FALSE},
+      {GST_VIDEO_FORMAT_NV12, &radius2, FALSE},
+      {GST_VIDEO_FORMAT_I420, &sigma64, TRUE},
     };
     gint w = sizes[z][0], h = sizes[z][1];
     gint n_frames = n_frames_arg > 0 ? n_frames_arg : 3000;
 
-    for (v = 0; v < 2; v++) {
+    for (v = 0; v < (gint) G_N_ELEMENTS (rows); v++) {
+      const gchar *fmt = gst_video_format_to_string (rows[v].format);
       GstVideoInfo info;
       Result res;
       double k_us;
 
-      gst_video_info_set_format (&info, formats[v], w, h);
-      k_us = kernel_alone_us (&info);
-      run_pipeline (formats[v], w, h, MEM_CUDA, n_frames, &res);
+      if (rows[v].big_only && z == 0)
+        continue;
+      gst_video_info_set_format (&info, rows[v].format, w, h);
+      k_us = kernel_alone_us (&info, rows[v].filter);
+      run_pipeline (rows[v].format, w, h, rows[v].filter, MEM_CUDA,
+          n_frames, &res);
       if (!res.ran)
-        g_print ("| %dx%d | %s | n/a | n/a | %.1f | n/a | %s |\n", w, h,
-            gst_video_format_to_string (formats[v]), k_us, res.note);
+        g_print ("| %dx%d | %s | %s | n/a | n/a | %.1f | n/a | %s |\n", w,
+            h, fmt, rows[v].filter->props, k_us, res.note);
       else
-        g_print ("| %dx%d | %s | %.0f | %.1f | %.1f | %.1f | %s |\n", w, h,
-            gst_video_format_to_string (formats[v]), res.fps, 1e6 / res.fps,
-            k_us, 1e6 / res.fps - k_us, res.note);
+        g_print ("| %dx%d | %s | %s | %.0f | %.1f | %.1f | %.1f | %s |\n",
+            w, h, fmt, rows[v].filter->props, res.fps, 1e6 / res.fps, k_us,
+            1e6 / res.fps - k_us, res.note);
     }
   }
   return 0;
