@@ -157,6 +157,24 @@ live_latency () {
       printf "%.3f %.3f (%d frames)\n", v[int((NR + 1) / 2)] / 1e6, v[NR] / 1e6, NR }'
 }
 
+# The latency tracer lives in the coretracers plugin, which the staged
+# runtime (.gpu-host/env.sh) unpacks but does not put on its plugin path:
+# put it on GST_PLUGIN_PATH from wherever it lies.
+latency_tracer () {
+  local d tmp
+
+  gst-inspect-1.0 coretracers >/dev/null 2>&1 && return 0
+  for d in /tmp/gst-root/usr/lib/x86_64-linux-gnu/gstreamer-1.0 \
+    /usr/lib/x86_64-linux-gnu/gstreamer-1.0; do
+    [ -f "$d/libgstcoretracers.so" ] || continue
+    tmp=$(mktemp -d)
+    cp "$d/libgstcoretracers.so" "$tmp/"
+    export GST_PLUGIN_PATH=$tmp${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
+    gst-inspect-1.0 coretracers >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
 run_latency () {
   local log=$OUT/latency.log row caps args
   local rows=(
@@ -171,6 +189,12 @@ run_latency () {
     "3840x2160|sigma=64 radius=0"
   )
 
+  if ! latency_tracer; then
+    echo "no latency tracer: the coretracers plugin is not found" >"$log"
+    SUMMARY+=("FAIL  latency ($log)")
+    FAILED=1
+    return
+  fi
   {
     echo "| frame | settings | time in the element, median (max), ms |"
     echo "|---|---|---|"
