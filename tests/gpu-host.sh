@@ -18,6 +18,9 @@
 #   soak SECONDS
 #          build/tests/soak SECONDS cuda, with the GPU memory in use
 #          (nvidia-smi) before and after
+#   wide   the large blurs alone (issue 11): test-gpu --wide and
+#          --untruncated, memcheck on their --quick runs and racecheck on
+#          their --race runs, bench-kernel --wide, bench-element
 #   latency
 #          what the element adds to a live pipeline (videotestsrc
 #          is-live=true, 30 frames/s, fakesink sync=true) on backend=cuda,
@@ -44,8 +47,8 @@ export GST_PLUGIN_PATH=$PWD/$BUILD/gst
 export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 
 case $MODE in
-  check|bench|all|soak|latency) ;;
-  *) echo "usage: $0 [check|bench|all|soak SECONDS|latency]" >&2; exit 2 ;;
+  check|bench|all|soak|latency|wide) ;;
+  *) echo "usage: $0 [check|bench|all|soak SECONDS|latency|wide]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -122,6 +125,31 @@ run_check () {
         memcheck-robustness.log "$cs" --tool memcheck --error-exitcode 1 \
         env CK_FORK=no CUCONV_ROBUSTNESS_BACKEND=cuda \
         "$BUILD/tests/test-robustness"
+  fi
+}
+
+run_wide () {
+  local cs=$(sanitizer) part
+
+  if need "$BUILD/tests/test-gpu"; then
+    for part in wide untruncated; do
+      step "test-gpu --$part" 420 "test-gpu-$part.log" \
+        "$BUILD/tests/test-gpu" --$part
+      [ -z "$cs" ] && continue
+      step "memcheck test-gpu --quick --$part" 300 "memcheck-$part.log" \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --quick --$part
+      step "racecheck test-gpu --race --$part" 300 "racecheck-$part.log" \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --race --$part
+    done
+  fi
+  if need "$BUILD/tests/bench-kernel"; then
+    step "bench-kernel --wide" 240 bench-kernel-wide.md \
+      "$BUILD/tests/bench-kernel" --wide
+  fi
+  if need "$BUILD/tests/bench-element"; then
+    step "bench-element" 240 bench-element.md "$BUILD/tests/bench-element"
   fi
 }
 
@@ -271,6 +299,7 @@ case $MODE in
   all) run_check; run_bench ;;
   soak) run_soak "${2:-}" ;;
   latency) run_latency ;;
+  wide) run_wide ;;
 esac
 
 {
@@ -280,20 +309,22 @@ esac
     sed 's/^/GPU, driver: /'
   echo
   printf '%s\n' "${SUMMARY[@]}"
-  for f in test-gpu.log test-gpu-element.log test-gpu-pipeline.log \
-      test-robustness.log soak.log; do
+  for f in test-gpu.log test-gpu-wide.log test-gpu-untruncated.log \
+      test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
+      soak.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
     tail -n 14 "$OUT/$f"
   done
   for f in memcheck.log racecheck.log racecheck-pipeline.log \
-      memcheck-robustness.log; do
+      memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
+      memcheck-untruncated.log racecheck-untruncated.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
   done
-  for f in bench-kernel.md bench-element.md; do
+  for f in bench-kernel.md bench-kernel-wide.md bench-element.md; do
     [ -f "$OUT/$f" ] || continue
     echo
     cat "$OUT/$f"
