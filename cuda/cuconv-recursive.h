@@ -63,9 +63,9 @@ typedef struct
  * at depth, the error multiplied by gain (the sharpen amount, else 1). */
 int cuconv_recursive_sections (int depth, double gain, int n_dirs);
 
-/* L1 distance, for sigma from 10 up, between the discrete kernel of
- * n_sections sections and the sampled gaussian, both normalised (the
- * table of cuconv-recursive-coeffs.c, rounded up). */
+/* The largest L1 distance, for sigma from 0.8 to 256, between the
+ * discrete kernel of n_sections sections the GPU applies and the sampled
+ * gaussian, both normalised (cuconv-recursive-coeffs.c, rounded up). */
 double cuconv_recursive_error (int n_sections);
 
 /* Fills d for sigma (> 0), n_sections, n samples, segments of seg samples

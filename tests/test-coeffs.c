@@ -1,15 +1,18 @@
-/* gst-cudaconvolve: the coefficients (cuda/cuconv-coeffs.c) and the border
- * index helpers (cuda/cuconv-border.h), against the rules written in
- * docs/semantics.md.
+/* gst-cudaconvolve: the coefficients (cuda/cuconv-coeffs.c), the border
+ * index helpers (cuda/cuconv-border.h) and the recursive gaussian's
+ * sections and tables (cuda/cuconv-recursive-coeffs.c), against the rules
+ * written in docs/semantics.md and docs/design.md.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
 #include <gst/check/gstcheck.h>
 
 #include "cuconv.h"
+#include "cuconv-recursive.h"
 
 static CuconvSettings
 settings (CuconvKernel k, unsigned radius, double sigma)
@@ -790,6 +793,170 @@ GST_START_TEST (test_round_sat)
 
 GST_END_TEST;
 
+/* The recursive gaussian ------------------------------------------------ */
+
+/* The sigmas of design.md's error table. */
+static const double rec_sigmas[] = {
+  0.8, 1.0, 2.0, 4.0, 8.0, 10.67, 16.0, 21.33, 32.0, 64.0, 128.0, 256.0
+};
+
+/* The discrete kernel of d's sections: h[0] = c (the causal and the
+ * anticausal sums both count the centre, less c once), h[k] =
+ * sum_s Re (a_s p_s^|k|); its sum over |k| <= reach and its L1 distance
+ * to the sampled gaussian of sigma, both normalised. */
+static void
+rec_kernel_stats (const CuconvRecDir * d, double sigma, double *sum,
+    double *l1)
+{
+  const int reach = (int) ceil (20.0 * sigma) + 50;
+  double g_norm = 0.0, h, g;
+  int k, s;
+
+  for (k = -reach; k <= reach; k++)
+    g_norm += exp (-(double) k * k / (2.0 * sigma * sigma));
+  *sum = *l1 = 0.0;
+  for (k = -reach; k <= reach; k++) {
+    if (k == 0) {
+      h = d->c;
+    } else {
+      h = 0.0;
+      for (s = 0; s < d->n_sections; s++) {
+        /* p^|k| in polar form, from the float pole the kernels use */
+        const double pr = d->p[s].re, pi = d->p[s].im;
+        const double mag = pow (hypot (pr, pi), abs (k));
+        const double arg = atan2 (pi, pr) * abs (k);
+
+        h += d->a[s].re * mag * cos (arg) - d->a[s].im * mag * sin (arg);
+      }
+    }
+    g = exp (-(double) k * k / (2.0 * sigma * sigma)) / g_norm;
+    *sum += h;
+    *l1 += fabs (h - g);
+  }
+}
+
+/* Each section count's kernel, as the GPU applies it (float poles and
+ * weights), sums to 1 and stays within the table of its L1 distance to
+ * the sampled gaussian, from sigma 0.8 to 256, and within
+ * cuconv_recursive_error (); and the count cuconv_recursive_sections ()
+ * picks keeps a filter within a quarter of an LSB with the worst distance
+ * of the whole range, small sigmas included (the other direction of a
+ * filter may have one). */
+GST_START_TEST (test_recursive_kernel)
+{
+  /* cuconv-recursive-coeffs.c's table (design.md section 14), rounded
+   * up in the last digit */
+  static const double table[3][G_N_ELEMENTS (rec_sigmas)] = {
+    {4.86e-4, 8.35e-4, 5.80e-4, 5.59e-4, 5.50e-4, 5.45e-4, 5.34e-4,
+        5.30e-4, 5.27e-4, 5.26e-4, 5.26e-4, 5.26e-4},
+    {1.04e-5, 8.54e-6, 8.47e-6, 7.68e-6, 7.29e-6, 7.36e-6, 7.35e-6,
+        7.33e-6, 7.24e-6, 7.22e-6, 7.22e-6, 7.21e-6},
+    {9.43e-8, 1.81e-7, 1.95e-7, 2.31e-7, 1.80e-7, 1.13e-7, 1.13e-7,
+        1.05e-7, 1.21e-7, 1.19e-7, 1.26e-7, 1.49e-7},
+  };
+  static const struct
+  {
+    int depth;
+    double gain;
+    int dirs;
+  } uses[] = {
+    {8, 1.0, 1}, {8, 1.0, 2}, {10, 1.0, 2}, {12, 1.0, 2}, {16, 1.0, 1},
+    {16, 1.0, 2}, {8, 3.0, 2}, {8, 10.0, 2}, {10, 10.0, 2}, {12, 10.0, 2},
+  };
+  double worst[3] = { 0.0, 0.0, 0.0 };
+  int ns, i, u;
+
+  for (ns = 2; ns <= 4; ns++) {
+    for (i = 0; i < (int) G_N_ELEMENTS (rec_sigmas); i++) {
+      CuconvRecDir d;
+      double sum, l1;
+
+      cuconv_recursive_dir_init (&d, rec_sigmas[i], ns, 1000, 32, 8);
+      fail_unless_equals_int (d.n_sections, ns);
+      rec_kernel_stats (&d, rec_sigmas[i], &sum, &l1);
+      fail_unless (fabs (sum - 1.0) < 1e-6, "%d sections, sigma %g: sum %.9f",
+          ns, rec_sigmas[i], sum);
+      fail_unless (l1 <= table[ns - 2][i], "%d sections, sigma %g: L1 %.3e "
+          "above the table's %.3e", ns, rec_sigmas[i], l1, table[ns - 2][i]);
+      fail_unless (l1 <= cuconv_recursive_error (ns), "%d sections, sigma "
+          "%g: L1 %.3e above cuconv_recursive_error's %.3e", ns,
+          rec_sigmas[i], l1, cuconv_recursive_error (ns));
+      worst[ns - 2] = MAX (worst[ns - 2], l1);
+    }
+  }
+  fail_unless_equals_int (cuconv_recursive_sections (8, 1.0, 2), 2);
+  fail_unless_equals_int (cuconv_recursive_sections (10, 1.0, 2), 3);
+  fail_unless_equals_int (cuconv_recursive_sections (16, 1.0, 2), 4);
+  for (u = 0; u < (int) G_N_ELEMENTS (uses); u++) {
+    const int n = cuconv_recursive_sections (uses[u].depth, uses[u].gain,
+        uses[u].dirs);
+    const double range = ldexp (1.0, uses[u].depth) - 1.0;
+    const double moved = uses[u].gain * range * uses[u].dirs *
+        worst[n - 2] / 2.0;
+
+    fail_unless (n >= 2 && n <= 4);
+    fail_unless (moved <= 0.25, "depth %d, gain %g, %d directions: %d "
+        "sections move a sample by up to %.3f LSB", uses[u].depth,
+        uses[u].gain, uses[u].dirs, n, moved);
+  }
+}
+
+GST_END_TEST;
+
+/* |z - w| relative to |w|, for float tables against double values. */
+static double
+cplx_rel (CuconvCplx z, double complex w)
+{
+  return cabs ((z.re + I * z.im) - w) / fmax (cabs (w), 1e-30);
+}
+
+/* The tables the kernels read (segments, groups, powers, border
+ * constants) agree with their definitions in cuconv-recursive.h, for
+ * lines of 1 sample up and segment and group sizes of the kernels. */
+GST_START_TEST (test_recursive_tables)
+{
+  static const int lengths[] = { 1, 2, 31, 32, 33, 255, 256, 257, 1080,
+    2160, 3840, 17000
+  };
+  int i, s, k;
+
+  for (i = 0; i < (int) G_N_ELEMENTS (lengths); i++) {
+    const int n = lengths[i];
+    CuconvRecDir d;
+
+    cuconv_recursive_dir_init (&d, 40.0, 4, n, 32, 8);
+    fail_unless_equals_int (d.n, n);
+    fail_unless_equals_int (d.n_segs, (n + 31) / 32);
+    fail_unless_equals_int (d.n_groups, (d.n_segs + 7) / 8);
+    fail_unless_equals_int (d.tail, n - (d.n_segs - 1) * 32);
+    fail_unless (d.tail >= 1 && d.tail <= 32);
+    for (s = 0; s < d.n_sections; s++) {
+      const double complex p = d.p[s].re + I * d.p[s].im;
+      const int last = (d.n_groups - 1) * 8 * 32;
+
+      fail_unless (cabs (p) < 1.0);
+      for (k = 0; k <= CUCONV_REC_MAX_SEG; k++)
+        fail_unless (cplx_rel (d.pk[s][k], cpow (p, k)) < 1e-6);
+      for (k = 0; k < CUCONV_REC_PSEG; k++)
+        fail_unless (cplx_rel (d.pseg[s][k], cpow (p, 32.0 * k)) < 1e-5);
+      fail_unless (cplx_rel (d.pgroup[s], cpow (p, 256.0)) < 1e-5);
+      fail_unless (cplx_rel (d.pborder[s], cpow (p, n - last)) < 1e-5,
+          "n %d: pborder", n);
+      fail_unless (cplx_rel (d.pinv[s], 1.0 / p) < 1e-6);
+      fail_unless (cplx_rel (d.clamp[s], 1.0 / (1.0 - p)) < 1e-6);
+      fail_unless (cplx_rel (d.wrap[s], 1.0 / (1.0 - cpow (p, n))) < 1e-5,
+          "n %d: wrap", n);
+      fail_unless (cplx_rel (d.mirror_p[s], cpow (p, n - 1)) < 1e-5);
+      if (n >= 2)
+        fail_unless (cplx_rel (d.mirror_d[s],
+                1.0 / (1.0 - cpow (p, 2.0 * n - 2.0))) < 1e-5, "n %d: mirror",
+            n);
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 coeffs_suite (void)
 {
@@ -812,6 +979,8 @@ coeffs_suite (void)
   tcase_add_test (tc, test_custom_matrix);
   tcase_add_test (tc, test_border_index);
   tcase_add_test (tc, test_round_sat);
+  tcase_add_test (tc, test_recursive_kernel);
+  tcase_add_test (tc, test_recursive_tables);
   return s;
 }
 
