@@ -1920,6 +1920,23 @@ driver_call (const char *name)
   return f;
 }
 
+/* A tight 8-bit plane of one filtered component, w x h, src to dst. */
+static void
+gray8_plane (CuconvPlane * p, const uint8_t * src, uint8_t * dst, int w,
+    int h)
+{
+  memset (p, 0, sizeof (*p));
+  p->src = src;
+  p->dst = dst;
+  p->width = w;
+  p->height = h;
+  p->src_stride = p->dst_stride = w;
+  p->n_comp = 1;
+  p->sub_x = p->sub_y = 1;
+  p->depth = 8;
+  p->op[0] = CUCONV_COMP_FILTER;
+}
+
 /* Filters src (w x h, 8 bits, tight) into dst with f in the current
  * context: through cuconv_filter_device on device copies, or (strips)
  * through a CuconvStrips from host memory.  0 on success. */
@@ -1932,13 +1949,7 @@ filter_in_context (const uint8_t * src, uint8_t * dst, int w, int h,
   uint8_t *d_src = NULL, *d_dst = NULL;
   int r = -1;
 
-  memset (&p, 0, sizeof (p));
-  p.width = w;
-  p.height = h;
-  p.src_stride = p.dst_stride = w;
-  p.n_comp = 1;
-  p.sub_x = p.sub_y = 1;
-  p.depth = 8;
+  gray8_plane (&p, NULL, NULL, w, h);
   if (strips) {
     CuconvStrips *s = cuconv_strips_new (&st);
 
@@ -2024,16 +2035,7 @@ check_contexts (void)
     s.border = CUCONV_BORDER_MIRROR;
     s.radius = cases[c].radius;
     cuconv_filter_init (&f, &s);
-    memset (&p, 0, sizeof (p));
-    p.src = src;
-    p.dst = ref;
-    p.width = w;
-    p.height = h;
-    p.src_stride = p.dst_stride = w;
-    p.n_comp = 1;
-    p.sub_x = p.sub_y = 1;
-    p.depth = 8;
-    p.op[0] = CUCONV_COMP_FILTER;
+    gray8_plane (&p, src, ref, w, h);
     cuconv_reference_plane_filter (&p, &f);
     /* primary, second, primary again; device memory, then strips */
     for (int run = 0; run < 6; run++) {
@@ -2150,15 +2152,7 @@ untrunc_strips (void)
     s.border = CUCONV_BORDER_MIRROR;
     s.sigma = 64.0;
     cuconv_filter_init (f, &s);
-    memset (&p, 0, sizeof (p));
-    p.src = src;
-    p.dst = ref;
-    p.width = w;
-    p.height = h;
-    p.src_stride = p.dst_stride = w;
-    p.n_comp = 1;
-    p.sub_x = p.sub_y = 1;
-    p.depth = 8;
+    gray8_plane (&p, src, ref, w, h);
     cuconv_reference_plane_filter (&p, f);
     memset (out, POISON_A, (size_t) w * h);
     r = filter_in_context (src, out, w, h, f, 1);
