@@ -6,14 +6,16 @@
  * anticausal (cuconv-recursive.h), run block-parallel over lines (the
  * columns of the plane, then its rows).  A block owns a tile of 32 lines
  * by a band of 256 samples, staged in shared memory; a thread owns a
- * segment of 32 samples of one line.  Two kernels a direction:
+ * segment of 32 samples of one line.  Three kernels a direction:
  *
  *   rec_bands   each segment's zero-initial end states, combined into each
  *               band's (a few values a line and band, to global memory)
- *   rec_filter  the same segment states; warp 0 turns all the bands'
- *               totals into the border's initial states, the states
- *               entering its band and each segment; each thread runs its
- *               recursions from its true states, and the tile goes out
+ *   rec_carry   a thread a line and section: all the bands' totals into
+ *               the border's initial states and the states entering each
+ *               band, in place
+ *   rec_filter  the same segment states; each warp carries its band's
+ *               entering states to its segment, runs its recursions from
+ *               its true states, and the tile goes out
  *
  * The columns write an intermediate stored transposed (a column of the
  * plane is a row of it), so that the rows read it with the lines in the
@@ -70,8 +72,8 @@ struct RecPass
   int sharpen;
   float amount;
   float fix_scale, fix_inv;     /* REC_FIX16: value * scale, rounded */
-  float2 *agg;                  /* [band][2][ns][comp][line]: band totals */
-  int stage_agg;                /* rec_filter stages them in shared memory */
+  float2 *agg;                  /* [band][2][ns][comp][line]: band totals,
+                                 * then the states entering each band */
   CuconvRecDir d;               /* seg = SEG, group = NSEG */
 };
 
@@ -472,17 +474,12 @@ border_states (const CuconvRecDir & d, int s, int border, float x0, float xn,
 /* The kernels ------------------------------------------------------------ */
 
 /* Shared memory: the tile, then each segment's states [NSEG][NS][LINES],
- * causal (ec) and anticausal (ea), then (rec_filter, lines of up to
- * AGG_MAX_BANDS bands) the bands' totals [band][2][NS][LINES]. */
-constexpr int AGG_MAX_BANDS = 32;
-
+ * causal (ec) and anticausal (ea). */
 template < int NS > struct RecSmem
 {
   static constexpr size_t TILE = (size_t) BAND * TILE_PITCH * sizeof (float);
   static constexpr size_t STATES = (size_t) NSEG * NS * LINES * 8;
-  /* rec_bands' and rec_filter's without the totals, and their offset */
   static constexpr size_t BYTES = TILE + 2 * STATES;
-  static constexpr size_t BAND_AGG = (size_t) 2 * NS * LINES * 8;
 };
 
 /* This thread's segment: its zero-initial states into ec, ea; returns the
@@ -520,6 +517,35 @@ band_agg (const RecPass & p, int band, int dir, int s, int c, int line)
       + line];
 }
 
+/* The block's shared memory (RecSmem): the tile, and each segment's
+ * zero-initial states, causal (ec) and anticausal (ea). */
+template < int NS > struct RecShared
+{
+  float *ts;
+  float2 (*ec)[NS][LINES];
+  float2 (*ea)[NS][LINES];
+};
+
+/* What rec_bands and rec_filter both begin with: tile t staged and every
+ * segment's zero-initial states, in the block's shared memory sh; returns
+ * the samples this thread's segment holds. */
+template < int NS > __device__ __forceinline__ int
+stage_tile (const RecPass & p, const TileIdx & t, RecShared < NS > &sh)
+{
+  extern __shared__ __align__ (16) unsigned char smem[];
+  int len;
+
+  sh.ts = (float *) smem;
+  sh.ec = (float2 (*)[NS][LINES]) (smem + RecSmem < NS >::TILE);
+  sh.ea = (float2 (*)[NS][LINES]) (smem + RecSmem < NS >::TILE
+      + RecSmem < NS >::STATES);
+  load_tile (p, t, sh.ts);
+  __syncthreads ();
+  len = segment_states < NS > (p, t, sh.ts, sh.ec, sh.ea);
+  __syncthreads ();
+  return len;
+}
+
 /* Pass 1: each band's zero-initial totals, the causal state at its end
  * (the last band: at the line's last sample) and the anticausal state at
  * its start. */
@@ -527,21 +553,13 @@ template < int NS > __global__ void
 __launch_bounds__ (LINES * NSEG, 2)
 rec_bands (const __grid_constant__ RecPass p)
 {
-  extern __shared__ __align__ (16) unsigned char smem[];
-  float *ts = (float *) smem;
-  float2 (*ec)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
-      NS >::TILE);
-  float2 (*ea)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
-      NS >::TILE + RecSmem < NS >::STATES);
   const CuconvRecDir & d = p.d;
   const TileIdx t = tile_idx (p);
   const int lane = threadIdx.x, line = t.line0 + lane;
   const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
+  RecShared < NS > sh;
 
-  load_tile (p, t, ts);
-  __syncthreads ();
-  segment_states < NS > (p, t, ts, ec, ea);
-  __syncthreads ();
+  stage_tile < NS > (p, t, sh);
   if (threadIdx.y != 0 || !line_filtered (p, t, line))
     return;
 #pragma unroll
@@ -551,177 +569,131 @@ rec_bands (const __grid_constant__ RecPass p)
 
     for (int y = 0; y < nseg; y++)
       acc = cmad (t.band * NSEG + y == d.n_segs - 1 ? cx (d.pk[s][d.tail]) :
-          pl, acc, ec[y][s][lane]);
+          pl, acc, sh.ec[y][s][lane]);
     band_agg (p, t.band, 0, s, t.c, line) = acc;
     acc = make_float2 (0.0f, 0.0f);
     for (int y = nseg - 1; y >= 0; y--)
-      acc = cmad (pl, acc, ea[y][s][lane]);
+      acc = cmad (pl, acc, sh.ea[y][s][lane]);
     band_agg (p, t.band, 1, s, t.c, line) = acc;
   }
 }
 
-/* Warp 0 of rec_filter, a lane a line: the line's totals from every
- * band's, the border's initial states, the states entering this band from
- * either side, and then each segment's true states in place of its
- * zero-initial ones in ec, ea. */
-template < int NS > __device__ __forceinline__ void
-true_states (const RecPass & p, const TileIdx & t, int line,
-    const float2 * ag, float2 (*ec)[NS][LINES], float2 (*ea)[NS][LINES])
+/* Pass 2, a thread a line and section: the line's zero-initial totals
+ * from every band's, the border's initial states, and in place of each
+ * band's totals the states entering it: from the left, the causal state
+ * before its first sample; from the right, the anticausal state after its
+ * last (the last band: w[n], the border's). */
+template < int NS > __global__ void
+__launch_bounds__ (128)
+rec_carry (const __grid_constant__ RecPass p)
 {
-  /* band b's totals: staged in shared memory, or from global memory */
-  auto agg =[&](int b, int dir, int s) -> float2 {
-    if (ag)
-      return ag[((b * 2 + dir) * NS + s) * LINES + threadIdx.x];
-    return band_agg (p, b, dir, s, t.c, line);
-  };
   const CuconvRecDir & d = p.d;
-  const int lane = threadIdx.x, band = t.band, last = d.n_groups - 1;
-  const int nseg = min (NSEG, d.n_segs - band * NSEG);
-  const float2 zero = make_float2 (0.0f, 0.0f);
+  const int line = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.z;
+  const int c = p.rows ? (int) blockIdx.y : 0, last = d.n_groups - 1;
+  const TileIdx t = { 0, c, 0 };
+  const float2 pg = cx (d.pgroup[s]), pb = cx (d.pborder[s]);
+  float2 zc = make_float2 (0.0f, 0.0f), za, sc, sa, v;
   float x0, xn;
   int row, g;
 
-  pass_pos (p, line, 0, t.c, row, g);
+  if (!line_filtered (p, t, line))
+    return;
+  pass_pos (p, line, 0, c, row, g);
   x0 = rec_load (p, row, g);
-  pass_pos (p, line, d.n - 1, t.c, row, g);
+  pass_pos (p, line, d.n - 1, c, row, g);
   xn = rec_load (p, row, g);
-#pragma unroll
-  for (int s = 0; s < NS; s++) {
-    const float2 pg = cx (d.pgroup[s]), pl = cx (d.pseg[s][1]);
-    float2 zc = zero, za, sc, sa, cc, aa;
+#pragma unroll 8
+  for (int b = 0; b < last; b++)
+    zc = cmad (pg, zc, band_agg (p, b, 0, s, c, line));
+  zc = cmad (pb, zc, band_agg (p, last, 0, s, c, line));
+  za = band_agg (p, last, 1, s, c, line);
+#pragma unroll 8
+  for (int b = last - 1; b >= 0; b--)
+    za = cmad (pg, za, band_agg (p, b, 1, s, c, line));
+  border_states (d, s, p.border, x0, xn, zc, za, sc, sa);
 
-#pragma unroll 4
-    for (int b = 0; b < last; b++)
-      zc = cmad (pg, zc, agg (b, 0, s));
-    zc = cmad (cx (d.pborder[s]), zc, agg (last, 0, s));
-    za = agg (last, 1, s);
-#pragma unroll 4
-    for (int b = last - 1; b >= 0; b--)
-      za = cmad (pg, za, agg (b, 1, s));
-    border_states (d, s, p.border, x0, xn, zc, za, sc, sa);
-
-    /* causal: into the band, then each segment */
-    cc = sc;
-#pragma unroll 4
-    for (int b = 0; b < band; b++)
-      cc = cmad (pg, cc, agg (b, 0, s));
-    for (int y = 0; y < nseg; y++) {
-      const float2 e = ec[y][s][lane];
-      ec[y][s][lane] = cc;
-      cc = cmad (pl, cc, e);
-    }
-    /* anticausal: the last band's tail segment enters with sa */
-    if (band == last) {
-      const int yt = d.n_segs - 1 - band * NSEG;
-      const float2 e = ea[yt][s][lane];
-      ea[yt][s][lane] = sa;
-      aa = cmad (cx (d.pk[s][d.tail]), sa, e);
-      for (int y = yt - 1; y >= 0; y--) {
-        const float2 f = ea[y][s][lane];
-        ea[y][s][lane] = aa;
-        aa = cmad (pl, aa, f);
-      }
-    } else {
-      aa = cmad (cx (d.pborder[s]), sa, agg (last, 1, s));
-#pragma unroll 4
-      for (int b = last - 1; b > band; b--)
-        aa = cmad (pg, aa, agg (b, 1, s));
-      for (int y = nseg - 1; y >= 0; y--) {
-        const float2 f = ea[y][s][lane];
-        ea[y][s][lane] = aa;
-        aa = cmad (pl, aa, f);
-      }
-    }
+  v = sc;
+  for (int b = 0; b <= last; b++) {
+    float2 &e = band_agg (p, b, 0, s, c, line);
+    const float2 tot = e;
+    e = v;
+    v = cmad (pg, v, tot);
+  }
+  v = sa;
+  for (int b = last; b >= 0; b--) {
+    float2 &e = band_agg (p, b, 1, s, c, line);
+    const float2 tot = e;
+    e = v;
+    v = cmad (b == last ? pb : pg, v, tot);
   }
 }
 
-/* Pass 2: the tile filtered from its true states, and out. */
+/* Pass 3: the tile filtered from its true states, and out.  Each warp
+ * carries the states entering its band to its own segment through the
+ * segments before it (causal) or after it (anticausal) in the band. */
 template < int NS > __global__ void
 __launch_bounds__ (LINES * NSEG, 2)
 rec_filter (const __grid_constant__ RecPass p)
 {
-  extern __shared__ __align__ (16) unsigned char smem[];
-  float *ts = (float *) smem;
-  float2 (*ec)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
-      NS >::TILE);
-  float2 (*ea)[NS][LINES] = (float2 (*)[NS][LINES]) (smem + RecSmem <
-      NS >::TILE + RecSmem < NS >::STATES);
+  const CuconvRecDir & d = p.d;
   const TileIdx t = tile_idx (p);
   const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
+  const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
   const bool filtered = line_filtered (p, t, line);
-  float *xs = ts + ty * SEG * TILE_PITCH + lane;
-  float2 *ag = NULL;
-  int len;
+  RecShared < NS > sh;
+  const int len = stage_tile < NS > (p, t, sh);
+  float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
 
-  /* the bands' totals of the block's lines, all at once, for warp 0's
-   * chains of carries */
-  if (p.stage_agg) {
-    const int n = p.d.n_groups * 2 * NS * LINES;
-
-    ag = (float2 *) (smem + RecSmem < NS >::BYTES);
-    for (int i = ty * LINES + lane; i < n; i += LINES * NSEG) {
-      const int l = t.line0 + i % LINES, q = i / LINES;
-      ag[i] = line_filtered (p, t, l) ? band_agg (p, q / (2 * NS),
-          q / NS % 2, q % NS, t.c, l) : make_float2 (0.0f, 0.0f);
-    }
-  }
-  load_tile (p, t, ts);
-  __syncthreads ();
-  len = segment_states < NS > (p, t, ts, ec, ea);
-  __syncthreads ();
-  if (ty == 0 && filtered)
-    true_states < NS > (p, t, line, ag, ec, ea);
-  __syncthreads ();
   if (filtered && len > 0) {
     float2 z[NS], w[NS];
     float y[SEG];
 
 #pragma unroll
     for (int s = 0; s < NS; s++) {
-      z[s] = ec[ty][s][lane];
-      w[s] = ea[ty][s][lane];
+      const float2 pl = cx (d.pseg[s][1]);
+
+      z[s] = band_agg (p, t.band, 0, s, t.c, line);
+      for (int q = 0; q < ty; q++)
+        z[s] = cmad (pl, z[s], sh.ec[q][s][lane]);
+      w[s] = band_agg (p, t.band, 1, s, t.c, line);
+      for (int q = nseg - 1; q > ty; q--)
+        w[s] = cmad (t.band * NSEG + q == d.n_segs - 1 ?
+            cx (d.pk[s][d.tail]) : pl, w[s], sh.ea[q][s][lane]);
     }
     if (len == SEG)
-      seg_filter < NS, false > (p.d, xs, len, z, w, y);
+      seg_filter < NS, false > (d, xs, len, z, w, y);
     else
-      seg_filter < NS, true > (p.d, xs, len, z, w, y);
+      seg_filter < NS, true > (d, xs, len, z, w, y);
     /* each thread rewrites only its own samples */
 #pragma unroll
     for (int k = 0; k < SEG; k++)
       xs[k * TILE_PITCH] = y[k];
   }
   __syncthreads ();
-  store_tile (p, t, ts);
+  store_tile (p, t, sh.ts);
 }
 
 /* Host ------------------------------------------------------------------ */
 
 template < int NS > static cudaError_t
-launch_pass_ns (RecPass & p, dim3 grid, cudaStream_t stream)
+launch_pass_ns (const RecPass & p, dim3 grid, cudaStream_t stream)
 {
   static SmemLimit lb, lf;
-  typedef RecSmem < NS > M;
-  const size_t smem = M::BYTES;
-  const size_t staged = smem + (size_t) p.d.n_groups * M::BAND_AGG;
+  const size_t smem = RecSmem < NS >::BYTES;
   const dim3 block (LINES, NSEG);
-  size_t smem_f;
-  int optin;
-  cudaError_t e = device_smem_optin (&optin);
-
-  if (e != cudaSuccess)
-    return e;
-  /* the bands' totals in shared memory where they fit (every GPU from
-   * sm_80 at 4K; sm_75 opts in to 64 KiB, where warp 0 reads them from
-   * global memory instead) */
-  p.stage_agg = p.d.n_groups <= AGG_MAX_BANDS && staged <= (size_t) optin;
-  smem_f = p.stage_agg ? staged : smem;
+  const dim3 carry_grid ((p.nlines + 127) / 128, grid.z, NS);
+  cudaError_t e;
 
   e = launch_smem ((const void *) rec_bands < NS >, (int) smem, lb,[&]{
         rec_bands < NS > <<< grid, block, smem, stream >>> (p);});
   if (e != cudaSuccess)
     return e;
-  return launch_smem ((const void *) rec_filter < NS >, (int) smem_f, lf,[&]{
-        rec_filter < NS > <<< grid, block, smem_f, stream >>> (p);});
+  rec_carry < NS > <<< carry_grid, 128, 0, stream >>> (p);
+  e = cudaGetLastError ();
+  if (e != cudaSuccess)
+    return e;
+  return launch_smem ((const void *) rec_filter < NS >, (int) smem, lf,[&]{
+        rec_filter < NS > <<< grid, block, smem, stream >>> (p);});
 }
 
 /* Lines, bands and components of one direction's pass. */
