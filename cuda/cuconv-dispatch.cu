@@ -16,6 +16,9 @@ namespace cuconv {
  * fed the box's equal taps, is faster (docs/performance.md). */
 #define CUCONV_BOX_SUMS_MIN_RADIUS 17
 
+/* Above this plane radius a one-term 8-bit blur takes the global path. */
+#define CUCONV_GLOBAL_MIN_RADIUS 44
+
 /* Whether a box of f's luma radius runs as running sums. */
 static bool
 box_takes_sums (const CuconvFilter * f)
@@ -162,6 +165,14 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
     return launch_matrix (mp, stream);
   }
+  /* an 8-bit blur of one term (no box: its sums do not grow with the
+   * radius) is faster through the global passes from a plane radius
+   * between 40 and 48 on an H100 (docs/design.md, section 13) */
+  if (path == CUCONV_PATH_AUTO && takes_tuned (pl, f)
+      && f.settings.kernel != CUCONV_KERNEL_BOX
+      && max (cuconv_filter_taps_x (&f, &pl)->radius,
+          cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
+    return launch_global (pl, f, row_begin, row_end, stream);
   /* a fused tile that does not fit the device's shared memory at this
    * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on
    * sm_86/89; the generic gaussian from 59 on sm_75): the global path
