@@ -82,7 +82,27 @@ cuconv_recursive_sections (int depth, double gain, int n_dirs)
 static CuconvCplx
 to_cplx (double complex z)
 {
-  CuconvCplx c = { (float) creal (z), (float) cimag (z) };
+  CuconvCplx c = { creal (z), cimag (z) };
+
+  return c;
+}
+
+/* x rounded to float, through memory: GCC 12's vectorizer (-O2) drops the
+ * (float) of a pair of casts whose results are widened again. */
+static double
+to_float (double x)
+{
+  volatile float f = (float) x;
+
+  return f;
+}
+
+/* z rounded to the floats the kernels of 8 to 12 bits use (poles and
+ * weights define the kernel: both precisions apply the same one) */
+static CuconvCplx
+to_float_cplx (double complex z)
+{
+  CuconvCplx c = { to_float (creal (z)), to_float (cimag (z)) };
 
   return c;
 }
@@ -151,7 +171,7 @@ fit_finish (Fit * f, const double complex * a)
     gain += creal (a[i] * (1.0 + p[i]) / (1.0 - p[i]));
   }
   for (i = 0; i < f->n; i++) {
-    f->a[i] = to_cplx (a[i] / gain);
+    f->a[i] = to_float_cplx (a[i] / gain);
     c += f->a[i].re;
   }
   f->c = (float) c;
@@ -294,7 +314,7 @@ fit_sections (Fit * f, double sigma, int n)
   f->sigma = sigma;
   f->n = n;
   for (i = 0; i < n; i++) {
-    f->p[i] = to_cplx (cexp ((-sec[i].l + I * sec[i].w) / sigma));
+    f->p[i] = to_float_cplx (cexp ((-sec[i].l + I * sec[i].w) / sigma));
     a[i] = sec[i].a - I * sec[i].b;
   }
   fit_finish (f, a);

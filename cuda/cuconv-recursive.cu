@@ -72,32 +72,59 @@ struct RecPass
   int sharpen;
   float amount;
   float fix_scale, fix_inv;     /* REC_FIX16: value * scale, rounded */
-  float2 *agg;                  /* [band][2][ns][comp][line]: band totals,
-                                 * then the states entering each band */
-  CuconvRecDir d;               /* seg = SEG, group = NSEG */
+  int n;                        /* samples along the direction */
+  void *agg;                    /* [band][2][ns][comp][line] complex R: band
+                                 * totals, then the states entering each */
 };
 
-/* Complex arithmetic on float2 ------------------------------------------ */
+/* Complex arithmetic in R (float; double from 13 bits up) --------------- */
 
-__device__ __forceinline__ float2
-cx (const CuconvCplx & c)
+template < typename R > struct CplxOf;
+template <> struct CplxOf < float > { typedef float2 T; };
+template <> struct CplxOf < double > { typedef double2 T; };
+template < typename R > using Cplx = typename CplxOf < R >::T;
+
+template < typename R > __device__ __forceinline__ Cplx < R >
+cplx (R re, R im)
 {
-  return make_float2 (c.re, c.im);
+  Cplx < R > z;
+
+  z.x = re;
+  z.y = im;
+  return z;
 }
 
 /* v + m u */
-__device__ __forceinline__ float2
-cmad (float2 m, float2 u, float2 v)
+template < typename R > __device__ __forceinline__ Cplx < R >
+cmad (Cplx < R > m, Cplx < R > u, Cplx < R > v)
 {
-  return make_float2 (fmaf (m.x, u.x, fmaf (-m.y, u.y, v.x)),
-      fmaf (m.x, u.y, fmaf (m.y, u.x, v.y)));
+  return cplx < R > (fma (m.x, u.x, fma (-m.y, u.y, v.x)),
+      fma (m.x, u.y, fma (m.y, u.x, v.y)));
 }
 
-__device__ __forceinline__ float2
-cmul (float2 m, float2 u)
+template < typename R > __device__ __forceinline__ Cplx < R >
+cmul (Cplx < R > m, Cplx < R > u)
 {
-  return cmad (m, u, make_float2 (0.0f, 0.0f));
+  return cmad < R > (m, u, cplx < R > (0, 0));
 }
+
+/* CuconvRecDir (seg = SEG, group = NSEG) in R: the same fields, rounded to
+ * float below 13 bits, where float sums are exact enough; from 13 bits on
+ * the rounding of float states near a full-range edge adds up to half an
+ * LSB at sigma 256 (docs/design.md, section 14), so the states, the sums
+ * and every constant are double there. */
+template < typename R > struct RecDir
+{
+  int n, n_sections, n_segs, n_groups, tail;
+  R c;
+  Cplx < R > p[CUCONV_REC_MAX_SECTIONS], a[CUCONV_REC_MAX_SECTIONS];
+  Cplx < R > pk[CUCONV_REC_MAX_SECTIONS][CUCONV_REC_MAX_SEG + 1];
+  Cplx < R > pseg[CUCONV_REC_MAX_SECTIONS][CUCONV_REC_PSEG];
+  Cplx < R > pinv[CUCONV_REC_MAX_SECTIONS], clamp[CUCONV_REC_MAX_SECTIONS];
+  Cplx < R > wrap[CUCONV_REC_MAX_SECTIONS], mirror_p[CUCONV_REC_MAX_SECTIONS];
+  Cplx < R > mirror_d[CUCONV_REC_MAX_SECTIONS];
+  Cplx < R > pgroup[CUCONV_REC_MAX_SECTIONS], pborder[CUCONV_REC_MAX_SECTIONS];
+};
 
 /* Samples -------------------------------------------------------------- */
 
@@ -249,7 +276,7 @@ load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
   const Share < ACROSS > sh (t, sd);
   /* what does not change along the share */
   const bool fixed_in = ACROSS ? line_filtered (p, t, t.line0 + sh.lane0) :
-      t.band * BAND + sh.k0 < p.d.n && p.op[t.c] == CUCONV_COMP_FILTER;
+      t.band * BAND + sh.k0 < p.n && p.op[t.c] == CUCONV_COMP_FILTER;
 
 #pragma unroll 1
   for (int j0 = 0; j0 < TILE_ELEMS; j0 += LOAD_BATCH) {
@@ -259,7 +286,7 @@ load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
     for (int j = 0; j < LOAD_BATCH; j++) {
       const int q = j0 + j;
       const bool ok = fixed_in && (ACROSS ?
-          t.band * BAND + sh.k0 + q * sh.dk < p.d.n :
+          t.band * BAND + sh.k0 + q * sh.dk < p.n :
           t.line0 + q < p.nlines);
       const uint8_t *a = sd.base + (ok ? sh.off0 + q * sh.doff : 0);
 
@@ -317,7 +344,7 @@ store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
     const int lane = sh.lane0 + q * sh.dlane, k = sh.k0 + q * sh.dk;
     const int line = t.line0 + lane;
 
-    if (t.band * BAND + k >= p.d.n || line >= p.nlines)
+    if (t.band * BAND + k >= p.n || line >= p.nlines)
       continue;
     const int c = line_comp (p, t, line);
     const int op = p.op[c];
@@ -374,62 +401,64 @@ store_tile (const RecPass & p, const TileIdx & t, const float *ts)
 /* The zero-initial states of every section over the segment's first len
  * samples (the rest are zeros): ec, the causal state at sample len - 1,
  * and ea, the anticausal state at sample 0. */
-template < int NS, bool TAIL > __device__ __forceinline__ void
-seg_states (const CuconvRecDir & d, const float *xs, int len, float2 * ec,
-    float2 * ea)
+template < typename R, int NS, bool TAIL > __device__ __forceinline__ void
+seg_states (const RecDir < R > &d, const float *xs, int len, Cplx < R > *ec,
+    Cplx < R > *ea)
 {
 #pragma unroll
   for (int s = 0; s < NS; s++)
-    ec[s] = ea[s] = make_float2 (0.0f, 0.0f);
+    ec[s] = ea[s] = cplx < R > (0, 0);
 #pragma unroll
   for (int k = 0; k < SEG; k++) {
-    const float v = xs[k * TILE_PITCH];
+    const R v = xs[k * TILE_PITCH];
 #pragma unroll
     for (int s = 0; s < NS; s++) {
-      const CuconvCplx wa = d.pk[s][k];
+      const Cplx < R > wa = d.pk[s][k];
 
       if (!TAIL) {
-        const CuconvCplx wc = d.pk[s][SEG - 1 - k];
-        ec[s].x = fmaf (wc.re, v, ec[s].x);
-        ec[s].y = fmaf (wc.im, v, ec[s].y);
+        const Cplx < R > wc = d.pk[s][SEG - 1 - k];
+        ec[s].x = fma (wc.x, v, ec[s].x);
+        ec[s].y = fma (wc.y, v, ec[s].y);
       } else if (k < len) {
-        ec[s] = cmad (cx (d.p[s]), ec[s], make_float2 (v, 0.0f));
+        ec[s] = cmad < R > (d.p[s], ec[s], cplx < R > (v, 0));
       }
-      ea[s].x = fmaf (wa.re, v, ea[s].x);
-      ea[s].y = fmaf (wa.im, v, ea[s].y);
+      ea[s].x = fma (wa.x, v, ea[s].x);
+      ea[s].y = fma (wa.y, v, ea[s].y);
     }
   }
 }
 
 /* The segment filtered from its true states: z, each section's causal
  * state before sample 0, and w, its anticausal state after sample
- * len - 1: y[k] = sum_s Re (a_s (z_s[k] + w_s[k])) - c x[k]. */
-template < int NS, bool TAIL > __device__ __forceinline__ void
-seg_filter (const CuconvRecDir & d, const float *xs, int len, float2 * z,
-    float2 * w, float *y)
+ * len - 1: y[k] = sum_s Re (a_s (z_s[k] + w_s[k])) - c x[k], summed in R
+ * a sample at a time (the sections' terms are far larger than y and
+ * cancel), y itself a float between the two runs. */
+template < typename R, int NS, bool TAIL > __device__ __forceinline__ void
+seg_filter (const RecDir < R > &d, const float *xs, int len, Cplx < R > *z,
+    Cplx < R > *w, float *y)
 {
 #pragma unroll
   for (int k = 0; k < SEG; k++) {
-    const float v = xs[k * TILE_PITCH];
-    float acc = -d.c * v;
+    const R v = xs[k * TILE_PITCH];
+    R acc = -d.c * v;
 #pragma unroll
     for (int s = 0; s < NS; s++) {
-      z[s] = cmad (cx (d.p[s]), z[s], make_float2 (v, 0.0f));
-      acc = fmaf (d.a[s].re, z[s].x, fmaf (-d.a[s].im, z[s].y, acc));
+      z[s] = cmad < R > (d.p[s], z[s], cplx < R > (v, 0));
+      acc = fma (d.a[s].x, z[s].x, fma (-d.a[s].y, z[s].y, acc));
     }
-    y[k] = acc;
+    y[k] = (float) acc;
   }
 #pragma unroll
   for (int k = SEG - 1; k >= 0; k--) {
     if (!TAIL || k < len) {
-      const float v = xs[k * TILE_PITCH];
-      float acc = y[k];
+      const R v = xs[k * TILE_PITCH];
+      R acc = y[k];
 #pragma unroll
       for (int s = 0; s < NS; s++) {
-        w[s] = cmad (cx (d.p[s]), w[s], make_float2 (v, 0.0f));
-        acc = fmaf (d.a[s].re, w[s].x, fmaf (-d.a[s].im, w[s].y, acc));
+        w[s] = cmad < R > (d.p[s], w[s], cplx < R > (v, 0));
+        acc = fma (d.a[s].x, w[s].x, fma (-d.a[s].y, w[s].y, acc));
       }
-      y[k] = acc;
+      y[k] = (float) acc;
     }
   }
 }
@@ -437,144 +466,151 @@ seg_filter (const CuconvRecDir & d, const float *xs, int len, float2 * z,
 /* The border's initial states of section s: sc = z[-1], sa = w[n], from
  * the zero-initial totals zc (the causal state at n - 1) and za (the
  * anticausal state at 0) and the edge samples x0 = x[0], xn = x[n - 1]. */
-__device__ __forceinline__ void
-border_states (const CuconvRecDir & d, int s, int border, float x0, float xn,
-    float2 zc, float2 za, float2 & sc, float2 & sa)
+template < typename R > __device__ __forceinline__ void
+border_states (const RecDir < R > &d, int s, int border, R x0, R xn,
+    Cplx < R > zc, Cplx < R > za, Cplx < R > &sc, Cplx < R > &sa)
 {
   switch (border) {
     case CUCONV_BORDER_ZERO:
-      sc = sa = make_float2 (0.0f, 0.0f);
+      sc = sa = cplx < R > (0, 0);
       return;
     case CUCONV_BORDER_WRAP:
       /* periodic: z[-1] = z[n - 1] = zc + p^n z[-1] */
-      sc = cmul (cx (d.wrap[s]), zc);
-      sa = cmul (cx (d.wrap[s]), za);
+      sc = cmul < R > (d.wrap[s], zc);
+      sa = cmul < R > (d.wrap[s], za);
       return;
     case CUCONV_BORDER_MIRROR:
       if (d.n >= 2) {
         /* reflected about 0 and n - 1: z[-1] = w[1], w[n] = z[n - 2] */
-        const float2 pi = cx (d.pinv[s]), pn = cx (d.mirror_p[s]),
-            den = cx (d.mirror_d[s]);
-        const float2 za1 = cmul (pi, make_float2 (za.x - x0, za.y));
-        const float2 zc2 = cmul (pi, make_float2 (zc.x - xn, zc.y));
-        sc = cmul (den, cmad (pn, zc2, za1));
-        sa = cmul (den, cmad (pn, za1, zc2));
+        const Cplx < R > pi = d.pinv[s], pn = d.mirror_p[s],
+            den = d.mirror_d[s];
+        const Cplx < R > za1 = cmul < R > (pi, cplx < R > (za.x - x0, za.y));
+        const Cplx < R > zc2 = cmul < R > (pi, cplx < R > (zc.x - xn, zc.y));
+        sc = cmul < R > (den, cmad < R > (pn, zc2, za1));
+        sa = cmul < R > (den, cmad < R > (pn, za1, zc2));
         return;
       }
       /* one sample: every read is sample 0, as clamp */
       [[fallthrough]];
     case CUCONV_BORDER_CLAMP:
     default:
-      sc = make_float2 (d.clamp[s].re * x0, d.clamp[s].im * x0);
-      sa = make_float2 (d.clamp[s].re * xn, d.clamp[s].im * xn);
+      sc = cplx < R > (d.clamp[s].x * x0, d.clamp[s].y * x0);
+      sa = cplx < R > (d.clamp[s].x * xn, d.clamp[s].y * xn);
       return;
   }
 }
 
 /* The kernels ------------------------------------------------------------ */
 
-/* Shared memory: the tile, then each segment's states [NSEG][NS][LINES],
- * causal (ec) and anticausal (ea). */
-template < int NS > struct RecSmem
+/* Shared memory: the tile, then the segments' zero-initial states
+ * [NSEG - 1][NS][LINES] in R: the causal ones of all but the band's last
+ * segment (ec[q] is segment q's), the anticausal ones of all but its first
+ * (ea[q] is segment q + 1's): what the other warps carry through. */
+template < typename R, int NS > struct RecSmem
 {
   static constexpr size_t TILE = (size_t) BAND * TILE_PITCH * sizeof (float);
-  static constexpr size_t STATES = (size_t) NSEG * NS * LINES * 8;
+  static constexpr size_t STATES = (size_t) (NSEG - 1) * NS * LINES
+      * sizeof (Cplx < R >);
   static constexpr size_t BYTES = TILE + 2 * STATES;
 };
 
-/* This thread's segment: its zero-initial states into ec, ea; returns the
- * samples it holds (0 past the line's end). */
-template < int NS > __device__ __forceinline__ int
-segment_states (const RecPass & p, const TileIdx & t, const float *ts,
-    float2 (*ec)[NS][LINES], float2 (*ea)[NS][LINES])
+template < typename R, int NS > struct RecShared
 {
-  const CuconvRecDir & d = p.d;
-  const int ty = threadIdx.y, lane = threadIdx.x;
-  const int seg = t.band * NSEG + ty;
-  const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
-  const float *xs = ts + ty * SEG * TILE_PITCH + lane;
-  float2 c[NS], a[NS];
-
-  if (len == SEG)
-    seg_states < NS, false > (d, xs, len, c, a);
-  else
-    seg_states < NS, true > (d, xs, len, c, a);
-#pragma unroll
-  for (int s = 0; s < NS; s++) {
-    ec[ty][s][lane] = c[s];
-    ea[ty][s][lane] = a[s];
-  }
-  return len;
-}
+  float *ts;
+  Cplx < R > (*ec)[NS][LINES];
+  Cplx < R > (*ea)[NS][LINES];
+};
 
 /* Band totals of section s, direction dir (0 causal, 1 anticausal), of
  * line `line` of component c. */
-__device__ __forceinline__ float2 &
-band_agg (const RecPass & p, int band, int dir, int s, int c, int line)
+template < typename R > __device__ __forceinline__ Cplx < R > &
+band_agg (const RecPass & p, int ns, int band, int dir, int s, int c,
+    int line)
 {
-  const int ns = p.d.n_sections, comps = p.rows ? p.nc : 1;
-  return p.agg[(((size_t) (band * 2 + dir) * ns + s) * comps + c) * p.nlines
-      + line];
+  const int comps = p.rows ? p.nc : 1;
+  return ((Cplx < R > *) p.agg)[(((size_t) (band * 2 + dir) * ns + s)
+          * comps + c) * p.nlines + line];
 }
 
-/* The block's shared memory (RecSmem): the tile, and each segment's
- * zero-initial states, causal (ec) and anticausal (ea). */
-template < int NS > struct RecShared
-{
-  float *ts;
-  float2 (*ec)[NS][LINES];
-  float2 (*ea)[NS][LINES];
-};
-
-/* What rec_bands and rec_filter both begin with: tile t staged and every
- * segment's zero-initial states, in the block's shared memory sh; returns
- * the samples this thread's segment holds. */
-template < int NS > __device__ __forceinline__ int
-stage_tile (const RecPass & p, const TileIdx & t, RecShared < NS > &sh)
+/* What rec_bands and rec_filter both begin with: tile t staged in the
+ * block's shared memory sh, and this thread's segment's zero-initial
+ * states in c (causal) and a (anticausal), shared as RecSmem says; returns
+ * the samples the segment holds (0 past the line's end). */
+template < typename R, int NS > __device__ __forceinline__ int
+stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
+    RecShared < R, NS > &sh, Cplx < R > *c, Cplx < R > *a)
 {
   extern __shared__ __align__ (16) unsigned char smem[];
-  int len;
+  typedef RecSmem < R, NS > Smem;
+  const int ty = threadIdx.y, lane = threadIdx.x;
+  const int seg = t.band * NSEG + ty;
+  const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
+  const float *xs = (const float *) smem + ty * SEG * TILE_PITCH + lane;
 
   sh.ts = (float *) smem;
-  sh.ec = (float2 (*)[NS][LINES]) (smem + RecSmem < NS >::TILE);
-  sh.ea = (float2 (*)[NS][LINES]) (smem + RecSmem < NS >::TILE
-      + RecSmem < NS >::STATES);
+  sh.ec = (Cplx < R > (*)[NS][LINES]) (smem + Smem::TILE);
+  sh.ea = (Cplx < R > (*)[NS][LINES]) (smem + Smem::TILE + Smem::STATES);
   load_tile (p, t, sh.ts);
   __syncthreads ();
-  len = segment_states < NS > (p, t, sh.ts, sh.ec, sh.ea);
+  if (len == SEG)
+    seg_states < R, NS, false > (d, xs, len, c, a);
+  else
+    seg_states < R, NS, true > (d, xs, len, c, a);
+#pragma unroll
+  for (int s = 0; s < NS; s++) {
+    if (ty < NSEG - 1)
+      sh.ec[ty][s][lane] = c[s];
+    if (ty > 0)
+      sh.ea[ty - 1][s][lane] = a[s];
+  }
   __syncthreads ();
   return len;
 }
 
-/* Pass 1: each band's zero-initial totals, the causal state at its end
- * (the last band: at the line's last sample) and the anticausal state at
- * its start. */
-template < int NS > __global__ void
-__launch_bounds__ (LINES * NSEG, 2)
-rec_bands (const __grid_constant__ RecPass p)
+/* Resident blocks a multiprocessor: double states take twice the
+ * registers. */
+template < typename R > constexpr int
+rec_min_blocks ()
 {
-  const CuconvRecDir & d = p.d;
-  const TileIdx t = tile_idx (p);
-  const int lane = threadIdx.x, line = t.line0 + lane;
-  const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
-  RecShared < NS > sh;
+  return sizeof (R) == 4 ? 2 : 1;
+}
 
-  stage_tile < NS > (p, t, sh);
-  if (threadIdx.y != 0 || !line_filtered (p, t, line))
+/* Pass 1: each band's zero-initial totals, the causal state at its end
+ * (the last band: at the line's last sample), by the warp of its last
+ * segment, and the anticausal state at its start, by warp 0. */
+template < typename R, int NS > __global__ void
+__launch_bounds__ (LINES * NSEG, rec_min_blocks < R > ())
+rec_bands (const __grid_constant__ RecPass p,
+    const __grid_constant__ RecDir < R > d)
+{
+  const TileIdx t = tile_idx (p);
+  const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
+  const int last = min (NSEG, d.n_segs - t.band * NSEG) - 1;
+  RecShared < R, NS > sh;
+  Cplx < R > c[NS], a[NS];
+
+  stage_tile < R, NS > (p, d, t, sh, c, a);
+  if ((ty != last && ty != 0) || !line_filtered (p, t, line))
     return;
 #pragma unroll
   for (int s = 0; s < NS; s++) {
-    const float2 pl = cx (d.pseg[s][1]);
-    float2 acc = make_float2 (0.0f, 0.0f);
+    const Cplx < R > pl = d.pseg[s][1];
+    Cplx < R > acc = cplx < R > (0, 0);
 
-    for (int y = 0; y < nseg; y++)
-      acc = cmad (t.band * NSEG + y == d.n_segs - 1 ? cx (d.pk[s][d.tail]) :
-          pl, acc, sh.ec[y][s][lane]);
-    band_agg (p, t.band, 0, s, t.c, line) = acc;
-    acc = make_float2 (0.0f, 0.0f);
-    for (int y = nseg - 1; y >= 0; y--)
-      acc = cmad (pl, acc, sh.ea[y][s][lane]);
-    band_agg (p, t.band, 1, s, t.c, line) = acc;
+    if (ty == last) {
+      for (int y = 0; y < last; y++)
+        acc = cmad < R > (pl, acc, sh.ec[y][s][lane]);
+      acc = cmad < R > (t.band * NSEG + last == d.n_segs - 1 ?
+          d.pk[s][d.tail] : pl, acc, c[s]);
+      band_agg < R > (p, NS, t.band, 0, s, t.c, line) = acc;
+    }
+    if (ty == 0) {
+      acc = cplx < R > (0, 0);
+      for (int y = last; y > 0; y--)
+        acc = cmad < R > (pl, acc, sh.ea[y - 1][s][lane]);
+      band_agg < R > (p, NS, t.band, 1, s, t.c, line) = cmad < R > (pl, acc,
+          a[s]);
+    }
   }
 }
 
@@ -583,17 +619,17 @@ rec_bands (const __grid_constant__ RecPass p)
  * band's totals the states entering it: from the left, the causal state
  * before its first sample; from the right, the anticausal state after its
  * last (the last band: w[n], the border's). */
-template < int NS > __global__ void
+template < typename R, int NS > __global__ void
 __launch_bounds__ (128)
-rec_carry (const __grid_constant__ RecPass p)
+rec_carry (const __grid_constant__ RecPass p,
+    const __grid_constant__ RecDir < R > d)
 {
-  const CuconvRecDir & d = p.d;
   const int line = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.z;
   const int c = p.rows ? (int) blockIdx.y : 0, last = d.n_groups - 1;
   const TileIdx t = { 0, c, 0 };
-  const float2 pg = cx (d.pgroup[s]), pb = cx (d.pborder[s]);
-  float2 zc = make_float2 (0.0f, 0.0f), za, sc, sa, v;
-  float x0, xn;
+  const Cplx < R > pg = d.pgroup[s], pb = d.pborder[s];
+  Cplx < R > zc = cplx < R > (0, 0), za, sc, sa, v;
+  R x0, xn;
   int row, g;
 
   if (!line_filtered (p, t, line))
@@ -604,66 +640,66 @@ rec_carry (const __grid_constant__ RecPass p)
   xn = rec_load (p, row, g);
 #pragma unroll 8
   for (int b = 0; b < last; b++)
-    zc = cmad (pg, zc, band_agg (p, b, 0, s, c, line));
-  zc = cmad (pb, zc, band_agg (p, last, 0, s, c, line));
-  za = band_agg (p, last, 1, s, c, line);
+    zc = cmad < R > (pg, zc, band_agg < R > (p, NS, b, 0, s, c, line));
+  zc = cmad < R > (pb, zc, band_agg < R > (p, NS, last, 0, s, c, line));
+  za = band_agg < R > (p, NS, last, 1, s, c, line);
 #pragma unroll 8
   for (int b = last - 1; b >= 0; b--)
-    za = cmad (pg, za, band_agg (p, b, 1, s, c, line));
-  border_states (d, s, p.border, x0, xn, zc, za, sc, sa);
+    za = cmad < R > (pg, za, band_agg < R > (p, NS, b, 1, s, c, line));
+  border_states < R > (d, s, p.border, x0, xn, zc, za, sc, sa);
 
   v = sc;
   for (int b = 0; b <= last; b++) {
-    float2 &e = band_agg (p, b, 0, s, c, line);
-    const float2 tot = e;
+    Cplx < R > &e = band_agg < R > (p, NS, b, 0, s, c, line);
+    const Cplx < R > tot = e;
     e = v;
-    v = cmad (pg, v, tot);
+    v = cmad < R > (pg, v, tot);
   }
   v = sa;
   for (int b = last; b >= 0; b--) {
-    float2 &e = band_agg (p, b, 1, s, c, line);
-    const float2 tot = e;
+    Cplx < R > &e = band_agg < R > (p, NS, b, 1, s, c, line);
+    const Cplx < R > tot = e;
     e = v;
-    v = cmad (b == last ? pb : pg, v, tot);
+    v = cmad < R > (b == last ? pb : pg, v, tot);
   }
 }
 
 /* Pass 3: the tile filtered from its true states, and out.  Each warp
  * carries the states entering its band to its own segment through the
  * segments before it (causal) or after it (anticausal) in the band. */
-template < int NS > __global__ void
-__launch_bounds__ (LINES * NSEG, 2)
-rec_filter (const __grid_constant__ RecPass p)
+template < typename R, int NS > __global__ void
+__launch_bounds__ (LINES * NSEG, rec_min_blocks < R > ())
+rec_filter (const __grid_constant__ RecPass p,
+    const __grid_constant__ RecDir < R > d)
 {
-  const CuconvRecDir & d = p.d;
   const TileIdx t = tile_idx (p);
   const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
   const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
   const bool filtered = line_filtered (p, t, line);
-  RecShared < NS > sh;
-  const int len = stage_tile < NS > (p, t, sh);
+  RecShared < R, NS > sh;
+  Cplx < R > z[NS], w[NS];
+  const int len = stage_tile < R, NS > (p, d, t, sh, z, w);
   float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
 
   if (filtered && len > 0) {
-    float2 z[NS], w[NS];
     float y[SEG];
 
 #pragma unroll
     for (int s = 0; s < NS; s++) {
-      const float2 pl = cx (d.pseg[s][1]);
+      const Cplx < R > pl = d.pseg[s][1];
 
-      z[s] = band_agg (p, t.band, 0, s, t.c, line);
+      z[s] = band_agg < R > (p, NS, t.band, 0, s, t.c, line);
       for (int q = 0; q < ty; q++)
-        z[s] = cmad (pl, z[s], sh.ec[q][s][lane]);
-      w[s] = band_agg (p, t.band, 1, s, t.c, line);
+        z[s] = cmad < R > (pl, z[s], sh.ec[q][s][lane]);
+      w[s] = band_agg < R > (p, NS, t.band, 1, s, t.c, line);
       for (int q = nseg - 1; q > ty; q--)
-        w[s] = cmad (t.band * NSEG + q == d.n_segs - 1 ?
-            cx (d.pk[s][d.tail]) : pl, w[s], sh.ea[q][s][lane]);
+        w[s] = cmad < R > (t.band * NSEG + q == d.n_segs - 1 ?
+            d.pk[s][d.tail] : pl, w[s], sh.ea[q - 1][s][lane]);
     }
     if (len == SEG)
-      seg_filter < NS, false > (d, xs, len, z, w, y);
+      seg_filter < R, NS, false > (d, xs, len, z, w, y);
     else
-      seg_filter < NS, true > (d, xs, len, z, w, y);
+      seg_filter < R, NS, true > (d, xs, len, z, w, y);
     /* each thread rewrites only its own samples */
 #pragma unroll
     for (int k = 0; k < SEG; k++)
@@ -675,58 +711,118 @@ rec_filter (const __grid_constant__ RecPass p)
 
 /* Host ------------------------------------------------------------------ */
 
-template < int NS > static cudaError_t
-launch_pass_ns (const RecPass & p, dim3 grid, cudaStream_t stream)
+template < typename R > static Cplx < R >
+to_r (const CuconvCplx & c)
+{
+  Cplx < R > z;
+
+  z.x = (R) c.re;
+  z.y = (R) c.im;
+  return z;
+}
+
+/* h in R */
+template < typename R > static void
+rec_dir (RecDir < R > &d, const CuconvRecDir & h)
+{
+  d.n = h.n;
+  d.n_sections = h.n_sections;
+  d.n_segs = h.n_segs;
+  d.n_groups = h.n_groups;
+  d.tail = h.tail;
+  d.c = (R) h.c;
+  for (int s = 0; s < CUCONV_REC_MAX_SECTIONS; s++) {
+    d.p[s] = to_r < R > (h.p[s]);
+    d.a[s] = to_r < R > (h.a[s]);
+    for (int k = 0; k <= CUCONV_REC_MAX_SEG; k++)
+      d.pk[s][k] = to_r < R > (h.pk[s][k]);
+    for (int k = 0; k < CUCONV_REC_PSEG; k++)
+      d.pseg[s][k] = to_r < R > (h.pseg[s][k]);
+    d.pinv[s] = to_r < R > (h.pinv[s]);
+    d.clamp[s] = to_r < R > (h.clamp[s]);
+    d.wrap[s] = to_r < R > (h.wrap[s]);
+    d.mirror_p[s] = to_r < R > (h.mirror_p[s]);
+    d.mirror_d[s] = to_r < R > (h.mirror_d[s]);
+    d.pgroup[s] = to_r < R > (h.pgroup[s]);
+    d.pborder[s] = to_r < R > (h.pborder[s]);
+  }
+}
+
+template < typename R, int NS > static cudaError_t
+launch_pass_ns (const RecPass & p, const CuconvRecDir & h, dim3 grid,
+    cudaStream_t stream)
 {
   static SmemLimit lb, lf;
-  const size_t smem = RecSmem < NS >::BYTES;
+  const size_t smem = RecSmem < R, NS >::BYTES;
   const dim3 block (LINES, NSEG);
   const dim3 carry_grid ((p.nlines + 127) / 128, grid.z, NS);
+  RecDir < R > d;
   cudaError_t e;
 
-  e = launch_smem ((const void *) rec_bands < NS >, (int) smem, lb,[&]{
-        rec_bands < NS > <<< grid, block, smem, stream >>> (p);});
+  rec_dir < R > (d, h);
+  e = launch_smem ((const void *) rec_bands < R, NS >, (int) smem, lb,[&]{
+        rec_bands < R, NS > <<< grid, block, smem, stream >>> (p, d);});
   if (e != cudaSuccess)
     return e;
-  rec_carry < NS > <<< carry_grid, 128, 0, stream >>> (p);
+  rec_carry < R, NS > <<< carry_grid, 128, 0, stream >>> (p, d);
   e = cudaGetLastError ();
   if (e != cudaSuccess)
     return e;
-  return launch_smem ((const void *) rec_filter < NS >, (int) smem, lf,[&]{
-        rec_filter < NS > <<< grid, block, smem, stream >>> (p);});
+  return launch_smem ((const void *) rec_filter < R, NS >, (int) smem, lf,[&]{
+        rec_filter < R, NS > <<< grid, block, smem, stream >>> (p, d);});
 }
 
 /* Lines, bands and components of one direction's pass. */
 static dim3
-pass_grid (const RecPass & p)
+pass_grid (const RecPass & p, const CuconvRecDir & d)
 {
-  return dim3 ((p.nlines + LINES - 1) / LINES, p.d.n_groups,
+  return dim3 ((p.nlines + LINES - 1) / LINES, d.n_groups,
       p.rows ? p.nc : 1);
+}
+
+/* Whether a depth's states are double (RecDir). */
+static bool
+double_states (int depth)
+{
+  return depth > 12;
 }
 
 /* Bytes of the band totals of a pass over lines of n samples. */
 static size_t
-agg_bytes (int nlines, int nc, int n, int ns)
+agg_bytes (int nlines, int nc, int n, int ns, int depth)
 {
   const size_t bands = ((size_t) n + BAND - 1) / BAND;
 
-  return bands * 2 * ns * (size_t) nc * nlines * sizeof (float2);
+  return bands * 2 * ns * (size_t) nc * nlines *
+      (double_states (depth) ? sizeof (double2) : sizeof (float2));
 }
 
 /* Runs one direction's pass p (in, out and agg set) in direction sigma. */
 static cudaError_t
-launch_pass (RecPass & p, double sigma, int ns, cudaStream_t stream)
+launch_pass (RecPass & p, double sigma, int ns, int depth,
+    cudaStream_t stream)
 {
-  const int n = p.rows ? p.width : p.height;
+  CuconvRecDir d;
 
-  cuconv_recursive_dir_init (&p.d, sigma, ns, n, SEG, NSEG);
+  p.n = p.rows ? p.width : p.height;
+  cuconv_recursive_dir_init (&d, sigma, ns, p.n, SEG, NSEG);
+  if (double_states (depth)) {
+    switch (ns) {
+      case 2:
+        return launch_pass_ns < double, 2 > (p, d, pass_grid (p, d), stream);
+      case 3:
+        return launch_pass_ns < double, 3 > (p, d, pass_grid (p, d), stream);
+      default:
+        return launch_pass_ns < double, 4 > (p, d, pass_grid (p, d), stream);
+    }
+  }
   switch (ns) {
     case 2:
-      return launch_pass_ns < 2 > (p, pass_grid (p), stream);
+      return launch_pass_ns < float, 2 > (p, d, pass_grid (p, d), stream);
     case 3:
-      return launch_pass_ns < 3 > (p, pass_grid (p), stream);
+      return launch_pass_ns < float, 3 > (p, d, pass_grid (p, d), stream);
     default:
-      return launch_pass_ns < 4 > (p, pass_grid (p), stream);
+      return launch_pass_ns < float, 4 > (p, d, pass_grid (p, d), stream);
   }
 }
 
@@ -795,9 +891,9 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
   if (rows && cols)
     mid_bytes = round_up256 (mid_pitch * ncol);
   if (cols)
-    col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns));
+    col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns, depth));
   if (rows)
-    row_agg = agg_bytes (pl.height, pl.n_comp, pl.width, ns);
+    row_agg = agg_bytes (pl.height, pl.n_comp, pl.width, ns, depth);
   e = cudaMallocAsync ((void **) &scratch, mid_bytes + col_agg + row_agg,
       stream);
   if (e != cudaSuccess)
@@ -811,8 +907,8 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     c.in_kind = REC_SRC;
     c.out_kind = rows ? (fix16 ? REC_FIX16 : REC_F32) : REC_DST;
     c.mid = scratch;
-    c.agg = (float2 *) (scratch + mid_bytes);
-    e = launch_pass (c, ty->sigma, ns, stream);
+    c.agg = scratch + mid_bytes;
+    e = launch_pass (c, ty->sigma, ns, depth, stream);
   }
   if (rows && e == cudaSuccess) {
     RecPass r = p;
@@ -822,8 +918,8 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     r.in_kind = cols ? (fix16 ? REC_FIX16 : REC_F32) : REC_SRC;
     r.out_kind = REC_DST;
     r.mid = scratch;
-    r.agg = (float2 *) (scratch + mid_bytes + col_agg);
-    e = launch_pass (r, tx->sigma, ns, stream);
+    r.agg = scratch + mid_bytes + col_agg;
+    e = launch_pass (r, tx->sigma, ns, depth, stream);
   }
   e2 = cudaFreeAsync (scratch, stream);
   return e != cudaSuccess ? e : e2;

@@ -19,7 +19,7 @@ extern "C" {
 
 typedef struct
 {
-  float re, im;
+  double re, im;
 } CuconvCplx;
 
 /* One direction of the untruncated gaussian of sigma over n samples, as
@@ -34,7 +34,9 @@ typedef struct
  * (n_segs of them, the last padded with zeros to its end), and the
  * segments into groups of group segments (a chunk of a row, a band of
  * columns).  Everything the kernels need, computed in double from the
- * float poles they use. */
+ * poles and weights, which are floats (p, a and c hold float values): the
+ * kernels of 8 to 12 bits round the rest to float, those of 13 to 16 bits
+ * keep it in double (cuconv-recursive.cu). */
 typedef struct
 {
   int n;                        /* samples along the direction, >= 1 */

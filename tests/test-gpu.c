@@ -41,7 +41,8 @@
  * Then the untruncated gaussian (radius 0, sigma above 21.33: the
  * recursive path): sigma 21.4 to 256, sigma_y mixes and sharpen, every
  * border, 8- to 16-bit formats of 1, 2 and 4 components, 1x1 to 17000x2
- * and 1920x1080, and once through the strips (run_untruncated).
+ * and 1920x1080, once through the strips, and steps along lines of 4099
+ * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
  *   test-gpu [--quick | --race] [--regions | --wide | --untruncated] [--seed=N]
  *            [--threads=N] [--verbose]
@@ -1920,36 +1921,38 @@ driver_call (const char *name)
   return f;
 }
 
-/* A tight 8-bit plane of one filtered component, w x h, src to dst. */
+/* A tight plane of one filtered component, w x h samples of depth bits
+ * (8: a byte each, else 16-bit words), src to dst. */
 static void
-gray8_plane (CuconvPlane * p, const uint8_t * src, uint8_t * dst, int w,
-    int h)
+gray_plane (CuconvPlane * p, const void *src, void *dst, int w, int h,
+    int depth)
 {
   memset (p, 0, sizeof (*p));
   p->src = src;
   p->dst = dst;
   p->width = w;
   p->height = h;
-  p->src_stride = p->dst_stride = w;
+  p->src_stride = p->dst_stride = w * (depth > 8 ? 2 : 1);
   p->n_comp = 1;
   p->sub_x = p->sub_y = 1;
-  p->depth = 8;
+  p->depth = depth;
   p->op[0] = CUCONV_COMP_FILTER;
 }
 
-/* Filters src (w x h, 8 bits, tight) into dst with f in the current
- * context: through cuconv_filter_device on device copies, or (strips)
- * through a CuconvStrips from host memory.  0 on success. */
+/* Filters src (w x h samples of depth bits, tight) into dst with f in the
+ * current context: through cuconv_filter_device on device copies, or
+ * (strips) through a CuconvStrips from host memory.  0 on success. */
 static int
-filter_in_context (const uint8_t * src, uint8_t * dst, int w, int h,
+filter_in_context (const void *src, void *dst, int w, int h, int depth,
     const CuconvFilter * f, int strips)
 {
+  const size_t bytes = (size_t) w * h * (depth > 8 ? 2 : 1);
   CuconvPlane p;
   CuconvStatus st;
   uint8_t *d_src = NULL, *d_dst = NULL;
   int r = -1;
 
-  gray8_plane (&p, NULL, NULL, w, h);
+  gray_plane (&p, NULL, NULL, w, h, depth);
   if (strips) {
     CuconvStrips *s = cuconv_strips_new (&st);
 
@@ -1965,17 +1968,17 @@ filter_in_context (const uint8_t * src, uint8_t * dst, int w, int h,
     cuconv_strips_free (s);
     return r;
   }
-  if (cudaMalloc ((void **) &d_src, (size_t) w * h) == cudaSuccess
-      && cudaMalloc ((void **) &d_dst, (size_t) w * h) == cudaSuccess
-      && cudaMemcpy (d_src, src, (size_t) w * h,
-          cudaMemcpyHostToDevice) == cudaSuccess) {
+  if (cudaMalloc ((void **) &d_src, bytes) == cudaSuccess
+      && cudaMalloc ((void **) &d_dst, bytes) == cudaSuccess
+      && cudaMemcpy (d_src, src, bytes, cudaMemcpyHostToDevice) ==
+      cudaSuccess) {
     p.src = d_src;
     p.dst = d_dst;
     r = cuconv_filter_device (&p, 1, f, NULL, &st);
     if (r != 0)
       printf ("  %s\n", st.message);
-    else if (cudaMemcpy (dst, d_dst, (size_t) w * h,
-            cudaMemcpyDeviceToHost) != cudaSuccess)
+    else if (cudaMemcpy (dst, d_dst, bytes, cudaMemcpyDeviceToHost) !=
+        cudaSuccess)
       r = -1;
   }
   cudaFree (d_src);
@@ -2035,7 +2038,7 @@ check_contexts (void)
     s.border = CUCONV_BORDER_MIRROR;
     s.radius = cases[c].radius;
     cuconv_filter_init (&f, &s);
-    gray8_plane (&p, src, ref, w, h);
+    gray_plane (&p, src, ref, w, h, 8);
     cuconv_reference_plane_filter (&p, &f);
     /* primary, second, primary again; device memory, then strips */
     for (int run = 0; run < 6; run++) {
@@ -2047,7 +2050,7 @@ check_contexts (void)
         failures++;
         continue;
       }
-      r = filter_in_context (src, out, w, h, &f, strips);
+      r = filter_in_context (src, out, w, h, 8, &f, strips);
       if (in_second)
         ctx_pop (&popped);
       for (size_t i = 0; r == 0 && i < (size_t) w * h; i++)
@@ -2152,10 +2155,10 @@ untrunc_strips (void)
     s.border = CUCONV_BORDER_MIRROR;
     s.sigma = 64.0;
     cuconv_filter_init (f, &s);
-    gray8_plane (&p, src, ref, w, h);
+    gray_plane (&p, src, ref, w, h, 8);
     cuconv_reference_plane_filter (&p, f);
     memset (out, POISON_A, (size_t) w * h);
-    r = filter_in_context (src, out, w, h, f, 1);
+    r = filter_in_context (src, out, w, h, 8, f, 1);
     for (size_t i = 0; r == 0 && i < (size_t) w * h; i++)
       bad += abs ((int) out[i] - (int) ref[i]) > 1;
   }
@@ -2166,6 +2169,98 @@ untrunc_strips (void)
   free (out);
   free (f);
   return r != 0 || bad;
+}
+
+/* Steps of three quarters of the range (an eighth of it beside seven
+ * eighths, one across each direction, in the middle) at 8, 12 and 16 bits
+ * through the strongest untruncated filters, against the reference, every
+ * border, along lines of 4099 samples.  Rounding errors of float states
+ * cancel on noise and on short lines; along flat runs of thousands of
+ * samples they add up (a CPU model of the kernels in float: 0.22 LSB a
+ * direction at sigma 256 and 16 bits), and a sharpen of amount 10
+ * multiplies them by ten (docs/design.md, section 14).  The steps stop
+ * short of the range's ends, where the output would saturate and hide
+ * the error.  Returns the number of failures. */
+static int
+untrunc_steps (void)
+{
+  static const int depths[] = { 8, 12, 16 };
+  static const struct
+  {
+    CuconvKernel kernel;
+    double sigma, amount;
+  } list[] = {
+    {CUCONV_KERNEL_GAUSSIAN, 256, 0}, {CUCONV_KERNEL_SHARPEN, 64, 10},
+    {CUCONV_KERNEL_SHARPEN, 128, 10}, {CUCONV_KERNEL_SHARPEN, 256, 10},
+  };
+  static const Size sizes[] = { {4099, 5}, {5, 4099} };
+  const size_t n = 4099 * 5;
+  uint16_t *src = malloc (n * 2), *ref = malloc (n * 2), *out = malloc (n * 2);
+  CuconvFilter *f = malloc (sizeof (*f));
+  int failed = 0, run, e, b;
+
+  if (!src || !ref || !out || !f) {
+    free (src), free (ref), free (out), free (f);
+    return 1;
+  }
+  /* each size at each depth */
+  for (run = 0; run < 6; run++) {
+    const int w = sizes[run / 3].w, h = sizes[run / 3].h;
+    const int depth = depths[run % 3], max = (1 << depth) - 1;
+    /* an eighth of the range from either end: room for the error to
+     * show before the output saturates */
+    const int lo = max / 8, hi = max - max / 8;
+    int run_worst = 0;
+
+    for (size_t i = 0; i < n; i++) {
+      const int on = ((int) (i % w) >= w / 2) ^ ((int) (i / w) >= h / 2);
+
+      if (depth == 8)
+        ((uint8_t *) src)[i] = on ? hi : lo;
+      else
+        src[i] = on ? hi : lo;
+    }
+    for (e = 0; e < (int) (sizeof (list) / sizeof (list[0])); e++) {
+      for (b = 0; b < CUCONV_BORDER_N; b++) {
+        CuconvSettings s;
+        CuconvPlane p;
+        int worst = 0, r;
+
+        memset (&s, 0, sizeof (s));
+        s.kernel = list[e].kernel;
+        s.border = b;
+        s.sigma = list[e].sigma;
+        s.amount = list[e].amount;
+        cuconv_filter_init (f, &s);
+        gray_plane (&p, src, ref, w, h, depth);
+        cuconv_reference_plane_filter (&p, f);
+        memset (out, POISON_A, n * 2);
+        r = filter_in_context (src, out, w, h, depth, f, 0);
+        for (size_t i = 0; r == 0 && i < n; i++) {
+          const int diff = depth == 8 ?
+              abs ((int) ((uint8_t *) out)[i] - ((uint8_t *) ref)[i]) :
+              abs ((int) out[i] - (int) ref[i]);
+
+          worst = diff > worst ? diff : worst;
+        }
+        run_worst = worst > run_worst ? worst : run_worst;
+        if (r != 0 || worst > 1 || opt.verbose)
+          printf ("  steps %dx%d %d-bit %s sigma %g amount %g border %d: "
+              "%s (max |d| %d)\n", w, h, depth, kernel_names[list[e].kernel],
+              list[e].sigma, list[e].amount, b, r != 0 ? "CUDA error" :
+              worst > 1 ? "FAIL" : "ok", worst);
+        failed += r != 0 || worst > 1;
+      }
+    }
+    printf ("  steps %dx%d, %d-bit: max |d| %d\n", w, h, depth, run_worst);
+  }
+  printf ("untruncated at steps of 3/4 the range (4099x5 and 5x4099, 8, 12 and "
+      "16 bits, sharpen amount 10): %s\n", failed ? "FAIL" : "PASS");
+  free (src);
+  free (ref);
+  free (out);
+  free (f);
+  return failed;
 }
 
 /* Returns -1 on a CUDA error, 1 when a case failed, 0 otherwise. */
@@ -2231,6 +2326,8 @@ run_untruncated (Stats * stats, cudaStream_t stream)
     failed += stats[i].failed_cases;
   failed -= before;
   if (ret == 0 && untrunc_strips () != 0)
+    failed++;
+  if (ret == 0 && !opt.race && untrunc_steps () != 0)
     failed++;
   printf ("untruncated: %s, %.1f s\n", ret < 0 ? "stopped on a CUDA error" :
       failed ? "FAIL" : "PASS", now_s () - t0);
