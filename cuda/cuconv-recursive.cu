@@ -22,6 +22,9 @@
  * fast direction, exactly as the columns read the plane: both directions
  * load and store whole 32-line rows or 256-sample runs, coalesced.
  *
+ * Samples are floats; the states, the band totals and each sample's sum
+ * over the sections are floats up to 12 bits and doubles above (RecDir).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdint.h>
@@ -797,6 +800,22 @@ agg_bytes (int nlines, int nc, int n, int ns, int depth)
       (double_states (depth) ? sizeof (double2) : sizeof (float2));
 }
 
+/* Runs pass p with d's sections, states in R. */
+template < typename R > static cudaError_t
+launch_pass_r (const RecPass & p, const CuconvRecDir & d, cudaStream_t stream)
+{
+  const dim3 grid = pass_grid (p, d);
+
+  switch (d.n_sections) {
+    case 2:
+      return launch_pass_ns < R, 2 > (p, d, grid, stream);
+    case 3:
+      return launch_pass_ns < R, 3 > (p, d, grid, stream);
+    default:
+      return launch_pass_ns < R, 4 > (p, d, grid, stream);
+  }
+}
+
 /* Runs one direction's pass p (in, out and agg set) in direction sigma. */
 static cudaError_t
 launch_pass (RecPass & p, double sigma, int ns, int depth,
@@ -806,24 +825,8 @@ launch_pass (RecPass & p, double sigma, int ns, int depth,
 
   p.n = p.rows ? p.width : p.height;
   cuconv_recursive_dir_init (&d, sigma, ns, p.n, SEG, NSEG);
-  if (double_states (depth)) {
-    switch (ns) {
-      case 2:
-        return launch_pass_ns < double, 2 > (p, d, pass_grid (p, d), stream);
-      case 3:
-        return launch_pass_ns < double, 3 > (p, d, pass_grid (p, d), stream);
-      default:
-        return launch_pass_ns < double, 4 > (p, d, pass_grid (p, d), stream);
-    }
-  }
-  switch (ns) {
-    case 2:
-      return launch_pass_ns < float, 2 > (p, d, pass_grid (p, d), stream);
-    case 3:
-      return launch_pass_ns < float, 3 > (p, d, pass_grid (p, d), stream);
-    default:
-      return launch_pass_ns < float, 4 > (p, d, pass_grid (p, d), stream);
-  }
+  return double_states (depth) ? launch_pass_r < double > (p, d, stream) :
+      launch_pass_r < float > (p, d, stream);
 }
 
 static size_t
