@@ -751,11 +751,21 @@ rec_dir (RecDir < R > &d, const CuconvRecDir & h)
   }
 }
 
+/* Lines, bands and components of one direction's pass. */
+static dim3
+pass_grid (const RecPass & p, const CuconvRecDir & d)
+{
+  return dim3 ((p.nlines + LINES - 1) / LINES, d.n_groups,
+      p.rows ? p.nc : 1);
+}
+
+/* Pass p's three kernels, with h's tables in R and NS sections. */
 template < typename R, int NS > static cudaError_t
-launch_pass_ns (const RecPass & p, const CuconvRecDir & h, dim3 grid,
+launch_pass_ns (const RecPass & p, const CuconvRecDir & h,
     cudaStream_t stream)
 {
   static SmemLimit lb, lf;
+  const dim3 grid = pass_grid (p, h);
   const size_t smem = RecSmem < R, NS >::BYTES;
   const dim3 block (LINES, NSEG);
   const dim3 carry_grid ((p.nlines + 127) / 128, grid.z, NS);
@@ -773,14 +783,6 @@ launch_pass_ns (const RecPass & p, const CuconvRecDir & h, dim3 grid,
     return e;
   return launch_smem ((const void *) rec_filter < R, NS >, (int) smem, lf,[&]{
         rec_filter < R, NS > <<< grid, block, smem, stream >>> (p, d);});
-}
-
-/* Lines, bands and components of one direction's pass. */
-static dim3
-pass_grid (const RecPass & p, const CuconvRecDir & d)
-{
-  return dim3 ((p.nlines + LINES - 1) / LINES, d.n_groups,
-      p.rows ? p.nc : 1);
 }
 
 /* Whether a depth's states are double (RecDir). */
@@ -804,15 +806,13 @@ agg_bytes (int nlines, int nc, int n, int ns, int depth)
 template < typename R > static cudaError_t
 launch_pass_r (const RecPass & p, const CuconvRecDir & d, cudaStream_t stream)
 {
-  const dim3 grid = pass_grid (p, d);
-
   switch (d.n_sections) {
     case 2:
-      return launch_pass_ns < R, 2 > (p, d, grid, stream);
+      return launch_pass_ns < R, 2 > (p, d, stream);
     case 3:
-      return launch_pass_ns < R, 3 > (p, d, grid, stream);
+      return launch_pass_ns < R, 3 > (p, d, stream);
     default:
-      return launch_pass_ns < R, 4 > (p, d, grid, stream);
+      return launch_pass_ns < R, 4 > (p, d, stream);
   }
 }
 
