@@ -73,7 +73,7 @@ box_stage (const SepParams & p, const TileGeom & g, uint8_t * in,
   __syncthreads ();
   for (int i = threadIdx.x; i < g.rows * g.span; i += THREADS) {
     const int r = i / g.span, c = i - r * g.span;
-    in[r * pitch + c] = (uint8_t) mapped_byte (p, colmap, rowmap[r], c);
+    in[r * pitch + c] = (uint8_t) mapped_sample < 1 > (p, colmap, rowmap[r], c);
   }
 }
 

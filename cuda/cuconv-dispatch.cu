@@ -56,10 +56,10 @@ all_ops (const CuconvPlane & pl, int op)
   return true;
 }
 
-/* Taps the tuned kernels round exactly: their rounding has no clamp, so
- * every result must lie in [0, 255.5), which non-negative taps summing to
- * at most 1 (plus float error) in each direction guarantee: gaussian, box
- * and normalised custom blurs. */
+/* Taps the tuned blur rounds exactly: its rounding has no clamp below 0,
+ * and an 8-bit blur none above, so every result must lie in [0, 255.5),
+ * which non-negative taps summing to at most 1 (plus float error) in each
+ * direction guarantee: gaussian, box and normalised custom blurs. */
 static bool
 taps_bounded (const CuconvTaps & t)
 {
@@ -73,17 +73,27 @@ taps_bounded (const CuconvTaps & t)
   return sum <= 1.0001f;
 }
 
-/* Whether plane pl is one the tuned 8-bit kernels (cuconv-separable.cu,
- * cuconv-box.cu) can filter with combine: one term, every component
- * filtered, at most 2 of them. */
+/* Whether plane pl is one the tuned kernels (cuconv-separable.cu,
+ * cuconv-box.cu) may take, f filtering every component of it, at most 2
+ * of them, with f.combine: a blur of bounded taps (any depth), the
+ * unsharp mask of one, or two terms (sobel, laplacian).  Which radii,
+ * depths and components a combine has a kernel for, launch_separable
+ * says (cudaErrorNotSupported). */
 static bool
 takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f, CuconvCombine combine)
 {
-  return cuconv_plane_sample_bytes (&pl) == 1 && f.n_terms == 1
-      && f.combine == combine && pl.n_comp <= 2
-      && all_ops (pl, CUCONV_COMP_FILTER)
-      && taps_bounded (*cuconv_filter_taps_x (&f, &pl))
-      && taps_bounded (*cuconv_filter_taps_y (&f, &pl));
+  const int sb = cuconv_plane_sample_bytes (&pl);
+
+  if (f.combine != combine || pl.n_comp > 2
+      || !all_ops (pl, CUCONV_COMP_FILTER) || (sb == 2
+          && ((uintptr_t) pl.src | (uintptr_t) pl.dst
+              | (size_t) pl.src_stride | (size_t) pl.dst_stride) % 2 != 0))
+    return false;
+  if (combine == CUCONV_COMBINE_MAGNITUDE || combine == CUCONV_COMBINE_ABS_SUM)
+    return f.n_terms == 2;
+  return f.n_terms == 1 && (combine != CUCONV_COMBINE_NONE
+      || (taps_bounded (*cuconv_filter_taps_x (&f, &pl))
+          && taps_bounded (*cuconv_filter_taps_y (&f, &pl))));
 }
 
 /* The plain blurs: every tuned path, the one launch for 4:2:0 frames
@@ -104,28 +114,20 @@ global_takes (const CuconvPlane & pl, const CuconvFilter & f)
 }
 
 /* The fused tile kernels of one or two separable terms of radius up to
- * CUCONV_TILE_MAX_RADIUS. */
+ * CUCONV_TILE_MAX_RADIUS: the tuned ones where they have a kernel for the
+ * plane and filter, else the general one. */
 static cudaError_t
 launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     int row_end, cudaStream_t stream)
 {
-  if (takes_tuned (pl, f)) {
-    SepParams p;
+  SepParams p;
 
-    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
-        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
-    return launch_tuned (p, f.settings.kernel, stream);
-  }
-  /* an 8-bit sharpen of an unrolled radius: the tuned kernel with the
-   * unsharp mask in its stores */
-  if (f.amount > 0.0f && takes_tuned_as (pl, f, CUCONV_COMBINE_SHARPEN)) {
-    SepParams p;
-    cudaError_t e;
+  if (takes_tuned_as (pl, f, f.combine)
+      && sep_params_init (p, pl, f, row_begin, row_end)) {
+    const cudaError_t e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8
+        ? launch_tuned (p, f.settings.kernel, stream)
+        : launch_separable (p, stream);
 
-    sep_params_init (p, pl, *cuconv_filter_taps_x (&f, &pl),
-        *cuconv_filter_taps_y (&f, &pl), f.settings.border, row_begin, row_end);
-    p.amount = f.amount;
-    e = launch_separable (p, stream);
     if (e != cudaErrorNotSupported)
       return e;
   }
@@ -168,7 +170,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   /* an 8-bit blur of one term (no box: its sums do not grow with the
    * radius) is faster through the global passes from a plane radius
    * between 40 and 48 on an H100 (docs/design.md, section 13) */
-  if (path == CUCONV_PATH_AUTO && takes_tuned (pl, f)
+  if (path == CUCONV_PATH_AUTO && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
@@ -215,9 +217,7 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     memset (&fp, 0, sizeof (fp));
     fp.n = n_planes;
     for (i = 0; i < n_planes; i++)
-      sep_params_init (fp.plane[i], planes[i], *cuconv_filter_taps_x (f,
-              &planes[i]), *cuconv_filter_taps_y (f, &planes[i]),
-          f->settings.border, 0, planes[i].height);
+      sep_params_init (fp.plane[i], planes[i], *f, 0, planes[i].height);
     e = launch_frame420 (fp, s);
     if (e != cudaErrorNotSupported)
       return e != cudaSuccess ? fail (st, "the GPU failed to filter a frame",

@@ -46,34 +46,55 @@ band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
   p.row_end = row_end;
 }
 
-/* One launch's work: the rows [row_begin, row_end) of one plane.  Lives in
- * the kernel's parameter space, so the taps are in constant memory and each
- * launch carries its own. */
+/* The largest radius of CUCONV_FIXED_RADII. */
+#define CUCONV_FIXED_MAX_RADIUS 16
+
+/* One launch's work for the tuned separable kernels: the rows
+ * [row_begin, row_end) of one plane of 8- or 16-bit samples.  Lives in the
+ * kernel's parameter space, so the taps are in constant memory and each
+ * launch carries its own.  A two-term filter (sobel, laplacian) takes the
+ * unrolled radii only: both terms padded to one radius, the second term's
+ * taps after the first's, from kx + SEP_TERM2 and ky + SEP_TERM2. */
+#define SEP_TERM2 (2 * CUCONV_FIXED_MAX_RADIUS + 1)
+
 struct SepParams
 {
   const uint8_t *src;
   uint8_t *dst;
   size_t src_pitch;
   size_t dst_pitch;
-  int width;                    /* samples of one component */
-  int wb;                       /* bytes of a row: width * nc */
+  int width;                    /* pixels: samples of one component */
+  int ws;                       /* samples of a row: width * nc */
   int height;                   /* rows of the whole plane, for the border */
   int nc;                       /* interleaved components */
+  int sb;                       /* bytes a sample: 1, or 2 (16-bit words) */
   int row_begin;
   int row_end;
   int rx, ry;
   int border;
   int src_aligned16;            /* src and src_pitch are multiples of 16 */
-  int dst_aligned4;             /* dst and dst_pitch are multiples of 4 */
-  int taps_nonneg;              /* all taps >= 0: results need no clamp */
-  float amount;                 /* > 0: sharpen, in + amount * (in - v) */
+  int dst_aligned;              /* dst and dst_pitch: of 4 samples */
+  int taps_nonneg;              /* all taps >= 0: a blur needs no clamp */
+  int shift;                    /* a sample is (word >> shift) & mask */
+  uint32_t mask;
+  float maxv;                   /* mask as a float: the saturation */
+  int combine;                  /* CuconvCombine: NONE (a blur), SHARPEN,
+                                 * MAGNITUDE or ABS_SUM (two terms) */
+  float amount;                 /* SHARPEN: in + amount * (in - v) */
   float kx[CUCONV_TILE_MAX_TAPS];
   float ky[CUCONV_TILE_MAX_TAPS];
 };
 
-/* Fills p for rows [row_begin, row_end) of plane pl (device pointers). */
-void sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvTaps & kx,
-    const CuconvTaps & ky, CuconvBorder border, int row_begin, int row_end);
+/* Fills p for rows [row_begin, row_end) of plane pl (device pointers)
+ * filtered by f: its first term's taps (a blur or sharpen), or both terms
+ * padded to one radius (two terms, radius at most CUCONV_FIXED_MAX_RADIUS;
+ * false when wider). */
+bool sep_params_init (SepParams & p, const CuconvPlane & pl,
+    const CuconvFilter & f, int row_begin, int row_end);
+
+/* Copies taps t into dst, centred in 2r + 1 slots (r >= t.radius), the
+ * rest zeros, which add exact zeros to the sums. */
+void pad_taps (float *dst, const CuconvTaps & t, int r);
 
 /* The planes of one frame, for a single launch (cuconv-separable.cu). */
 struct FrameParams

@@ -1,6 +1,7 @@
-/* gst-cudaconvolve: a 4:2:0 frame (Y + U + V, or Y + interleaved UV)
- * through the tuned separable tiles in one launch, which saves the ramp
- * and tail of the chroma planes' launches.  The radii are the tuned
+/* gst-cudaconvolve: a 4:2:0 frame (Y + U + V, or Y + interleaved UV) of
+ * 8- or 16-bit samples (I420, NV12, I420_10LE, P010) through the tuned
+ * separable tiles in one launch, which saves the ramp and tail of the
+ * chroma planes' launches.  The radii are the tuned
  * kernel's (CUCONV_FIXED_RADII).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -15,7 +16,7 @@ namespace cuconv {
  * planes (radius (R + 1) / 2, NC components), each block taking one tile
  * of one plane.  Each plane is named by a constant index so that its taps
  * stay immediate operands. */
-template < int R, int NC > __global__ void
+template < int R, int NC, int SB > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks ((R + 1) / 2) <
     fixed_min_blocks (R) ? fixed_min_blocks ((R + 1) / 2) :
     fixed_min_blocks (R))
@@ -25,27 +26,25 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
   const int b = blockIdx.x;
 
   if (b < fp.first_block[1])
-    tile_fixed < R, 1 > (fp.plane[0], b % fp.tiles_x[0],
+    tile_fixed < R, 1, SB, OUT_BLUR > (fp.plane[0], b % fp.tiles_x[0],
         b / fp.tiles_x[0]);
   else if (b < fp.first_block[2])
-    tile_fixed < RC, NC > (fp.plane[1], (b - fp.first_block[1]) %
+    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[1], (b - fp.first_block[1]) %
         fp.tiles_x[1], (b - fp.first_block[1]) / fp.tiles_x[1]);
   else
-    tile_fixed < RC, NC > (fp.plane[2], (b - fp.first_block[2]) %
+    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[2], (b - fp.first_block[2]) %
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
 /* Host side ------------------------------------------------------------ */
 
-template < int R, int NC > static cudaError_t
+template < int R, int NC, int SB > static cudaError_t
 launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
 {
   constexpr int RC = (R + 1) / 2;
   static SmemLimit smem_limit;
-  const int smem_l = (int) sep_smem_bytes (TileGeom (R, R, 1,
-          ROW_GROUPS * fixed_rpt (R)));
-  const int smem_c = (int) sep_smem_bytes (TileGeom (RC, RC, NC,
-          ROW_GROUPS * fixed_rpt (RC)));
+  const int smem_l = (int) sep_smem_bytes (fixed_geom < R, 1, SB > ());
+  const int smem_c = (int) sep_smem_bytes (fixed_geom < RC, NC, SB > ());
   const int smem = smem_l > smem_c ? smem_l : smem_c;
   FrameParams fp = fp0;
   int blocks = 0;
@@ -54,15 +53,16 @@ launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
     const SepParams & p = fp.plane[i < fp.n ? i : fp.n - 1];
     const int tile_h = ROW_GROUPS * fixed_rpt (i == 0 ? R : RC);
     fp.first_block[i] = blocks;
-    fp.tiles_x[i] = (p.wb + TILE_W - 1) / TILE_W;
+    fp.tiles_x[i] = (p.ws + TILE_W - 1) / TILE_W;
     if (i < fp.n)
       blocks += fp.tiles_x[i] * ((p.row_end - p.row_begin + tile_h - 1)
           / tile_h);
   }
   fp.first_block[3] = blocks;
-  return launch_smem ((const void *) sep_frame420 < R, NC >, smem,
+  return launch_smem ((const void *) sep_frame420 < R, NC, SB >, smem,
       smem_limit,[&]{
-        sep_frame420 < R, NC > <<< blocks, THREADS, smem, stream >>> (fp);});
+        sep_frame420 < R, NC, SB > <<< blocks, THREADS, smem, stream >>>
+        (fp);});
 }
 
 cudaError_t
@@ -73,13 +73,16 @@ launch_frame420 (const FrameParams & fp, cudaStream_t stream)
   Launcher launch = NULL;
 
   if (fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
-      || c.rx != (l.rx + 1) / 2 || (fp.n == 3 && (fp.plane[2].nc != c.nc
-              || fp.plane[2].rx != c.rx || fp.plane[2].ry != c.ry)))
+      || c.rx != (l.rx + 1) / 2 || c.sb != l.sb || (fp.n == 3
+          && (fp.plane[2].nc != c.nc || fp.plane[2].rx != c.rx
+              || fp.plane[2].ry != c.ry || fp.plane[2].sb != l.sb)))
     return cudaErrorNotSupported;
-  switch (l.rx * 4 + c.nc) {
+  switch ((l.rx * 4 + c.nc) * 2 + l.sb - 1) {
 #define CUCONV_FRAME_CASE(R) \
-    case R * 4 + 1: launch = launch_frame420_rn < R, 1 >; break; \
-    case R * 4 + 2: launch = launch_frame420_rn < R, 2 >; break;
+    case (R * 4 + 1) * 2: launch = launch_frame420_rn < R, 1, 1 >; break; \
+    case (R * 4 + 2) * 2: launch = launch_frame420_rn < R, 2, 1 >; break; \
+    case (R * 4 + 1) * 2 + 1: launch = launch_frame420_rn < R, 1, 2 >; break; \
+    case (R * 4 + 2) * 2 + 1: launch = launch_frame420_rn < R, 2, 2 >; break;
       CUCONV_FIXED_RADII (CUCONV_FRAME_CASE)
 #undef CUCONV_FRAME_CASE
     default:

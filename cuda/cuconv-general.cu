@@ -64,7 +64,7 @@ struct GenParams
   float ky[2][CUCONV_TILE_MAX_TAPS];
 };
 
-static void
+void
 pad_taps (float *dst, const CuconvTaps & t, int r)
 {
   memset (dst, 0, sizeof (float) * (2 * r + 1));

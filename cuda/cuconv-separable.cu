@@ -1,22 +1,25 @@
-/* gst-cudaconvolve: the tuned separable kernels for 8-bit planes of 1 or
- * 2 components: a fully unrolled instantiation for each radius of
- * CUCONV_FIXED_RADII (blur, or the unsharp mask of one), and a generic one
- * for any other radius (docs/design.md).  The tiles are in
- * cuconv-separable.cuh.
+/* gst-cudaconvolve: the tuned separable kernels for planes of 1 or 2
+ * components: a fully unrolled instantiation for each radius of
+ * CUCONV_FIXED_RADII, for 8- and 16-bit samples (a blur, the unsharp mask
+ * of one, or two terms combined: sobel and laplacian, 8-bit), and a
+ * generic one for any other radius (an 8-bit blur) (docs/design.md).  The
+ * tiles are in cuconv-separable.cuh.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 #include "cuconv-separable.cuh"
 
 namespace cuconv {
 
-template < int R, int NC, bool SHARP > __global__ void
+template < int R, int NC, int SB, int OUT > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks (R))
 sep_fixed (const __grid_constant__ SepParams p)
 {
-  tile_fixed < R, NC, SHARP > (p, blockIdx.x, blockIdx.y);
+  tile_fixed < R, NC, SB, OUT > (p, blockIdx.x, blockIdx.y);
 }
 
 __global__ void
@@ -42,55 +45,103 @@ sep_generic (const __grid_constant__ SepParams p, int tile_h)
 
 /* Host side ------------------------------------------------------------ */
 
-void
-sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvTaps & kx,
-    const CuconvTaps & ky, CuconvBorder border, int row_begin, int row_end)
+bool
+sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end)
 {
+  const CuconvTaps *x = cuconv_filter_taps_x (&f, &pl);
+  const CuconvTaps *y = cuconv_filter_taps_y (&f, &pl);
+  const int sb = cuconv_plane_sample_bytes (&pl);
+
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
-  p.wb = pl.width * pl.n_comp;
-  p.rx = kx.radius;
-  p.ry = ky.radius;
-  p.border = border;
+  p.ws = pl.width * pl.n_comp;
+  p.sb = sb;
+  p.border = f.settings.border;
+  p.shift = sb == 2 ? pl.shift : 0;
+  p.mask = sb == 2 ? (1u << pl.depth) - 1 : 0xffu;
+  p.maxv = (float) p.mask;
+  p.combine = f.combine;
+  p.amount = f.amount;
   p.src_aligned16 = ((uintptr_t) pl.src % 16 == 0) && (p.src_pitch % 16 == 0);
-  p.dst_aligned4 = ((uintptr_t) pl.dst % 4 == 0) && (p.dst_pitch % 4 == 0);
-  memcpy (p.kx, kx.w, sizeof (float) * (2 * kx.radius + 1));
-  memcpy (p.ky, ky.w, sizeof (float) * (2 * ky.radius + 1));
-  p.taps_nonneg = 1;
-  for (int i = 0; i <= 2 * kx.radius; i++)
-    p.taps_nonneg &= kx.w[i] >= 0.0f;
-  for (int i = 0; i <= 2 * ky.radius; i++)
-    p.taps_nonneg &= ky.w[i] >= 0.0f;
-}
+  p.dst_aligned = ((uintptr_t) pl.dst | p.dst_pitch) % (4 * sb) == 0;
+  if (f.n_terms == 2) {
+    const CuconvTaps *x2 = &f.x2[pl.sub_x - 1], *y2 = &f.y2[pl.sub_y - 1];
+    const int r = std::max (std::max (x->radius, y->radius),
+        std::max (x2->radius, y2->radius));
 
+    if (r > CUCONV_FIXED_MAX_RADIUS)
+      return false;
+    p.rx = p.ry = r;
+    pad_taps (p.kx, *x, r);
+    pad_taps (p.ky, *y, r);
+    pad_taps (p.kx + SEP_TERM2, *x2, r);
+    pad_taps (p.ky + SEP_TERM2, *y2, r);
+    p.taps_nonneg = 0;
+    return true;
+  }
+  p.rx = x->radius;
+  p.ry = y->radius;
+  memcpy (p.kx, x->w, sizeof (float) * (2 * x->radius + 1));
+  memcpy (p.ky, y->w, sizeof (float) * (2 * y->radius + 1));
+  p.taps_nonneg = 1;
+  for (int i = 0; i <= 2 * x->radius; i++)
+    p.taps_nonneg &= x->w[i] >= 0.0f;
+  for (int i = 0; i <= 2 * y->radius; i++)
+    p.taps_nonneg &= y->w[i] >= 0.0f;
+  return true;
+}
 
 typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
 
-template < int R, int NC, bool SHARP > static cudaError_t
+template < int R, int NC, int SB, int OUT > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
   constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
   static SmemLimit smem_limit;
-  const int smem = (int) sep_smem_bytes (TileGeom (R, R, NC, tile_h));
-  dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
+  const int smem = (int) sep_smem_bytes (fixed_geom < R, NC, SB > (),
+      out_terms (OUT));
+  dim3 grid ((p.ws + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
 
-  return launch_smem ((const void *) sep_fixed < R, NC, SHARP >, smem,
+  return launch_smem ((const void *) sep_fixed < R, NC, SB, OUT >, smem,
       smem_limit,[&]{
-        sep_fixed < R, NC, SHARP > <<< grid, THREADS, smem, stream >>>
+        sep_fixed < R, NC, SB, OUT > <<< grid, THREADS, smem, stream >>>
         (p);});
 }
 
-template < int NC, bool SHARP > static FixedLauncher
+template < int NC, int SB, int OUT > static FixedLauncher
 pick_fixed (int r)
 {
   switch (r) {
-#define CUCONV_FIXED_CASE(R) case R: return launch_fixed < R, NC, SHARP >;
+#define CUCONV_FIXED_CASE(R) case R: return launch_fixed < R, NC, SB, OUT >;
       CUCONV_FIXED_RADII (CUCONV_FIXED_CASE)
 #undef CUCONV_FIXED_CASE
     default:
       return NULL;
   }
+}
+
+/* The unrolled kernel for p, or NULL: two terms on one component of 8
+ * bits; a blur or sharpen on 1 or 2 components of 8 or 16 bits. */
+static FixedLauncher
+pick_fixed_for (const SepParams & p)
+{
+  const bool two = p.combine == CUCONV_COMBINE_MAGNITUDE
+      || p.combine == CUCONV_COMBINE_ABS_SUM;
+  const bool sharp = p.combine == CUCONV_COMBINE_SHARPEN;
+
+  if (p.rx != p.ry || p.nc < 1 || p.nc > 2)
+    return NULL;
+  if (two)
+    return p.nc == 1 && p.sb == 1 ? pick_fixed < 1, 1, OUT_TWO_TERMS >
+        (p.rx) : NULL;
+#define CUCONV_PICK(NC, SB) (sharp ? pick_fixed < NC, SB, OUT_SHARPEN > (p.rx) \
+      : pick_fixed < NC, SB, OUT_BLUR > (p.rx))
+  if (p.sb == 1)
+    return p.nc == 1 ? CUCONV_PICK (1, 1) : CUCONV_PICK (2, 1);
+  return p.nc == 1 ? CUCONV_PICK (1, 2) : CUCONV_PICK (2, 2);
+#undef CUCONV_PICK
 }
 
 static cudaError_t
@@ -111,7 +162,7 @@ launch_generic (const SepParams & p, cudaStream_t stream)
    * tiles is a fraction of one wave, which lasts one block's time: shorter
    * tiles, down to a row group, until there are two blocks a
    * multiprocessor.  Large planes keep the tallest tile that fits. */
-  tile_h = fill_two_waves (tile_h, ROW_GROUPS, (p.wb + TILE_W - 1) / TILE_W,
+  tile_h = fill_two_waves (tile_h, ROW_GROUPS, (p.ws + TILE_W - 1) / TILE_W,
       p.row_end - p.row_begin);
   smem = sep_smem_bytes (TileGeom (p.rx, p.ry, p.nc, tile_h));
   return launch_tiled (sep_generic, p, tile_h, smem, smem_limit, stream);
@@ -126,21 +177,16 @@ separable_tile_rows (void)
 cudaError_t
 launch_separable (const SepParams & p, cudaStream_t stream)
 {
-  FixedLauncher launch = NULL;
+  const FixedLauncher launch = pick_fixed_for (p);
 
-  if (!p.taps_nonneg)           /* the rounding in pack4 relies on it */
+  /* a blur's rounding (pack4) has no clamp below 0 */
+  if (p.combine == CUCONV_COMBINE_NONE && !p.taps_nonneg)
     return cudaErrorInvalidValue;
-  if (p.rx == p.ry && p.nc == 1)
-    launch = p.amount > 0.0f ? pick_fixed < 1, true > (p.rx) :
-        pick_fixed < 1, false > (p.rx);
-  else if (p.rx == p.ry && p.nc == 2)
-    launch = p.amount > 0.0f ? pick_fixed < 2, true > (p.rx) :
-        pick_fixed < 2, false > (p.rx);
   if (launch)
     return launch (p, stream);
-  /* the unsharp mask only in the unrolled radii: the caller takes the
-   * general kernel for the others */
-  if (p.amount > 0.0f)
+  /* the generic kernel: an 8-bit blur; the caller takes the general
+   * kernel for the others */
+  if (p.combine != CUCONV_COMBINE_NONE || p.sb != 1)
     return cudaErrorNotSupported;
   return launch_generic (p, stream);
 }

@@ -3,13 +3,14 @@
  * (cuconv-separable.cu) and the one launch of a 4:2:0 frame
  * (cuconv-frame420.cu).
  *
- * One fused pass per plane.  A block owns a TILE_W x TILE_H tile of output
- * bytes.  It filters the tile's rows plus the vertical apron horizontally
- * into a float buffer in shared memory (16 outputs a thread, from 16-byte
- * loads), then filters columns from that buffer (a 4-wide strip of rows a
- * thread, each buffered row read once and used for every output it feeds).
- * Each input byte comes from device memory once per tile and each output
- * byte is written once.
+ * One fused pass per plane, of 8- or 16-bit samples.  A block owns a
+ * TILE_W x TILE_H tile of output samples.  It filters the tile's rows plus
+ * the vertical apron horizontally into a float buffer in shared memory, one
+ * a term (16 outputs a thread, from 16-byte loads), then filters columns
+ * from those buffers (a 4-wide strip of rows a thread, each buffered row
+ * read once and used for every output it feeds), and combines the terms
+ * where there are two (sobel, laplacian).  Each input sample comes from
+ * device memory once per tile and each output sample is written once.
  *
  * Interior tiles, whose reads and writes all lie inside the plane, load
  * and store with no checks at all.  Only the ring of border tiles maps
@@ -27,17 +28,29 @@
 
 namespace cuconv {
 
-constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 bytes a thread */
+constexpr int COL_GROUPS = TILE_W / 4;  /* vertical pass: 4 samples a thread */
 constexpr int ROW_GROUPS = THREADS / COL_GROUPS;
 constexpr int H_CHUNK = 16;     /* horizontal pass: outputs a thread */
 constexpr int CHUNKS = TILE_W / H_CHUNK;
 
-/* Shared memory: the horizontally filtered rows (floats), then the border
- * tables. */
-__host__ __device__ constexpr size_t
-sep_smem_bytes (const TileGeom & g)
+/* What a tuned tile writes: the blur, the unsharp mask of it
+ * (kernel=sharpen), or two terms combined as p.combine says (sobel,
+ * laplacian). */
+enum SepOut
+{ OUT_BLUR, OUT_SHARPEN, OUT_TWO_TERMS };
+
+__host__ __device__ constexpr int
+out_terms (int out)
 {
-  return (size_t) g.rows * TILE_W * sizeof (float) + g.maps_bytes ();
+  return out == OUT_TWO_TERMS ? 2 : 1;
+}
+
+/* Shared memory: the horizontally filtered rows (floats) of each term,
+ * then the border tables. */
+__host__ __device__ constexpr size_t
+sep_smem_bytes (const TileGeom & g, int terms = 1)
+{
+  return (size_t) terms * g.rows * TILE_W * sizeof (float) + g.maps_bytes ();
 }
 
 /* The float4 columns of a row of the float buffer are permuted so that the
@@ -50,18 +63,30 @@ swizzle4 (int c4)
   return c4 ^ ((c4 >> 2) & 7);
 }
 
+/* Sample j of the 32-bit words w of 16-byte loads as a float: byte j, or
+ * 16-bit word j's (word >> shift) & mask.  j is a compile-time constant
+ * once the callers' loops are unrolled. */
+template < int SB > __device__ __forceinline__ float
+loaded_sample (const uint32_t * w, int j, const SepParams & p)
+{
+  if (SB == 1)
+    return u8_to_f (w[j / 4], j % 4);
+  return sample_to_float ((w[j / 2] >> (16 * (j % 2) + p.shift)) & p.mask);
+}
+
 /* Horizontal pass, radius known at compile time: a thread filters 16
- * adjacent outputs of a row from 16 + 2 * R * NC inputs held in registers,
- * taps as immediate constant-bank operands.  Interior tiles read the
- * inputs with 16-byte loads straight from device memory (neighbouring
- * threads share them through L1); border tiles gather them through the
- * tables. */
-template < int R, int NC, bool BORDER > __device__ void
+ * adjacent outputs of a row (each term) from 16 + 2 * R * NC inputs held
+ * in registers, taps as immediate constant-bank operands.  Interior tiles
+ * read the inputs with 16-byte loads straight from device memory
+ * (neighbouring threads share them through L1); border tiles gather them
+ * through the tables. */
+template < int R, int NC, int SB, int NT, bool BORDER > __device__ void
 hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
     const int *rowmap, float *hbuf, int x0, int y0)
 {
-  constexpr int A = round_up16 (R * NC);
-  constexpr int NV = (H_CHUNK + 2 * A) / 16;
+  constexpr int A = round_up16 (R * NC * SB) / SB;      /* apron, samples */
+  constexpr int PER_LOAD = 16 / SB;
+  constexpr int NV = (H_CHUNK + 2 * A) / PER_LOAD;
   constexpr int NF = H_CHUNK + 2 * R * NC;
   const int items = g.rows * CHUNKS;
 
@@ -71,7 +96,8 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
 
     if (!BORDER) {
       const uint4 *src = (const uint4 *) (p.src
-          + (size_t) (y0 - R + r) * p.src_pitch + x0 - A) + k;
+          + (size_t) (y0 - R + r) * p.src_pitch + (size_t) (x0 - A) * SB)
+          + k * (H_CHUNK / PER_LOAD);
       uint32_t w[NV * 4];
 #pragma unroll
       for (int v = 0; v < NV; v++) {
@@ -83,34 +109,39 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
       }
 #pragma unroll
       for (int j = 0; j < NF; j++)
-        f[j] = u8_to_f (w[(A - R * NC + j) / 4], (A - R * NC + j) % 4);
+        f[j] = loaded_sample < SB > (w, A - R * NC + j, p);
     } else {
       const int row = rowmap[r];
 #pragma unroll
       for (int j = 0; j < NF; j++)
-        f[j] = (float) mapped_byte (p, colmap, row,
+        f[j] = mapped_sample < SB > (p, colmap, row,
             k * H_CHUNK + A - R * NC + j);
     }
 
-    float4 *dst = (float4 *) (hbuf + r * TILE_W);
 #pragma unroll
-    for (int q = 0; q < H_CHUNK / 4; q++) {
-      float a[4];
+    for (int m = 0; m < NT; m++) {
+      const float *kx = p.kx + m * SEP_TERM2;
+      float4 *dst = (float4 *) (hbuf + (m * g.rows + r) * TILE_W);
 #pragma unroll
-      for (int e = 0; e < 4; e++) {
-        a[e] = 0.0f;
+      for (int q = 0; q < H_CHUNK / 4; q++) {
+        float a[4];
 #pragma unroll
-        for (int i = 0; i <= 2 * R; i++)
-          a[e] = fmaf (p.kx[i], f[4 * q + e + i * NC], a[e]);
+        for (int e = 0; e < 4; e++) {
+          a[e] = 0.0f;
+#pragma unroll
+          for (int i = 0; i <= 2 * R; i++)
+            a[e] = fmaf (kx[i], f[4 * q + e + i * NC], a[e]);
+        }
+        dst[swizzle4 (k * 4 + q)] = make_float4 (a[0], a[1], a[2], a[3]);
       }
-      dst[swizzle4 (k * 4 + q)] = make_float4 (a[0], a[1], a[2], a[3]);
     }
   }
 }
 
-/* Horizontal pass, any radius: a thread filters 4 outputs of one
- * component (x, x + nc, x + 2 nc, x + 3 nc), sliding a window of 4 inputs
- * along the taps, so that each input it reads feeds 4 outputs. */
+/* Horizontal pass, any radius (8-bit, one term): a thread filters 4
+ * outputs of one component (x, x + nc, x + 2 nc, x + 3 nc), sliding a
+ * window of 4 inputs along the taps, so that each input it reads feeds 4
+ * outputs. */
 template < bool BORDER > __device__ void
 hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
     const int *rowmap, float *hbuf, int x0, int y0)
@@ -127,7 +158,7 @@ hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
         + (size_t) (y0 - p.ry + r) * p.src_pitch + x0 + base;
     const int mrow = BORDER ? rowmap[r] : 0;
     auto in = [&](int j) -> float {
-      return BORDER ? (float) mapped_byte (p, colmap, mrow,
+      return BORDER ? mapped_sample < 1 > (p, colmap, mrow,
           g.apron + base + j * nc) : (float) row[j * nc];
     };
     float f0 = in (0), f1 = in (1), f2 = in (2);
@@ -154,61 +185,107 @@ hpass_generic (const SepParams & p, const TileGeom & g, const int *colmap,
   }
 }
 
-/* The unsharp mask of 4 blurred samples v at (x, y): in + amount *
- * (in - v), clamped to 0..255 so that pack4 rounds it exactly.  The source
- * bytes are read again (from L2: the tile read them a moment ago). */
-__device__ __forceinline__ float4
-sharpen4 (const SepParams & p, const float4 & v, int x, int y, bool guard)
+/* The 4 source samples of row y from x on, as floats, for the unsharp
+ * mask: read again (from L2: the tile read them a moment ago). */
+template < int SB > __device__ __forceinline__ float4
+source4 (const SepParams & p, int x, int y, bool guard)
 {
-  const uint8_t *s = p.src + (size_t) y * p.src_pitch + x;
-  const float a = p.amount;
-  uint32_t w = 0;
-  float4 r;
+  const uint8_t *s = p.src + (size_t) y * p.src_pitch + (size_t) x * SB;
+  uint32_t w[2] = { 0, 0 };
 
   if (!guard && p.src_aligned16) {
-    w = *(const uint32_t *) s;
+    if (SB == 1) {
+      w[0] = *(const uint32_t *) s;
+    } else {
+      const uint2 v = *(const uint2 *) s;
+      w[0] = v.x;
+      w[1] = v.y;
+    }
   } else if (y < p.row_end) {
-    for (int b = 0; b < 4 && x + b < p.wb; b++)
-      w |= (uint32_t) s[b] << (8 * b);
+    for (int b = 0; b < 4 && x + b < p.ws; b++) {
+      if (SB == 1)
+        w[0] |= (uint32_t) s[b] << (8 * b);
+      else
+        w[b / 2] |= (uint32_t) ((const uint16_t *) s)[b] << (16 * (b & 1));
+    }
   }
-  r.x = u8_to_f (w, 0);
-  r.y = u8_to_f (w, 1);
-  r.z = u8_to_f (w, 2);
-  r.w = u8_to_f (w, 3);
-  r.x = fminf (fmaxf (r.x + a * (r.x - v.x), 0.0f), 255.0f);
-  r.y = fminf (fmaxf (r.y + a * (r.y - v.y), 0.0f), 255.0f);
-  r.z = fminf (fmaxf (r.z + a * (r.z - v.z), 0.0f), 255.0f);
-  r.w = fminf (fmaxf (r.w + a * (r.w - v.w), 0.0f), 255.0f);
-  return r;
+  return make_float4 (loaded_sample < SB > (w, 0, p),
+      loaded_sample < SB > (w, 1, p), loaded_sample < SB > (w, 2, p),
+      loaded_sample < SB > (w, 3, p));
+}
+
+/* One output sample from its terms, clamped to [0, maxv] so that the
+ * rounding is exact: the unsharp mask of the source sample s, or two
+ * terms combined as the CPU reference combines them (combine_terms). */
+template < int OUT > __device__ __forceinline__ float
+sep_output (const SepParams & p, float s, float t0, float t1)
+{
+  if (OUT == OUT_SHARPEN)
+    return fminf (fmaxf (s + p.amount * (s - t0), 0.0f), p.maxv);
+  return fminf (combine_terms (p.combine, 0.0f, 0.0f, t0, t1), p.maxv);
+}
+
+/* The 4 output samples at (x, y) of a blur (t0) or as OUT combines t0 and
+ * t1, rounded, shifted and packed for store4 < SB >. */
+template < int SB, int OUT > __device__ __forceinline__ uint2
+sep_pack (const SepParams & p, float4 t0, const float4 & t1, int x, int y,
+    bool guard)
+{
+  if (OUT == OUT_SHARPEN) {
+    const float4 s = source4 < SB > (p, x, y, guard);
+    t0 = make_float4 (sep_output < OUT > (p, s.x, t0.x, 0.0f),
+        sep_output < OUT > (p, s.y, t0.y, 0.0f),
+        sep_output < OUT > (p, s.z, t0.z, 0.0f),
+        sep_output < OUT > (p, s.w, t0.w, 0.0f));
+  } else if (OUT == OUT_TWO_TERMS) {
+    t0 = make_float4 (sep_output < OUT > (p, 0.0f, t0.x, t1.x),
+        sep_output < OUT > (p, 0.0f, t0.y, t1.y),
+        sep_output < OUT > (p, 0.0f, t0.z, t1.z),
+        sep_output < OUT > (p, 0.0f, t0.w, t1.w));
+  } else if (SB == 2) {
+    /* a blur: taps >= 0 summing to at most 1 plus float error, which
+     * could pass a 16-bit maximum by more than half */
+    t0 = make_float4 (fminf (t0.x, p.maxv), fminf (t0.y, p.maxv),
+        fminf (t0.z, p.maxv), fminf (t0.w, p.maxv));
+  }
+  if (SB == 1)
+    return make_uint2 (pack4 (t0), 0u);
+  return pack4_16 (t0, p.shift);
 }
 
 /* Vertical pass: each thread filters 4 adjacent columns over RPT rows,
  * reusing each float4 row it reads for every output it contributes to.
- * GUARD: the tile may stick out of the plane or the band.  SHARP: the
- * blur becomes the unsharp mask of the source (kernel=sharpen). */
-template < int RY, int RPT, bool GUARD, bool SHARP > __device__ void
-vpass_fixed (const SepParams & p, const float *hbuf, int x0, int y0)
+ * GUARD: the tile may stick out of the plane or the band. */
+template < int RY, int RPT, int SB, int OUT, bool GUARD > __device__ void
+vpass_fixed (const SepParams & p, const float *hbuf, int rows, int x0,
+    int y0)
 {
+  constexpr int NT = out_terms (OUT);
   const int cg = threadIdx.x % COL_GROUPS, rg = threadIdx.x / COL_GROUPS;
   const int row0 = rg * RPT;
   const float4 *h = (const float4 *) hbuf + swizzle4 (cg);
-  float4 acc[RPT];
+  float4 acc[NT][RPT];
 
 #pragma unroll
-  for (int o = 0; o < RPT; o++)
-    acc[o] = make_float4 (0.f, 0.f, 0.f, 0.f);
+  for (int m = 0; m < NT; m++)
+#pragma unroll
+    for (int o = 0; o < RPT; o++)
+      acc[m][o] = make_float4 (0.f, 0.f, 0.f, 0.f);
 #pragma unroll
   for (int j = 0; j < RPT + 2 * RY; j++) {
-    const float4 v = h[(row0 + j) * COL_GROUPS];
 #pragma unroll
-    for (int o = 0; o < RPT; o++) {
-      const int t = j - o;
-      if (t >= 0 && t <= 2 * RY) {
-        const float k = p.ky[t];
-        acc[o].x = fmaf (k, v.x, acc[o].x);
-        acc[o].y = fmaf (k, v.y, acc[o].y);
-        acc[o].z = fmaf (k, v.z, acc[o].z);
-        acc[o].w = fmaf (k, v.w, acc[o].w);
+    for (int m = 0; m < NT; m++) {
+      const float4 v = h[(m * rows + row0 + j) * COL_GROUPS];
+#pragma unroll
+      for (int o = 0; o < RPT; o++) {
+        const int t = j - o;
+        if (t >= 0 && t <= 2 * RY) {
+          const float k = p.ky[m * SEP_TERM2 + t];
+          acc[m][o].x = fmaf (k, v.x, acc[m][o].x);
+          acc[m][o].y = fmaf (k, v.y, acc[m][o].y);
+          acc[m][o].z = fmaf (k, v.z, acc[m][o].z);
+          acc[m][o].w = fmaf (k, v.w, acc[m][o].w);
+        }
       }
     }
   }
@@ -216,12 +293,13 @@ vpass_fixed (const SepParams & p, const float *hbuf, int x0, int y0)
   for (int o = 0; o < RPT; o++) {
     const int x = x0 + cg * 4, y = y0 + row0 + o;
 
-    store4 (p, x, y, pack4 (SHARP ? sharpen4 (p, acc[o], x, y, GUARD) :
-            acc[o]), GUARD);
+    store4 < SB > (p, x, y, sep_pack < SB, OUT > (p, acc[0][o],
+            acc[NT - 1][o], x, y, GUARD), GUARD);
   }
 }
 
-/* Vertical pass, any radius: one output row at a time. */
+/* Vertical pass, any radius (8-bit, one term): one output row at a
+ * time. */
 static __device__ void
 vpass_generic (const SepParams & p, const float *hbuf, int x0, int y0,
     int tile_h)
@@ -247,10 +325,10 @@ struct TileSmem
 {
   float *hbuf;
   int *colmap, *rowmap;
-  __device__ TileSmem (void *smem, const TileGeom & g)
+  __device__ TileSmem (void *smem, const TileGeom & g, int terms = 1)
   : hbuf ((float *) smem),
-      colmap ((int *) smem + g.rows * TILE_W),
-      rowmap ((int *) smem + g.rows * TILE_W + g.span)
+      colmap ((int *) smem + terms * g.rows * TILE_W),
+      rowmap ((int *) smem + terms * g.rows * TILE_W + g.span)
   {
   }
 };
@@ -275,31 +353,38 @@ fixed_min_blocks (int r)
 #endif
 }
 
+/* The tile geometry of the unrolled radius R. */
+template < int R, int NC, int SB > __host__ __device__ constexpr TileGeom
+fixed_geom ()
+{
+  return TileGeom (R, R, NC, ROW_GROUPS * fixed_rpt (R), SB);
+}
+
 /* One tile (bx, by) of plane p with the unrolled radius R. */
-template < int R, int NC, bool SHARP = false >
-    __device__ __forceinline__ void
+template < int R, int NC, int SB, int OUT > __device__ __forceinline__ void
 tile_fixed (const SepParams & p, int bx, int by)
 {
   constexpr int RPT = fixed_rpt (R);
   constexpr int TILE_H = ROW_GROUPS * RPT;
-  constexpr TileGeom g (R, R, NC, TILE_H);
+  constexpr int NT = out_terms (OUT);
+  constexpr TileGeom g = fixed_geom < R, NC, SB > ();
   extern __shared__ uint4 smem[];
-  const TileSmem sm (smem, g);
+  const TileSmem sm (smem, g, NT);
   const int x0 = bx * TILE_W;
   const int y0 = p.row_begin + by * TILE_H;
 
   if (is_interior (p, x0, y0, TILE_H)) {
-    hpass_fixed < R, NC, false > (p, g, sm.colmap, sm.rowmap, sm.hbuf, x0,
-        y0);
+    hpass_fixed < R, NC, SB, NT, false > (p, g, sm.colmap, sm.rowmap,
+        sm.hbuf, x0, y0);
     __syncthreads ();
-    vpass_fixed < R, RPT, false, SHARP > (p, sm.hbuf, x0, y0);
+    vpass_fixed < R, RPT, SB, OUT, false > (p, sm.hbuf, g.rows, x0, y0);
   } else {
     build_maps (p, g, sm.colmap, sm.rowmap, x0, y0);
     __syncthreads ();
-    hpass_fixed < R, NC, true > (p, g, sm.colmap, sm.rowmap, sm.hbuf, x0,
-        y0);
+    hpass_fixed < R, NC, SB, NT, true > (p, g, sm.colmap, sm.rowmap,
+        sm.hbuf, x0, y0);
     __syncthreads ();
-    vpass_fixed < R, RPT, true, SHARP > (p, sm.hbuf, x0, y0);
+    vpass_fixed < R, RPT, SB, OUT, true > (p, sm.hbuf, g.rows, x0, y0);
   }
 }
 

@@ -19,7 +19,7 @@
 
 namespace cuconv {
 
-constexpr int TILE_W = 128;     /* output bytes per tile row (8-bit paths) */
+constexpr int TILE_W = 128;     /* output samples a tile row (tuned paths) */
 constexpr int THREADS = 256;
 
 __host__ __device__ constexpr int
@@ -28,16 +28,18 @@ round_up16 (int v)
   return (v + 15) & ~15;
 }
 
-/* The input a tuned 8-bit tile reads: its rows plus the vertical apron,
- * its bytes plus the horizontal apron rounded up to 16 bytes on each
- * side. */
+/* The input a tuned tile reads: its rows plus the vertical apron, its
+ * samples plus the horizontal apron rounded up to 16 bytes on each side.
+ * sb: bytes a sample (1, or 2 for 16-bit words); all in samples. */
 struct TileGeom
 {
-  int apron;                    /* bytes read left and right, 16-aligned */
+  int apron;                    /* samples read left and right: 16 bytes' worth */
   int span;                     /* TILE_W + 2 * apron */
   int rows;                     /* tile_h + 2 * ry */
-  __host__ __device__ constexpr TileGeom (int rx, int ry, int nc, int tile_h)
-  : apron (round_up16 (rx * nc)), span (TILE_W + 2 * round_up16 (rx * nc)),
+  __host__ __device__ constexpr TileGeom (int rx, int ry, int nc, int tile_h,
+      int sb = 1)
+  : apron (round_up16 (rx * nc * sb) / sb),
+      span (TILE_W + 2 * (round_up16 (rx * nc * sb) / sb)),
       rows (tile_h + 2 * ry)
   {
   }
@@ -64,14 +66,13 @@ tile_is_interior (bool aligned, int x_first, int x_end, int row_len, int y0,
       && y0 + tile_h + ry <= height && y0 + tile_h <= row_end;
 }
 
-/* The tuned 8-bit tiles: their 16-byte loads stay inside the allocation,
- * since the apron is rounded up to 16 bytes, which the pitch is a
- * multiple of. */
+/* The tuned tiles: their 16-byte loads stay inside the allocation, since
+ * the apron is rounded up to 16 bytes, which the pitch is a multiple of. */
 __device__ __forceinline__ bool
 is_interior (const SepParams & p, int x0, int y0, int tile_h)
 {
-  return tile_is_interior (p.src_aligned16 && p.dst_aligned4,
-      x0 - p.rx * p.nc, x0 + TILE_W + p.rx * p.nc, p.wb, y0, tile_h, p.ry,
+  return tile_is_interior (p.src_aligned16 && p.dst_aligned,
+      x0 - p.rx * p.nc, x0 + TILE_W + p.rx * p.nc, p.ws, y0, tile_h, p.ry,
       p.height, p.row_end);
 }
 
@@ -97,7 +98,7 @@ build_border_tables (CuconvBorder border, int nc, int width, int height,
     rowmap[r] = cuconv_border_index (border, y_first + r, height);
 }
 
-/* The tables of a tuned 8-bit border tile: its span of bytes from
+/* The tables of a tuned border tile: its span of samples from
  * x0 - apron, its rows from y0 - ry. */
 __device__ __forceinline__ void
 build_maps (const SepParams & p, const TileGeom & g, int *colmap,
@@ -105,14 +106,6 @@ build_maps (const SepParams & p, const TileGeom & g, int *colmap,
 {
   build_border_tables ((CuconvBorder) p.border, p.nc, p.width, p.height,
       colmap, g.span, x0 - g.apron, rowmap, g.rows, y0 - p.ry);
-}
-
-/* Byte c of staged row r of a border tile, through the tables. */
-__device__ __forceinline__ uint32_t
-mapped_byte (const SepParams & p, const int *colmap, int row, int c)
-{
-  const int xo = colmap[c];
-  return (xo < 0 || row < 0) ? 0u : p.src[(size_t) row * p.src_pitch + xo];
 }
 
 /* Sample conversion ----------------------------------------------------- */
@@ -131,6 +124,22 @@ template < typename T > __device__ __forceinline__ float
 raw_to_float (uint32_t raw, int shift, uint32_t mask)
 {
   return sample_to_float (sizeof (T) == 1 ? raw : (raw >> shift) & mask);
+}
+
+/* Sample c of staged row `row` of a tuned border tile, through the
+ * tables, as a float (0 outside the plane for the constant border). */
+template < int SB > __device__ __forceinline__ float
+mapped_sample (const SepParams & p, const int *colmap, int row, int c)
+{
+  const int xo = colmap[c];
+
+  if (xo < 0 || row < 0)
+    return 0.0f;
+  const uint8_t *s = p.src + (size_t) row * p.src_pitch;
+  if (SB == 1)
+    return sample_to_float (s[xo]);
+  return raw_to_float < uint16_t > (((const uint16_t *) s)[xo], p.shift,
+      p.mask);
 }
 
 /* Byte `byte` (0..3) of word as a float: two integer ops, no I2F. */
@@ -232,22 +241,47 @@ pack4 (const float4 & a)
   return __byte_perm (lo, hi, 0x5410);
 }
 
-/* Writes 4 output bytes of row y from x on.  guard: the tile may stick
- * out of the plane or the band, or the destination may be unaligned. */
+/* The 4 16-bit words of samples a (each in [0, 65535.5), clamped by the
+ * caller), shifted into place, two to a 32-bit word. */
+__device__ __forceinline__ uint2
+pack4_16 (const float4 & a, int shift)
+{
+  return make_uint2 (__byte_perm (round_sat_bits (a.x) << shift,
+          round_sat_bits (a.y) << shift, 0x5410),
+      __byte_perm (round_sat_bits (a.z) << shift,
+          round_sat_bits (a.w) << shift, 0x5410));
+}
+
+/* Writes 4 output samples of row y from x on: SB = 1, the bytes of v.x;
+ * SB = 2, the words of v.x, then v.y.  guard: the tile may stick out of
+ * the plane or the band, or the destination may be unaligned. */
+template < int SB > __device__ __forceinline__ void
+store4 (const SepParams & p, int x, int y, uint2 v, bool guard)
+{
+  uint8_t *d = p.dst + (size_t) y * p.dst_pitch + (size_t) x * SB;
+
+  if (guard && y >= p.row_end)
+    return;
+  if (!guard || (x + 3 < p.ws && p.dst_aligned)) {
+    if (SB == 1)
+      *(uint32_t *) d = v.x;
+    else
+      *(uint2 *) d = v;
+    return;
+  }
+  for (int b = 0; b < 4 && x + b < p.ws; b++) {
+    if (SB == 1)
+      d[b] = (uint8_t) (v.x >> (8 * b));
+    else
+      ((uint16_t *) d)[b] = (uint16_t) ((b < 2 ? v.x : v.y) >> (16 * (b & 1)));
+  }
+}
+
+/* 4 output bytes packed in a word. */
 __device__ __forceinline__ void
 store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
 {
-  uint8_t *d = p.dst + (size_t) y * p.dst_pitch + x;
-
-  if (!guard) {
-    *(uint32_t *) d = v;
-  } else if (y < p.row_end) {
-    if (x + 3 < p.wb && p.dst_aligned4)
-      *(uint32_t *) d = v;
-    else
-      for (int b = 0; b < 4 && x + b < p.wb; b++)
-        d[b] = (uint8_t) (v >> (8 * b));
-  }
+  store4 < 1 > (p, x, y, make_uint2 (v, 0u), guard);
 }
 
 /* Host side: fitting and launching -------------------------------------- */
@@ -325,7 +359,7 @@ static inline cudaError_t
 launch_tiled (TiledKernel k, const SepParams & p, int tile_h, size_t smem,
     SmemLimit & limit, cudaStream_t stream)
 {
-  dim3 grid ((p.wb + TILE_W - 1) / TILE_W,
+  dim3 grid ((p.ws + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);
 
   return launch_smem ((const void *) k, (int) smem, limit,[&]{

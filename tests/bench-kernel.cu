@@ -3,7 +3,7 @@
  * Times cuconv_filter_device (), the engine's entry point with its
  * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
  * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
- * 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
+ * 3x3, 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
  * gaussians at 3840x2160.  When built with HAVE_NPP it times NPP's same
  * operation on the same planes where NPP has one: the gaussians with
  * nppiFilterGaussAdvancedBorder_{8u,16u}_C1R_Ctx (our taps), the box with
@@ -33,7 +33,10 @@
  * path), and the fused gaussian and sobel against the global path forced
  * (the crossover); --wide times those rows alone.
  *
- *   bench-kernel [--reps=N] [--regions | --wide]
+ *   bench-kernel [--reps=N] [--regions | --wide | --only=NAME[:R]]
+ *
+ * --only times the table rows of that name (and radius) alone, for
+ * profiling one kernel.
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -290,11 +293,25 @@ static const Row table_rows[] = {
   {"sobel", CUCONV_KERNEL_SOBEL, 3, 0, 8, 0, 0.0},
   {"laplacian", CUCONV_KERNEL_LAPLACIAN, 1, 0, 8, 0, 0.0},
   {"laplacian", CUCONV_KERNEL_LAPLACIAN, 3, 0, 8, 0, 0.0},
+  {"custom 3x3", CUCONV_KERNEL_CUSTOM, 0, 3, 8, 0, 0.0},
   {"custom 7x7", CUCONV_KERNEL_CUSTOM, 0, 7, 8, 0, 0.0},
   {"custom 31x31", CUCONV_KERNEL_CUSTOM, 0, 31, 8, 0, 0.0},
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 2, 0, 16, 1, 0.0},
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1, 0.0},
 };
+
+/* --only: the table rows of this name (and radius, when only_radius >= 0)
+ * alone. */
+static const char *only_name = NULL;
+static int only_radius = -1;
+
+static bool
+row_selected (const Row * row)
+{
+  return !only_name || (strcmp (row->name, only_name) == 0
+      && (only_radius < 0 || row->radius == only_radius
+          || row->matrix_side / 2 == only_radius));
+}
 
 /* The wide filters' rows (docs/design.md, "Wide filters through global
  * memory"), 8-bit at 3840x2160: the box's running sums, explicit
@@ -905,6 +922,7 @@ main (int argc, char **argv)
   time_t now = time (NULL);
   bool regions_only = false, wide_only = false;
 
+  setvbuf (stdout, NULL, _IOLBF, 0);    /* rows survive a timeout */
   for (i = 1; i < argc; i++) {
     if (strncmp (argv[i], "--reps=", 7) == 0)
       reps = std::max (3, atoi (argv[i] + 7));
@@ -912,8 +930,20 @@ main (int argc, char **argv)
       regions_only = true;
     else if (strcmp (argv[i], "--wide") == 0)
       wide_only = true;
-    else {
-      printf ("usage: %s [--reps=N] [--regions | --wide]\n", argv[0]);
+    else if (strncmp (argv[i], "--only=", 7) == 0) {
+      static char name[64];
+      char *colon;
+
+      snprintf (name, sizeof (name), "%s", argv[i] + 7);
+      colon = strrchr (name, ':');
+      if (colon) {
+        *colon = '\0';
+        only_radius = atoi (colon + 1);
+      }
+      only_name = name;
+    } else {
+      printf ("usage: %s [--reps=N] [--regions | --wide | --only=NAME[:R]]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -990,8 +1020,9 @@ main (int argc, char **argv)
 
       for (k = 0; k < nrows; k++)
         any |= table_rows[k].depth == depths[d] &&
-            (z == 0 || !table_rows[k].big_only) && !wide_only;
-      any |= z == 0 && depths[d] == 8;  /* the wide rows */
+            (z == 0 || !table_rows[k].big_only) && !wide_only
+            && row_selected (&table_rows[k]);
+      any |= z == 0 && depths[d] == 8 && !only_name;    /* the wide rows */
       if (!any)
         continue;
       memset (&b, 0, sizeof (b));
@@ -1033,9 +1064,10 @@ main (int argc, char **argv)
 #endif
       for (k = 0; k < nrows; k++)
         if (table_rows[k].depth == b.depth &&
-            (z == 0 || !table_rows[k].big_only) && !wide_only)
+            (z == 0 || !table_rows[k].big_only) && !wide_only
+            && row_selected (&table_rows[k]))
           ok &= bench_row (&b, &table_rows[k], copy_bw, fma_rate, stream);
-      for (k = 0; z == 0 && b.depth == 8 &&
+      for (k = 0; z == 0 && b.depth == 8 && !only_name &&
           k < (int) (sizeof (wide_rows) / sizeof (wide_rows[0])); k++) {
         b.path = wide_rows[k].path;
         ok &= bench_row (&b, &wide_rows[k].row, copy_bw, fma_rate, stream);
@@ -1048,7 +1080,7 @@ main (int argc, char **argv)
       CHECK (cudaFree (b.dst));
     }
   }
-  if (wide_only)
+  if (wide_only || only_name)
     return ok ? 0 : 1;
   if (bench_frames (prop, stream) != 0)
     return 1;

@@ -8,10 +8,11 @@
  * Two sets of settings:
  *
  *   sweep    gaussian and box, radii 1..64 and sigma-only settings, on the
- *            8-bit YUV formats (the tuned kernels, 4:2:0 in one launch)
+ *            8-bit YUV formats, I420_10LE and P010 (the tuned kernels, 4:2:0
+ *            in one launch)
  *   general  every kernel type: gaussian (anisotropic too) and box on every
  *            format, sharpen with several amounts, sobel and laplacian at
- *            radii 1, 2 and 5, custom separable kernels (negative taps,
+ *            radii 1, 2, 3 and 5, custom separable kernels (negative taps,
  *            rx != ry, unnormalised), custom 3x3, 7x7 and 31x31 matrices;
  *            each with a `planes` choice, on every format
  *
@@ -123,11 +124,11 @@ static const Format formats[] = {
   {"Y444", 8, 0, 3, {{1, 1, 0, "Y"}, {1, 1, 1, "C"}, {1, 1, 2, "C"}},
       F_SWEEP},
   {"I420_10LE", 10, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 1, "C"}, {2, 2, 2, "C"}},
-      F_QUICK},
+      F_SWEEP | F_QUICK},
   {"I420_12LE", 12, 0, 3, {{1, 1, 0, "Y"}, {2, 2, 1, "C"}, {2, 2, 2, "C"}},
       0},
   {"P010_10LE", 10, 6, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}},
-      F_QUICK | F_RACE},
+      F_SWEEP | F_QUICK | F_RACE},
   {"P016_LE", 16, 0, 2, {{1, 1, 0, "Y"}, {2, 2, 1, "CC"}}, 0},
   {"GRAY16_LE", 16, 0, 1, {{1, 1, 0, "Y"}}, 0},
   {"Y444_16LE", 16, 0, 3, {{1, 1, 0, "Y"}, {1, 1, 1, "C"}, {1, 1, 2, "C"}},
@@ -223,9 +224,11 @@ static const General general[] = {
       1.5, 0, 10.0},
   {"sobel r=1", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_AUTO, 1},
   {"sobel r=2", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_ALL, 2, .race = 1},
+  {"sobel r=3", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_LUMA, 3},
   {"sobel r=5", CUCONV_KERNEL_SOBEL, CUCONV_PLANES_AUTO, 5},
   {"laplacian r=1", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_AUTO, 1},
   {"laplacian r=2", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_LUMA, 2},
+  {"laplacian r=3", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_AUTO, 3},
   {"laplacian r=5", CUCONV_KERNEL_LAPLACIAN, CUCONV_PLANES_ALL, 5, .race = 1},
   {"custom 7x3 negative taps", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, 0, 0, 0, 0,
         1, 7, 3, {-1, 0, 2, 5, 2, 0, -1}, {1, 2, 1}},
@@ -2389,9 +2392,10 @@ main (int argc, char **argv)
         "0x%02X and then 0x%02X, and both outputs must agree\n", POISON_A,
         POISON_B);
   printf ("matrix: %d settings (the gaussian/box sweep on the 8-bit YUV "
-      "formats; every kernel type with a planes choice on every format) x "
-      "%d sizes x %d formats x tight and padded strides (a case = one "
-      "setting, size, format and layout); CPU reference on %d threads\n",
+      "formats, I420_10LE and P010; every kernel type with a planes choice "
+      "on every format) x %d sizes x %d formats x tight and padded strides "
+      "(a case = one setting, size, format and layout); CPU reference on %d "
+      "threads\n",
       n_settings, n_sizes, n_formats, opt.n_threads);
 
   memset (stats, 0, sizeof (stats));
