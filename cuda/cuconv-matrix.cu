@@ -15,6 +15,10 @@
  * each column and row through the border mode once, into tables, and
  * guard their stores.
  *
+ * One 8-bit component filtered at a fixed radius, the common case, takes
+ * matrix_u8 instead: no shared memory staging, each thread reading its
+ * window straight from global memory (see "One 8-bit component" below).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <string.h>
@@ -25,10 +29,11 @@
 
 namespace cuconv {
 
-/* Matrix radii with fully unrolled instantiations (3x3, 5x5, 7x7): their
- * (2r + 1)^2 taps are immediate operands.  Not CUCONV_FIXED_RADII: that
- * list is the separable kernel's, whose cost grows with 2r + 1, not its
- * square; every other matrix radius takes the generic path. */
+/* Matrix radii with fully unrolled instantiations (3x3, 5x5, 7x7), of
+ * matrix_tiles and of matrix_u8: their (2r + 1)^2 taps are immediate
+ * operands.  Not CUCONV_FIXED_RADII: that list is the separable kernel's,
+ * whose cost grows with 2r + 1, not its square; every other matrix radius
+ * takes the generic path. */
 #define CUCONV_MATRIX_FIXED_RADII(X) X (1) X (2) X (3)
 
 constexpr int M_P = 4;          /* output rows a thread */
@@ -462,6 +467,281 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
     store_block < NC, WIDE, Q, true > (p, acc, comp, px0 + px, y0 + ty);
 }
 
+/* One 8-bit component ---------------------------------------------------- */
+
+/* A plane of one 8-bit component (grey, the planes of I420, NV12's luma)
+ * at a fixed radius stages nothing: staged as above, converting, storing
+ * and loading back its samples cost most of the work (the 3x3 matrix took
+ * 62 instructions an output, 9 of them its FMAs).  A thread computes Q
+ * adjacent columns x H rows straight from global memory instead.  It
+ * reads each row of its window once (Q bytes in one load and a 4-byte
+ * word either side), converts each byte once, and adds the row to every
+ * output row it meets, as compute_fixed does; an output row is rounded
+ * and stored as soon as its last matrix row is in, so that only 2r + 1
+ * rows of sums are live at a time.
+ *
+ * Rows always come through the block's row table, so the top and bottom
+ * cost nothing extra.  Where a thread's window sticks out of the row, or
+ * the rows are not 4-byte aligned, the words of the window that do (or
+ * all of them) are read a byte at a time through the column table; the
+ * other threads keep their vector loads. */
+template < int R > struct U8Tile
+{
+  /* columns a thread: 16 at radius 1; 8 from radius 2, where 2r + 1 rows
+   * of 16 sums would not fit the registers */
+  static constexpr int Q = R == 1 ? 16 : 8;
+  /* rows a thread: 128 outputs in all, so that its 2r rows of window
+   * beyond its own are a small part of what it loads and converts */
+  static constexpr int H = 128 / Q;
+  /* threads across a tile; a tile is 256 pixels x 128 rows (a
+   * 3840x2160 plane is 255 tiles: one wave of 2 blocks an SM on an H100) */
+  static constexpr int TX = 256 / Q;
+  static constexpr int TY = THREADS / TX;
+  static constexpr int W = TX * Q;      /* a tile's pixels */
+  static constexpr int TH = TY * H;     /* a tile's rows */
+  /* a window row: the bytes from x - 4 to x + Q + 4, in words; its
+   * columns x - R .. x + Q + R - 1 are bytes 4 - R .. Q + 3 + R */
+  static constexpr int NW = Q / 4 + 2;
+  static constexpr int NR = H + 2 * R;  /* window rows */
+  static_assert (R <= 4, "the window's apron lies in one word either side");
+};
+
+/* How a thread reads its window and writes its outputs. */
+enum U8Access
+{
+  U8_VECTOR,                    /* Q bytes in one load or store */
+  U8_WORDS,                     /* Q / 4 words */
+  U8_BYTES,                     /* bytes: at the plane's edges, or unaligned */
+};
+
+/* How a thread may access q bytes from column x of rows of width bytes
+ * from base, with `apron` more bytes either side: vector or word accesses
+ * only where all of them lie inside the row and are aligned. */
+__device__ __forceinline__ U8Access
+u8_access (const uint8_t * base, size_t pitch, int x, int q, int apron,
+    int width)
+{
+  const uintptr_t a = (uintptr_t) base | pitch;
+
+  if (x - apron < 0 || x + q + apron > width || a % 4 != 0)
+    return U8_BYTES;
+  return a % q == 0 ? U8_VECTOR : U8_WORDS;
+}
+
+/* Word i of a window row (the bytes from x - 4 + 4i) of plane row `row`
+ * where the window is not wholly inside the row, or the rows are not
+ * 4-byte aligned: the word whole if it lies inside the row and
+ * `aligned`, else byte by byte, the window's bytes alone, each through
+ * the column table (colmap[k]: where column x - R + k reads). */
+template < int R > __device__ __forceinline__ uint32_t
+u8_edge_word (const uint8_t * row, bool aligned, int x, int width, int i,
+    const int *colmap)
+{
+  using T = U8Tile < R >;
+  const int c0 = x - 4 + 4 * i;
+  uint32_t v = 0;
+
+  if (aligned && c0 >= 0 && c0 + 4 <= width)
+    return __ldg ((const uint32_t *) (row + c0));
+#pragma unroll
+  for (int e = 0; e < 4; e++) {
+    const int k = 4 * i + e - (4 - R);  /* the window's column */
+
+    if (k >= 0 && k < T::Q + 2 * R && colmap[k] >= 0)
+      v |= (uint32_t) __ldg (row + (unsigned) colmap[k]) << 8 * e;
+  }
+  return v;
+}
+
+/* Plane row yi (-1 reads 0) as the thread's window row w. */
+template < int R > __device__ __forceinline__ void
+u8_load_row (const MatrixParams & p, U8Access mode, int yi, int x,
+    const int *colmap, uint32_t (&w)[U8Tile < R >::NW])
+{
+  using T = U8Tile < R >;
+
+  if (yi < 0) {
+#pragma unroll
+    for (int i = 0; i < T::NW; i++)
+      w[i] = 0;
+    return;
+  }
+
+  /* yi >= 0: the unsigned product is one step less */
+  const uint8_t *row = p.src + (size_t) (unsigned) yi * p.src_pitch;
+
+  if (mode == U8_BYTES) {
+    const bool aligned = ((uintptr_t) p.src | p.src_pitch) % 4 == 0;
+
+#pragma unroll
+    for (int i = 0; i < T::NW; i++)
+      w[i] = u8_edge_word < R > (row, aligned, x, p.width, i, colmap);
+    return;
+  }
+  row += x;
+  w[0] = __ldg ((const uint32_t *) (row - 4));
+  w[T::NW - 1] = __ldg ((const uint32_t *) (row + T::Q));
+  if (mode == U8_WORDS) {
+#pragma unroll
+    for (int i = 1; i < T::NW - 1; i++)
+      w[i] = __ldg ((const uint32_t *) (row + 4 * (i - 1)));
+  } else if constexpr (T::Q == 16) {
+    const uint4 v = __ldg ((const uint4 *) row);
+
+    w[1] = v.x;
+    w[2] = v.y;
+    w[3] = v.z;
+    w[4] = v.w;
+  } else {
+    const uint2 v = __ldg ((const uint2 *) row);
+
+    w[1] = v.x;
+    w[2] = v.y;
+  }
+}
+
+/* Adds window row jj (w) to the sums of the output rows it meets: row o
+ * takes it with matrix row jj - o.  Once unrolled every index is a
+ * constant: the taps come straight from the constant bank, the bytes'
+ * positions are immediates of the conversions. */
+template < int R > __device__ __forceinline__ void
+u8_add_row (const MatrixParams & p, const uint32_t (&w)[U8Tile < R >::NW],
+    int jj, float (&acc)[U8Tile < R >::H][U8Tile < R >::Q])
+{
+  using T = U8Tile < R >;
+  constexpr int N = 2 * R + 1;
+  float f[T::Q + 2 * R];
+
+#pragma unroll
+  for (int k = 0; k < T::Q + 2 * R; k++)
+    f[k] = u8_to_f (w[(k + 4 - R) / 4], (k + 4 - R) % 4);
+#pragma unroll
+  for (int o = 0; o < T::H; o++) {
+    const int t = jj - o;
+
+    if (t < 0 || t >= N)
+      continue;
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+      for (int q = 0; q < T::Q; q++)
+        acc[o][q] = fmaf (p.w[t * N + i], f[q + i], acc[o][q]);
+  }
+}
+
+/* Rounds 4 sums as cuconv_round_sat (v, 255) does and packs them, the
+ * first in the low byte.  v + 0.5 truncated, then saturated to 0..255, is
+ * that rounding: below -0.5 both give 0, and from there up truncation is
+ * the floor.  ptxas fuses each pair of truncations with its cvt.pack
+ * into one F2IP. */
+__device__ __forceinline__ uint32_t
+round_pack4_sat (float a, float b, float c, float d)
+{
+  const int ia = __float2int_rz (__fadd_rn (a, 0.5f));
+  const int ib = __float2int_rz (__fadd_rn (b, 0.5f));
+  const int ic = __float2int_rz (__fadd_rn (c, 0.5f));
+  const int id = __float2int_rz (__fadd_rn (d, 0.5f));
+  uint32_t hi, v;
+
+  /* cvt.pack.sat.u8.s32.b32 d, a, b, c: b in byte 0, a in byte 1, the
+   * low half of c above them */
+  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r" (hi) : "r" (id),
+      "r" (ic));
+  asm ("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r" (v) : "r" (ib),
+      "r" (ia), "r" (hi));
+  return v;
+}
+
+/* Rounds the sums v of an output row and writes them at d, column x;
+ * bytes only inside the plane. */
+template < int Q > __device__ __forceinline__ void
+u8_store_row (uint8_t * d, U8Access mode, int x, int width,
+    const float (&v)[Q])
+{
+  uint32_t out[Q / 4];
+
+#pragma unroll
+  for (int i = 0; i < Q / 4; i++)
+    out[i] = round_pack4_sat (v[4 * i], v[4 * i + 1], v[4 * i + 2],
+        v[4 * i + 3]);
+  if (mode == U8_BYTES) {
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+      if (x + k < width)
+        d[k] = (uint8_t) (out[k / 4] >> 8 * (k % 4));
+  } else if (mode == U8_WORDS) {
+#pragma unroll
+    for (int i = 0; i < Q / 4; i++)
+      ((uint32_t *) d)[i] = out[i];
+  } else if constexpr (Q == 16) {
+    *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
+  } else {
+    *(uint2 *) d = make_uint2 (out[0], out[1]);
+  }
+}
+
+/* Window rows a thread loads ahead of the one it sums, so that their
+ * loads are in flight meanwhile. */
+constexpr int U8_AHEAD = 2;
+
+/* The thread's block: columns x.., rows y.. below row_end.  rowmap[jj] is
+ * the plane row window row jj (row y - R + jj) reads, colmap as for
+ * u8_edge_word; in and out say how it reads and writes. */
+template < int R > __device__ __forceinline__ void
+u8_block (const MatrixParams & p, U8Access in, U8Access out, int x, int y,
+    const int *colmap, const int *rowmap)
+{
+  using T = U8Tile < R >;
+  uint8_t *dst = p.dst + (size_t) y * p.dst_pitch + x;
+  uint32_t w[T::NR][T::NW];
+  float acc[T::H][T::Q];
+
+#pragma unroll
+  for (int jj = 0; jj < U8_AHEAD; jj++)
+    u8_load_row < R > (p, in, rowmap[jj], x, colmap, w[jj]);
+#pragma unroll
+  for (int jj = 0; jj < T::NR; jj++) {
+    const int o = jj - 2 * R;   /* the output row this row completes */
+
+    if (jj + U8_AHEAD < T::NR)
+      u8_load_row < R > (p, in, rowmap[jj + U8_AHEAD], x, colmap,
+          w[jj + U8_AHEAD]);
+    if (jj < T::H)
+#pragma unroll
+      for (int q = 0; q < T::Q; q++)
+        acc[jj][q] = 0.0f;
+    u8_add_row < R > (p, w[jj], jj, acc);
+    if (o >= 0 && y + o < p.row_end) {
+      u8_store_row < T::Q > (dst, out, x, p.width, acc[o]);
+      dst += p.dst_pitch;
+    }
+  }
+}
+
+/* One tile (blockIdx.x, blockIdx.y) of TX x TY threads.  2 blocks an SM
+ * leave the registers that the edges' byte loads need beside the sums
+ * (at 3, 80 registers a thread, ptxas spills at radius 1 and 3). */
+template < int R > __global__ void
+__launch_bounds__ (THREADS, 2)
+matrix_u8 (const __grid_constant__ MatrixParams p)
+{
+  using T = U8Tile < R >;
+  __shared__ int colmap[T::W + 2 * R], rowmap[T::TH + 2 * R];
+  const int x0 = blockIdx.x * T::W;
+  const int y0 = p.row_begin + blockIdx.y * T::TH;
+  const int tx = threadIdx.x % T::TX, ty = threadIdx.x / T::TX;
+  const int x = x0 + tx * T::Q, y = y0 + ty * T::H;
+
+  build_border_tables ((CuconvBorder) p.border, 1, p.width, p.height,
+      colmap, T::W + 2 * R, x0 - R, rowmap, T::TH + 2 * R, y0 - R);
+  __syncthreads ();
+  if (x >= p.width || y >= p.row_end)
+    return;
+  u8_block < R > (p, u8_access (p.src, p.src_pitch, x, T::Q, 4, p.width),
+      u8_access (p.dst, p.dst_pitch, x, T::Q, 0, p.width),
+      x, y, colmap + tx * T::Q, rowmap + ty * T::H);
+}
+
 /* Host side ------------------------------------------------------------ */
 
 void
@@ -529,18 +809,65 @@ pick_radius (int r)
   }
 }
 
-template < bool WIDE > static MatrixLauncher
-pick_comps (int nc, int r)
+template < int R > static cudaError_t
+launch_u8 (const MatrixParams & p, cudaStream_t stream)
 {
-  switch (nc) {
+  using T = U8Tile < R >;
+  const dim3 grid ((p.width + T::W - 1) / T::W,
+      (p.row_end - p.row_begin + T::TH - 1) / T::TH);
+
+  matrix_u8 < R > <<< grid, THREADS, 0, stream >>> (p);
+  return cudaGetLastError ();
+}
+
+/* Whether the grid of matrix_u8 < R > for p gives every multiprocessor a
+ * block: its tiles are large, and on fewer of them the tiled kernel is
+ * faster (H100, 2026-11-23: 3x3 on a 3840x2160 plane, 255 tiles, 15.6 us
+ * against 22.2; on 1920x1080, 72 tiles, 12.5 us against 7.9). */
+template < int R > static bool
+u8_fills_device (const MatrixParams & p)
+{
+  using T = U8Tile < R >;
+  const long long tiles = (long long) ((p.width + T::W - 1) / T::W) *
+      ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
+  int dev, sms;
+
+  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&sms,
+          cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: the tiled kernel serves */
+    return false;
+  }
+  return tiles >= sms;
+}
+
+/* One filtered 8-bit component (the dispatch copies or fills such a plane
+ * itself): matrix_u8 for the 3x3 matrix where its tiles fill the device;
+ * the tiled kernel for the rest (at 5x5 and 7x7 matrix_u8 measured no
+ * faster at 3840x2160, and slower at 1920x1080). */
+static MatrixLauncher
+pick_u8 (const MatrixParams & p)
+{
+  if (p.op[0] == CUCONV_COMP_FILTER && p.radius == 1 && u8_fills_device < 1 >
+      (p))
+    return launch_u8 < 1 >;
+  return pick_radius < 1, false > (p.radius);
+}
+
+template < bool WIDE > static MatrixLauncher
+pick_comps (const MatrixParams & p)
+{
+  switch (p.n_comp) {
     case 1:
-      return pick_radius < 1, WIDE > (r);
+      if constexpr (WIDE)
+        return pick_radius < 1, WIDE > (p.radius);
+      else
+        return pick_u8 (p);
     case 2:
-      return pick_radius < 2, WIDE > (r);
+      return pick_radius < 2, WIDE > (p.radius);
     case 3:
-      return pick_radius < 3, WIDE > (r);
+      return pick_radius < 3, WIDE > (p.radius);
     case 4:
-      return pick_radius < 4, WIDE > (r);
+      return pick_radius < 4, WIDE > (p.radius);
     default:
       return NULL;
   }
@@ -558,8 +885,7 @@ launch_matrix (const MatrixParams & p, cudaStream_t stream)
   if (p.depth > 8 && (((uintptr_t) p.src | (uintptr_t) p.dst | p.src_pitch
               | p.dst_pitch) & 1))
     return cudaErrorInvalidValue;
-  launch = p.depth > 8 ? pick_comps < true > (p.n_comp, p.radius) :
-      pick_comps < false > (p.n_comp, p.radius);
+  launch = p.depth > 8 ? pick_comps < true > (p) : pick_comps < false > (p);
   if (!launch)
     return cudaErrorInvalidValue;
   if (p.row_end <= p.row_begin)

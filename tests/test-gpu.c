@@ -13,8 +13,8 @@
  *   general  every kernel type: gaussian (anisotropic too) and box on every
  *            format, sharpen with several amounts, sobel and laplacian at
  *            radii 1, 2, 3 and 5, custom separable kernels (negative taps,
- *            rx != ry, unnormalised), custom 3x3, 7x7 and 31x31 matrices;
- *            each with a `planes` choice, on every format
+ *            rx != ry, unnormalised), custom 3x3, 5x5, 7x7 and 31x31
+ *            matrices; each with a `planes` choice, on every format
  *
  * every border mode, sizes from 1x1 to 3840x2160 (the general set up to
  * 1921x1081, there with one border a kernel), tight (odd) and padded
@@ -237,6 +237,7 @@ static const General general[] = {
   {"custom x only 9 taps", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_LUMA, 0, 0, 0, 0,
       1, 9, 0, {1, 1, 2, 2, 3, 2, 2, 1, 1}},
   {"custom matrix 3x3", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 3},
+  {"custom matrix 5x5", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_LUMA, .side = 5},
   {"custom matrix 7x7", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_ALL, .side = 7,
       .race = 1},
   {"custom matrix 31x31", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 31,
