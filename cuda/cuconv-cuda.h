@@ -32,10 +32,12 @@ typedef struct
  * Creates no context. */
 int cuconv_device_count (void);
 
-/* The strip pipeline: frames whose planes are in host memory, uploaded,
- * filtered and downloaded in strips on three streams of the current
- * context.  Device and pinned staging buffers are kept across calls and
- * reallocated only when the frame's geometry changes. */
+/* Frames whose planes are in host memory, uploaded, filtered and
+ * downloaded on three streams of the current context: in strips and
+ * synchronously (cuconv_strips_process), or for page-locked frames whole
+ * and asynchronously (cuconv_strips_enqueue).  Device and pinned staging
+ * buffers are allocated on the first frame that needs them, kept across
+ * calls and reallocated only when the frame's geometry changes. */
 typedef struct _CuconvStrips CuconvStrips;
 
 /* Creates the streams and events in the current context.  NULL with st
@@ -47,10 +49,26 @@ void cuconv_strips_free (CuconvStrips * s);
 
 /* Filters a frame synchronously: when it returns 0 every dst plane holds
  * the result.  Page-locked host memory (the element's pinned pool) is
- * uploaded straight from where it lies.  Returns non-zero with st filled on any CUDA error;
- * dst is then undefined and must not be pushed. */
+ * uploaded straight from where it lies.  Returns non-zero with st filled
+ * on any CUDA error; dst is then undefined and must not be pushed.  Waits
+ * first for frames still enqueued by cuconv_strips_enqueue (). */
 int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, CuconvStatus * st);
+
+/* Enqueues a whole frame whose src and dst planes are page-locked host
+ * memory of the current context: each plane uploaded in one copy,
+ * filtered as cuconv_filter_device () does and downloaded in one copy,
+ * the first plane (luma) ahead of the others so that its download
+ * overlaps their filtering; all of it ordered after the work already on
+ * stream (a cudaStream_t of the context), and stream made to wait for it.
+ * Returns at once: src must stay unchanged and dst unread until stream
+ * has reached that point.  Frames alternate between two sets of device
+ * buffers, so that one frame's upload overlaps the previous one's
+ * download.  Pageable planes give the same result, with copies that do
+ * not overlap.  Returns 0, or non-zero with st filled, all that was
+ * enqueued then finished. */
+int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st);
 
 /* Filters planes whose src and dst are device pointers of the current
  * context, asynchronously on stream (a cudaStream_t of that context).

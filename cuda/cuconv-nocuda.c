@@ -42,6 +42,14 @@ cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
 }
 
 int
+cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
+
+int
 cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st)
 {

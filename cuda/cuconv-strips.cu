@@ -1,7 +1,9 @@
-/* gst-cudaconvolve: the strip pipeline for frames in host memory
- * (CuconvStrips): device buffers, page-locked staging, three streams and
- * their events, so that upload, compute and download of a frame's strips
- * overlap.
+/* gst-cudaconvolve: frames in host memory (CuconvStrips): device buffers,
+ * page-locked staging, three streams and their events.  Two ways through:
+ * the strip pipeline (cuconv_strips_process), synchronous, where upload,
+ * compute and download of a frame's strips overlap; and for page-locked
+ * frames the whole frame enqueued (cuconv_strips_enqueue), where the
+ * upload of one frame overlaps the download of the one before.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,6 +22,13 @@
 #define CUCONV_MAX_STRIPS 8
 #endif
 #define CUCONV_EVENTS (CUCONV_MAX_PLANES * CUCONV_MAX_STRIPS)
+/* Enqueued frames alternate between two sets of device buffers, so that
+ * frame n uploads while frame n - 1 is still filtered or downloaded. */
+#define CUCONV_SLOTS 2
+/* An enqueued frame goes through in two groups of planes, the first plane
+ * (luma) and the others, so that the luma downloads while the chroma is
+ * filtered. */
+#define CUCONV_GROUPS 2
 
 /* A plane's buffers, kept while its geometry stays the same: on the
  * device, and page-locked host staging for frames in pageable memory. */
@@ -37,7 +46,15 @@ struct _CuconvStrips
   /* one of each per plane and strip of a frame */
   cudaEvent_t uploaded[CUCONV_EVENTS], filtered[CUCONV_EVENTS];
   cudaEvent_t downloaded[CUCONV_EVENTS];
-  DevPlane planes[CUCONV_MAX_PLANES];
+  /* enqueued frames: the caller's stream at the call, each group's steps
+   * (each waited for in the call that records it), and each slot's last
+   * frame downloaded */
+  cudaEvent_t queued, group_uploaded[CUCONV_GROUPS];
+  cudaEvent_t group_filtered[CUCONV_GROUPS], slot_done[CUCONV_SLOTS];
+  /* slot 0 also serves the strip pipeline, the only one with staging */
+  DevPlane planes[CUCONV_SLOTS][CUCONV_MAX_PLANES];
+  int next_slot;
+  bool in_flight;               /* enqueued since the streams were idle */
 };
 
 using namespace cuconv;
@@ -45,6 +62,12 @@ using namespace cuconv;
 #define CHECK(call, what) \
   do { cudaError_t _e = (call); \
     if (_e != cudaSuccess) return fail (st, what, _e); } while (0)
+
+static cudaError_t
+create_event (cudaEvent_t * e)
+{
+  return cudaEventCreateWithFlags (e, cudaEventDisableTiming);
+}
 
 extern "C" CuconvStrips *
 cuconv_strips_new (CuconvStatus * st)
@@ -65,13 +88,21 @@ cuconv_strips_new (CuconvStatus * st)
   if (!e)
     e = cudaStreamCreateWithFlags (&cc->down, cudaStreamNonBlocking);
   for (i = 0; i < CUCONV_EVENTS && !e; i++) {
-    e = cudaEventCreateWithFlags (&cc->uploaded[i], cudaEventDisableTiming);
+    e = create_event (&cc->uploaded[i]);
     if (!e)
-      e = cudaEventCreateWithFlags (&cc->filtered[i], cudaEventDisableTiming);
+      e = create_event (&cc->filtered[i]);
     if (!e)
-      e = cudaEventCreateWithFlags (&cc->downloaded[i],
-          cudaEventDisableTiming);
+      e = create_event (&cc->downloaded[i]);
   }
+  if (!e)
+    e = create_event (&cc->queued);
+  for (i = 0; i < CUCONV_GROUPS && !e; i++) {
+    e = create_event (&cc->group_uploaded[i]);
+    if (!e)
+      e = create_event (&cc->group_filtered[i]);
+  }
+  for (i = 0; i < CUCONV_SLOTS && !e; i++)
+    e = create_event (&cc->slot_done[i]);
   if (e) {
     fail (st, "cannot create CUDA streams", e);
     cuconv_strips_free (cc);
@@ -80,62 +111,88 @@ cuconv_strips_new (CuconvStatus * st)
   return cc;
 }
 
-/* Frees the frame buffers, keeps the streams. */
 static void
-strips_release (CuconvStrips * cc)
+plane_release (DevPlane * d)
 {
-  int i;
-
-  if (!cc)
-    return;
-  for (i = 0; i < CUCONV_MAX_PLANES; i++) {
-    cudaFree (cc->planes[i].src);
-    cudaFree (cc->planes[i].dst);
-    cudaFreeHost (cc->planes[i].stage_in);
-    cudaFreeHost (cc->planes[i].stage_out);
-    memset (&cc->planes[i], 0, sizeof (cc->planes[i]));
-  }
-}
-
-extern "C" void
-cuconv_strips_free (CuconvStrips * cc)
-{
-  int i;
-
-  if (!cc)
-    return;
-  strips_release (cc);
-  if (cc->up)
-    cudaStreamDestroy (cc->up);
-  if (cc->compute)
-    cudaStreamDestroy (cc->compute);
-  if (cc->down)
-    cudaStreamDestroy (cc->down);
-  for (i = 0; i < CUCONV_EVENTS; i++) {
-    if (cc->uploaded[i])
-      cudaEventDestroy (cc->uploaded[i]);
-    if (cc->filtered[i])
-      cudaEventDestroy (cc->filtered[i]);
-    if (cc->downloaded[i])
-      cudaEventDestroy (cc->downloaded[i]);
-  }
-  free (cc);
-}
-
-/* Device buffers for plane i, kept while its geometry stays the same. */
-static int
-ensure_plane (CuconvStrips * cc, int i, const CuconvPlane * pl, CuconvStatus * st)
-{
-  DevPlane *d = &cc->planes[i];
-  const int wb = pl->width * pl->n_comp * cuconv_plane_sample_bytes (pl);
-
-  if (d->src && d->wb == wb && d->height == pl->height)
-    return 0;
   cudaFree (d->src);
   cudaFree (d->dst);
   cudaFreeHost (d->stage_in);
   cudaFreeHost (d->stage_out);
   memset (d, 0, sizeof (*d));
+}
+
+static void
+destroy_event (cudaEvent_t e)
+{
+  if (e)
+    cudaEventDestroy (e);
+}
+
+extern "C" void
+cuconv_strips_free (CuconvStrips * cc)
+{
+  int i, j;
+
+  if (!cc)
+    return;
+  /* enqueued frames may still use the buffers */
+  for (i = 0; i < 3; i++) {
+    cudaStream_t s = i == 0 ? cc->up : i == 1 ? cc->compute : cc->down;
+
+    if (s) {
+      cudaStreamSynchronize (s);
+      cudaStreamDestroy (s);
+    }
+  }
+  cudaGetLastError ();
+  for (i = 0; i < CUCONV_SLOTS; i++)
+    for (j = 0; j < CUCONV_MAX_PLANES; j++)
+      plane_release (&cc->planes[i][j]);
+  for (i = 0; i < CUCONV_EVENTS; i++) {
+    destroy_event (cc->uploaded[i]);
+    destroy_event (cc->filtered[i]);
+    destroy_event (cc->downloaded[i]);
+  }
+  destroy_event (cc->queued);
+  for (i = 0; i < CUCONV_GROUPS; i++) {
+    destroy_event (cc->group_uploaded[i]);
+    destroy_event (cc->group_filtered[i]);
+  }
+  for (i = 0; i < CUCONV_SLOTS; i++)
+    destroy_event (cc->slot_done[i]);
+  free (cc);
+}
+
+/* Waits until nothing enqueued is left on the three streams.  Returns
+ * the first error, cleared. */
+static cudaError_t
+wait_idle (CuconvStrips * cc)
+{
+  cudaError_t e = cudaStreamSynchronize (cc->up), e2;
+
+  e2 = cudaStreamSynchronize (cc->compute);
+  e = e ? e : e2;
+  e2 = cudaStreamSynchronize (cc->down);
+  e = e ? e : e2;
+  cudaGetLastError ();
+  cc->in_flight = false;
+  return e;
+}
+
+/* Device buffers for plane i of slot, kept while its geometry stays the
+ * same; enqueued frames are waited for before any buffer is freed. */
+static int
+ensure_plane (CuconvStrips * cc, int slot, int i, const CuconvPlane * pl,
+    CuconvStatus * st)
+{
+  DevPlane *d = &cc->planes[slot][i];
+  const int wb = pl->width * pl->n_comp * cuconv_plane_sample_bytes (pl);
+
+  if (d->src && d->wb == wb && d->height == pl->height)
+    return 0;
+  if (cc->in_flight)
+    CHECK (wait_idle (cc), "the GPU failed to filter a frame");
+  plane_release (d);
   if (wb % 16 == 0) {
     /* tight rows: a copy from a tight host frame is one linear DMA, which
      * runs faster than a pitched one; 16-byte aligned rows still take the
@@ -207,6 +264,12 @@ vertical_reach (const CuconvPlane * pl, const CuconvFilter * f)
   return r;
 }
 
+/* Whether each side of a plane is page-locked, asked once a frame. */
+struct PlanePinned
+{
+  bool in, out;
+};
+
 /* One plane of a frame in host memory, in strips: strip k uploads while
  * strip k - 1 is filtered and strip k - 2 downloads (three streams,
  * ordered by events).  Pageable memory goes through page-locked staging,
@@ -216,23 +279,23 @@ vertical_reach (const CuconvPlane * pl, const CuconvFilter * f)
  * output still has to be copied out (finish_plane). */
 static int
 enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
-    const CuconvFilter * f, int *n_strips_out, int *strip_out, CuconvStatus * st)
+    PlanePinned pinned, const CuconvFilter * f, int *n_strips_out,
+    int *strip_out, CuconvStatus * st)
 {
   const CuconvBorder border = f->settings.border;
   const int reach = vertical_reach (pl, f);
   const int tile_rows = separable_tile_rows ();
-  DevPlane *d = &cc->planes[pi];
+  DevPlane *d = &cc->planes[0][pi];
   cudaEvent_t *uploaded = cc->uploaded + pi * CUCONV_MAX_STRIPS;
   cudaEvent_t *filtered = cc->filtered + pi * CUCONV_MAX_STRIPS;
   cudaEvent_t *downloaded = cc->downloaded + pi * CUCONV_MAX_STRIPS;
-  const bool pinned_in = is_pinned (pl->src), pinned_out = is_pinned (pl->dst);
   int strip, n_strips, k, next_up = 0, r;
 
-  if ((r = ensure_plane (cc, pi, pl, st)) != 0)
+  if ((r = ensure_plane (cc, 0, pi, pl, st)) != 0)
     return r;
-  if (!pinned_in && (r = ensure_stage (&d->stage_in, d, st)) != 0)
+  if (!pinned.in && (r = ensure_stage (&d->stage_in, d, st)) != 0)
     return r;
-  if (!pinned_out && (r = ensure_stage (&d->stage_out, d, st)) != 0)
+  if (!pinned.out && (r = ensure_stage (&d->stage_out, d, st)) != 0)
     return r;
 
   /* strips of whole tiles, each at least as tall as the vertical apron
@@ -262,7 +325,7 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
       const uint8_t *from = pl->src + (size_t) u0 * pl->src_stride;
       size_t from_stride = pl->src_stride;
 
-      if (!pinned_in) {
+      if (!pinned.in) {
         copy_rows (d->stage_in + (size_t) u0 * d->wb, d->wb, from,
             pl->src_stride, d->wb, u1 - u0);
         from = d->stage_in + (size_t) u0 * d->wb;
@@ -289,28 +352,27 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
 
     CHECK (cudaStreamWaitEvent (cc->down, filtered[k], 0),
         "cannot order CUDA streams");
-    CHECK (cudaMemcpy2DAsync (pinned_out ? pl->dst + (size_t) y0 *
+    CHECK (cudaMemcpy2DAsync (pinned.out ? pl->dst + (size_t) y0 *
             pl->dst_stride : d->stage_out + (size_t) y0 * d->wb,
-            pinned_out ? (size_t) pl->dst_stride : (size_t) d->wb,
+            pinned.out ? (size_t) pl->dst_stride : (size_t) d->wb,
             d->dst + (size_t) y0 * d->dst_pitch, d->dst_pitch, d->wb,
             y1 - y0, cudaMemcpyDeviceToHost, cc->down),
         "cannot download a frame from the GPU");
-    if (!pinned_out)
+    if (!pinned.out)
       CHECK (cudaEventRecord (downloaded[k], cc->down),
           "cannot record a CUDA event");
   }
   return 0;
 }
 
+
 /* Copies pageable output out of staging as each strip lands. */
 static int
 finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
     int strip, CuconvStatus * st)
 {
-  const DevPlane *d = &cc->planes[pi];
+  const DevPlane *d = &cc->planes[0][pi];
 
-  if (is_pinned (pl->dst))
-    return 0;
   for (int k = 0; k < n_strips; k++) {
     const int y0 = k * strip;
     const int y1 = y0 + strip < pl->height ? y0 + strip : pl->height;
@@ -328,10 +390,7 @@ finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
 static int
 drain (CuconvStrips * cc, int r)
 {
-  cudaStreamSynchronize (cc->up);
-  cudaStreamSynchronize (cc->compute);
-  cudaStreamSynchronize (cc->down);
-  cudaGetLastError ();
+  wait_idle (cc);
   return r;
 }
 
@@ -340,16 +399,24 @@ cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, CuconvStatus * st)
 {
   int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i, r;
+  PlanePinned pinned[CUCONV_MAX_PLANES];
 
   if (n_planes > CUCONV_MAX_PLANES)
     return fail (st, "too many planes", cudaErrorInvalidValue);
+  /* an enqueued frame may still use slot 0's buffers */
+  if (cc->in_flight)
+    CHECK (wait_idle (cc), "the GPU failed to filter a frame");
+  for (i = 0; i < n_planes; i++) {
+    pinned[i].in = is_pinned (planes[i].src);
+    pinned[i].out = is_pinned (planes[i].dst);
+  }
   for (i = 0; i < n_planes; i++)
-    if ((r = enqueue_plane (cc, i, &planes[i], f, &n_strips[i], &strip[i],
-                st)) != 0)
+    if ((r = enqueue_plane (cc, i, &planes[i], pinned[i], f, &n_strips[i],
+                &strip[i], st)) != 0)
       return drain (cc, r);
   for (i = 0; i < n_planes; i++)
-    if ((r = finish_plane (cc, i, &planes[i], n_strips[i], strip[i],
-                st)) != 0)
+    if (!pinned[i].out && (r = finish_plane (cc, i, &planes[i], n_strips[i],
+                strip[i], st)) != 0)
       return drain (cc, r);
   CHECK (cudaStreamSynchronize (cc->down), "the GPU failed to filter a frame");
   CHECK (cudaStreamSynchronize (cc->compute),
@@ -358,3 +425,112 @@ cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes,
   return 0;
 }
 
+/* The planes of a frame in slot's device buffers. */
+static void
+slot_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
+    int n_planes, CuconvPlane * dev)
+{
+  for (int i = 0; i < n_planes; i++) {
+    const DevPlane *d = &cc->planes[slot][i];
+
+    dev[i] = planes[i];
+    dev[i].src = d->src;
+    dev[i].dst = d->dst;
+    dev[i].src_stride = (ptrdiff_t) d->src_pitch;
+    dev[i].dst_stride = (ptrdiff_t) d->dst_pitch;
+  }
+}
+
+/* Planes [first, last) of a frame up to slot's src buffers, or down from
+ * its dst buffers, each whole, on stream s. */
+static cudaError_t
+copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
+    int first, int last, bool up, cudaStream_t s)
+{
+  cudaError_t e = cudaSuccess;
+
+  for (int i = first; i < last && !e; i++) {
+    const DevPlane *d = &cc->planes[slot][i];
+    const CuconvPlane *pl = &planes[i];
+
+    if (up)
+      e = cudaMemcpy2DAsync (d->src, d->src_pitch, pl->src,
+          (size_t) pl->src_stride, d->wb, d->height, cudaMemcpyHostToDevice,
+          s);
+    else
+      e = cudaMemcpy2DAsync (pl->dst, (size_t) pl->dst_stride, d->dst,
+          d->dst_pitch, d->wb, d->height, cudaMemcpyDeviceToHost, s);
+  }
+  return e;
+}
+
+/* A whole frame through slot, each group of planes (the first plane, then
+ * the others) up, filtered and down on the three streams in turn, so that
+ * a group downloads while the next is filtered, and the frame uploads
+ * while the previous frame (the other slot) downloads.  up starts once the
+ * slot's previous frame is downloaded: its kernels had read src and its
+ * download had read dst by then.  The caller's stream waits for the last
+ * download, which comes after everything else of the frame. */
+static int
+enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, cudaStream_t stream,
+    CuconvStatus * st)
+{
+  const int n_groups = n_planes > 1 ? 2 : 1;
+  int first[CUCONV_GROUPS + 1] = { 0, 1, n_planes }, g, r;
+  CuconvPlane dev[CUCONV_MAX_PLANES];
+
+  first[n_groups] = n_planes;
+  slot_planes (cc, slot, planes, n_planes, dev);
+  CHECK (cudaEventRecord (cc->queued, stream), "cannot record a CUDA event");
+  CHECK (cudaStreamWaitEvent (cc->up, cc->queued, 0),
+      "cannot order CUDA streams");
+  CHECK (cudaStreamWaitEvent (cc->up, cc->slot_done[slot], 0),
+      "cannot order CUDA streams");
+  for (g = 0; g < n_groups; g++) {
+    CHECK (copy_planes (cc, slot, planes, first[g], first[g + 1], true,
+            cc->up), "cannot upload a frame to the GPU");
+    CHECK (cudaEventRecord (cc->group_uploaded[g], cc->up),
+        "cannot record a CUDA event");
+  }
+  for (g = 0; g < n_groups; g++) {
+    CHECK (cudaStreamWaitEvent (cc->compute, cc->group_uploaded[g], 0),
+        "cannot order CUDA streams");
+    if ((r = cuconv_filter_device (dev + first[g], first[g + 1] - first[g],
+                f, cc->compute, st)) != 0)
+      return r;
+    CHECK (cudaEventRecord (cc->group_filtered[g], cc->compute),
+        "cannot record a CUDA event");
+  }
+  for (g = 0; g < n_groups; g++) {
+    CHECK (cudaStreamWaitEvent (cc->down, cc->group_filtered[g], 0),
+        "cannot order CUDA streams");
+    CHECK (copy_planes (cc, slot, planes, first[g], first[g + 1], false,
+            cc->down), "cannot download a frame from the GPU");
+  }
+  CHECK (cudaEventRecord (cc->slot_done[slot], cc->down),
+      "cannot record a CUDA event");
+  CHECK (cudaStreamWaitEvent (stream, cc->slot_done[slot], 0),
+      "cannot order CUDA streams");
+  return 0;
+}
+
+extern "C" int
+cuconv_strips_enqueue (CuconvStrips * cc, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st)
+{
+  const int slot = cc->next_slot;
+  int i, r;
+
+  if (n_planes > CUCONV_MAX_PLANES)
+    return fail (st, "too many planes", cudaErrorInvalidValue);
+  for (i = 0; i < n_planes; i++)
+    if ((r = ensure_plane (cc, slot, i, &planes[i], st)) != 0)
+      return r;
+  cc->in_flight = true;
+  if ((r = enqueue_frame (cc, slot, planes, n_planes, f,
+              (cudaStream_t) stream, st)) != 0)
+    return drain (cc, r);
+  cc->next_slot = (slot + 1) % CUCONV_SLOTS;
+  return 0;
+}

@@ -53,6 +53,14 @@
  * on a stream it finishes before pushing.  #GstCudaVideoFilter:cuda-device-id
  * picks the GPU (-1: the neighbours' context's, else device 0).
  *
+ * Behind a source that is not live (a file, a decoder, appsrc), a frame in
+ * CUDA memory, or in pinned memory on both sides, stays in flight while
+ * the GPU filters it: the element pushes it, finished, once the next frame
+ * is enqueued, before any event or query that follows it, or about a
+ * millisecond later when nothing follows; a flush drops it.  The LATENCY query
+ * then counts one frame more, and the pools proposed upstream one buffer
+ * more.  Behind a live source every frame is finished before it is pushed.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=I420,width=1280,height=720 ! cudaconvolve radius=8 ! videoconvert ! autovideosink
@@ -168,6 +176,9 @@ static void gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter);
 static GstFlowReturn gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter *
     filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
 static GstFlowReturn gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter
+    * filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame,
+    gpointer stream);
+static GstFlowReturn gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter
     * filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame,
     gpointer stream);
 
@@ -339,6 +350,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_host);
   filter_class->filter_cuda_device =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_device);
+  filter_class->filter_cuda_pinned =
+      GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_pinned);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_convolve_debug, "cudaconvolve", 0,
       "CUDA convolution blur");
@@ -763,6 +776,27 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
   /* the whole frame filtered, the input put back where it stays (nothing
    * for region=frame) */
   cuconv_regions_restore (planes, n_planes, &self->frame_regions.regions);
+  return GST_FLOW_OK;
+}
+
+/* Pinned frames, region=frame: the whole frame up, filtered and down,
+ * enqueued on the element's stream.  A region frame needs the CPU's
+ * restore after the GPU: the strips, synchronously. */
+static GstFlowReturn
+gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
+  CuconvStatus st;
+  guint n_planes;
+
+  if (self->frame_regions.regions.mode != CUCONV_REGION_FRAME)
+    return GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST;
+  n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
+  if (cuconv_strips_enqueue (self->strips, planes, n_planes, self->filter,
+          stream, &st) != 0)
+    return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
   return GST_FLOW_OK;
 }
 

@@ -148,6 +148,21 @@ gst_is_cuda_pinned_memory (GstMemory * mem)
       GST_IS_CUDA_PINNED_ALLOCATOR (mem->allocator);
 }
 
+/**
+ * gst_is_cuda_pinned_memory_of:
+ * @mem: a #GstMemory
+ * @context: a #GstCudaContext
+ *
+ * Returns: whether @mem is page-locked memory of @context, which the GPU
+ * reads and writes by DMA in that context.
+ */
+gboolean
+gst_is_cuda_pinned_memory_of (GstMemory * mem, GstCudaContext * context)
+{
+  return gst_is_cuda_pinned_memory (mem) &&
+      GST_CUDA_PINNED_ALLOCATOR (mem->allocator)->context == context;
+}
+
 static GstCudaPinnedMemory *
 gst_cuda_pinned_memory_new (GstAllocator * allocator, GstMemoryFlags flags,
     GstMemory * parent, gpointer block, guint8 * data, gsize maxsize,

@@ -26,6 +26,8 @@ G_DECLARE_FINAL_TYPE (GstCudaPinnedAllocator, gst_cuda_pinned_allocator,
 GstAllocator *gst_cuda_pinned_allocator_new (GstCudaContext * context);
 
 gboolean gst_is_cuda_pinned_memory (GstMemory * mem);
+gboolean gst_is_cuda_pinned_memory_of (GstMemory * mem,
+    GstCudaContext * context);
 
 G_END_DECLS
 #endif /* __GST_CUDA_PINNED_ALLOCATOR_H__ */

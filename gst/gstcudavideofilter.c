@@ -25,6 +25,16 @@
  * mapped to host memory by #GstVideoFilter.  On the CUDA backend the
  * element proposes upstream a pool of pinned host memory and filters into
  * pinned buffers, which the GPU reads and writes by DMA.
+ *
+ * Frames whose GPU work is only enqueued (CUDA memory, pinned memory on
+ * both sides) are held one at a time when upstream is not live: frame
+ * n - 1 is pushed once frame n is enqueued and n - 1 is done, so that the
+ * GPU filters while the streaming thread does the rest.  The frame held
+ * goes out before any serialized event or query (EOS, caps, segment, gap,
+ * allocation, drain) and before renegotiation, and is dropped by a flush;
+ * the LATENCY query counts it (one frame duration).  Behind a live source
+ * every frame is finished before it is pushed, as a held frame would add
+ * a frame interval of latency.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -35,6 +45,7 @@
 
 #include "gstcudavideofilter.h"
 #include "gstcudavideofiltergpu.h"
+#include "gstcudavideofilteridle.h"
 #include "gstcudavideofilterinput.h"
 
 GST_DEBUG_CATEGORY (gst_cuda_video_filter_debug);
@@ -53,7 +64,22 @@ enum
 #define DEFAULT_BACKEND GST_CUDA_VIDEO_FILTER_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
 
+/* How long the streaming thread may stay away with a frame held before
+ * the element's own thread pushes it: far above the gap between frames
+ * that arrive back to back (tens of microseconds), where holding pays. */
+#define IDLE_RELEASE_US 1000
+
 static GParamSpec *properties[N_PROPERTIES];
+
+/* A filtered frame not pushed yet: its GPU work was enqueued on the
+ * element's stream, and is done once event is. */
+typedef struct
+{
+  GstBuffer *out;               /* NULL: none */
+  GstBuffer *in;                /* the GPU may still read it */
+  guint event;                  /* of GST_CUDA_VIDEO_FILTER_GPU_EVENTS */
+  const gchar *what;            /* the frame, for the error message */
+} GstCudaVideoFilterHeld;
 
 typedef struct
 {
@@ -73,6 +99,18 @@ typedef struct
   gboolean warned_fallback;
   gboolean in_cuda, out_cuda;   /* negotiated memory:CUDAMemory */
   GstCudaVideoFilterCounts counts;     /* the stats property */
+
+  /* One frame in flight, under the sink pad's stream lock (the streaming
+   * thread, or the idle watch's). */
+  gboolean upstream_live;       /* as upstream's LATENCY answer says */
+  GstClockTime frame_duration;  /* from the framerate; NONE: unknown */
+  GstCudaVideoFilterHeld held;  /* the frame in flight */
+  GstCudaVideoFilterHeld queued;        /* enqueued by transform () */
+  GstBuffer *next_out;          /* done at once, pushed after held */
+  guint next_event;
+  GstCudaVideoFilterIdle *idle; /* its thread runs from a hold to stop () */
+  GstFlowReturn idle_ret;       /* of a push by the idle watch */
+  GstClockTime hold_latency;    /* under the object lock: what LATENCY adds */
 } GstCudaVideoFilterPrivate;
 
 static void gst_cuda_video_filter_set_property (GObject * object,
@@ -84,6 +122,9 @@ static void gst_cuda_video_filter_set_context (GstElement * element,
     GstContext * context);
 static gboolean gst_cuda_video_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
+static gboolean gst_cuda_video_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static void gst_cuda_video_filter_idle_release (gpointer data, guint serial);
 static GstCaps *gst_cuda_video_filter_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_video_filter_start (GstBaseTransform * trans);
@@ -173,7 +214,9 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counts since the element started, in a GstStructure named "
       "\"<element factory>-stats\": frames-in (buffers received), "
-      "frames-out (buffers pushed), dropped-short (buffers dropped because "
+      "frames-out (buffers pushed; on the GPU behind a source that is not "
+      "live, one behind until the stream ends, as a frame is held while "
+      "the GPU filters it), dropped-short (buffers dropped because "
       "they do not hold a whole frame of their caps), dropped-qos (buffers "
       "skipped as too late by QoS, each also posted as a QoS message; the "
       "qos property turns that off)", GST_TYPE_STRUCTURE,
@@ -184,6 +227,8 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_set_context);
 
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_video_filter_query);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_video_filter_sink_event);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_video_filter_transform_caps);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_video_filter_start);
@@ -226,6 +271,10 @@ gst_cuda_video_filter_init (GstCudaVideoFilter * self)
   priv->device_id = DEFAULT_CUDA_DEVICE_ID;
   priv->active_backend = "none";
   priv->gpu = gst_cuda_video_filter_gpu_new ();
+  priv->upstream_live = TRUE;
+  priv->frame_duration = GST_CLOCK_TIME_NONE;
+  priv->idle = gst_cuda_video_filter_idle_new ("cudafilter-idle",
+      gst_cuda_video_filter_idle_release, self, IDLE_RELEASE_US);
 }
 
 static void
@@ -285,6 +334,7 @@ gst_cuda_video_filter_finalize (GObject * object)
 
   /* stop () closed it; this drops a context set while in NULL */
   gst_cuda_video_filter_gpu_free (priv->gpu);
+  gst_cuda_video_filter_idle_free (priv->idle);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -360,15 +410,258 @@ gst_cuda_video_filter_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
+/* One frame in flight (docs/design.md, section E).  A frame whose GPU
+ * work is only enqueued on the element's stream is held, and the frame
+ * held before goes out once its event says the GPU is done with it.  All
+ * of it runs under the sink pad's stream lock, in the streaming thread or
+ * the idle watch's (or in stop (), once neither runs). */
+
+/* Whether this frame may stay in flight: not behind a live source, where
+ * it would add a frame interval of latency, and not while prerolling,
+ * where a sink waiting for its first frame may wait for it alone. */
+static gboolean
+gst_cuda_video_filter_may_hold (GstCudaVideoFilter * self)
+{
+  gboolean playing;
+
+  if (GET_PRIV (self)->upstream_live ||
+      GST_PAD_MODE (GST_BASE_TRANSFORM_SRC_PAD (self)) != GST_PAD_MODE_PUSH)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  playing = GST_STATE (self) == GST_STATE_PLAYING;
+  GST_OBJECT_UNLOCK (self);
+  return playing;
+}
+
+/* The buffers the element keeps beyond a plain filter's, for the pools. */
+static guint
+gst_cuda_video_filter_held_buffers (GstCudaVideoFilter * self)
+{
+  return GET_PRIV (self)->upstream_live ? 0 : 1;
+}
+
+static GstFlowReturn
+gst_cuda_video_filter_gpu_failed (GstCudaVideoFilter * self,
+    const gchar * what, GError * error)
+{
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+      ("Filtering %s on the GPU failed: %s.", what, error->message), (NULL));
+  g_clear_error (&error);
+  return GST_FLOW_ERROR;
+}
+
+/* Waits for held's frame and hands its output over in *outbuf, or posts
+ * an element error when the GPU failed on it. */
+static GstFlowReturn
+gst_cuda_video_filter_release (GstCudaVideoFilter * self,
+    GstCudaVideoFilterHeld * held, GstBuffer ** outbuf)
+{
+  GError *error = NULL;
+  gboolean done;
+
+  done = gst_cuda_video_filter_gpu_wait (GET_PRIV (self)->gpu, held->event,
+      &error);
+  gst_clear_buffer (&held->in);
+  if (!done) {
+    gst_clear_buffer (&held->out);
+    return gst_cuda_video_filter_gpu_failed (self, held->what, error);
+  }
+  *outbuf = g_steal_pointer (&held->out);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cuda_video_filter_push (GstCudaVideoFilter * self, GstBuffer * buf)
+{
+  gst_cuda_video_filter_counts_pushed (&GET_PRIV (self)->counts,
+      GST_ELEMENT (self));
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+}
+
+/* The streaming thread leaves with a frame held: the idle watch pushes it
+ * unless the thread comes back soon. */
+static void
+gst_cuda_video_filter_watch (GstCudaVideoFilter * self)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+
+  if (priv->held.out)
+    gst_cuda_video_filter_idle_arm (priv->idle);
+}
+
+static void
+gst_cuda_video_filter_unwatch (GstCudaVideoFilter * self)
+{
+  gst_cuda_video_filter_idle_disarm (GET_PRIV (self)->idle);
+}
+
+/* Pushes the frame held, and one done behind it, now. */
+static GstFlowReturn
+gst_cuda_video_filter_drain (GstCudaVideoFilter * self)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstCudaVideoFilterHeld held = priv->held;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *out = NULL;
+
+  gst_cuda_video_filter_unwatch (self);
+  if (held.out) {
+    GST_LOG_OBJECT (self, "draining the frame in flight");
+    memset (&priv->held, 0, sizeof (priv->held));
+    ret = gst_cuda_video_filter_release (self, &held, &out);
+    if (ret == GST_FLOW_OK)
+      ret = gst_cuda_video_filter_push (self, out);
+  }
+  if (ret == GST_FLOW_OK && priv->next_out)
+    ret = gst_cuda_video_filter_push (self, g_steal_pointer (&priv->next_out));
+  gst_clear_buffer (&priv->next_out);
+  return ret;
+}
+
+/* Forgets the frame held without pushing it (a flush, stop): once the GPU
+ * is done with its buffers, which it may still read and write. */
+static void
+gst_cuda_video_filter_drop (GstCudaVideoFilter * self)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+
+  gst_cuda_video_filter_unwatch (self);
+  if (priv->held.out) {
+    GST_DEBUG_OBJECT (self, "dropping the frame in flight");
+    gst_cuda_video_filter_gpu_wait (priv->gpu, priv->held.event, NULL);
+  }
+  gst_clear_buffer (&priv->held.in);
+  gst_clear_buffer (&priv->held.out);
+  gst_clear_buffer (&priv->next_out);
+  priv->idle_ret = GST_FLOW_OK;
+}
+
+/* The idle watch's thread: the streaming thread stayed away with a frame
+ * held.  Under the stream lock, as the streaming thread pushes; what the
+ * push returns goes upstream with the next buffer. */
+static void
+gst_cuda_video_filter_idle_release (gpointer data, guint serial)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (data);
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (self);
+  GstFlowReturn ret;
+
+  GST_PAD_STREAM_LOCK (sinkpad);
+  if (gst_cuda_video_filter_idle_is_current (priv->idle, serial)) {
+    GST_DEBUG_OBJECT (self, "no frame for a while: pushing the one in flight");
+    ret = gst_cuda_video_filter_drain (self);
+    if (ret != GST_FLOW_OK)
+      priv->idle_ret = ret;
+  }
+  GST_PAD_STREAM_UNLOCK (sinkpad);
+}
+
+/* What the LATENCY query adds: a frame's duration while frames may be
+ * held (the CUDA backend, upstream not live), nothing when the framerate
+ * is unknown (0/1: no duration to add). */
+static void
+gst_cuda_video_filter_update_latency (GstCudaVideoFilter * self)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstClockTime latency = 0;
+  gboolean changed;
+
+  if (!priv->upstream_live && priv->use_cuda &&
+      GST_CLOCK_TIME_IS_VALID (priv->frame_duration))
+    latency = priv->frame_duration;
+
+  GST_OBJECT_LOCK (self);
+  changed = priv->hold_latency != latency;
+  priv->hold_latency = latency;
+  GST_OBJECT_UNLOCK (self);
+  if (!changed)
+    return;
+  GST_DEBUG_OBJECT (self, "latency of the frame in flight: %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (latency));
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+}
+
+/* Upstream's latency, and a frame more while one may be held. */
+static gboolean
+gst_cuda_video_filter_query_latency (GstCudaVideoFilter * self,
+    GstQuery * query)
+{
+  GstClockTime min, max, add;
+  gboolean live;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (GST_BASE_TRANSFORM
+          (self), GST_PAD_SRC, query))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  add = GET_PRIV (self)->hold_latency;
+  GST_OBJECT_UNLOCK (self);
+  if (add == 0)
+    return TRUE;
+
+  gst_query_parse_latency (query, &live, &min, &max);
+  gst_query_set_latency (query, live, min + add,
+      GST_CLOCK_TIME_IS_VALID (max) ? max + add : max);
+  return TRUE;
+}
+
+/* Whether upstream is live.  Unanswered, it is taken as live: no frame is
+ * held, as before. */
+static gboolean
+gst_cuda_video_filter_upstream_is_live (GstCudaVideoFilter * self)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = TRUE;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
 static gboolean
 gst_cuda_video_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
 {
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
+
   if (gst_cuda_video_filter_gpu_handle_context_query (GET_PRIV (trans)->gpu,
           GST_ELEMENT (trans), query))
     return TRUE;
+  /* A serialized query (allocation, drain) comes after the frames before
+   * it: the one held goes out first, and an upstream pool waiting for its
+   * buffers gets ours back. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query)) {
+    GST_PAD_STREAM_LOCK (GST_BASE_TRANSFORM_SINK_PAD (trans));
+    gst_cuda_video_filter_drain (self);
+    GST_PAD_STREAM_UNLOCK (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  }
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    return gst_cuda_video_filter_query_latency (self, query);
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+}
+
+/* Events keep their order with the frames: the one held goes out before
+ * any serialized event (EOS, caps, segment, gap, ...).  A flush drops it:
+ * at FLUSH_STOP, as FLUSH_START comes outside the streaming thread, and
+ * nothing can be pushed between the two. */
+static gboolean
+gst_cuda_video_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
+  GstFlowReturn ret;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    gst_cuda_video_filter_drop (self);
+  } else if (GST_EVENT_IS_SERIALIZED (event)) {
+    ret = gst_cuda_video_filter_drain (self);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "the frame in flight before %s: %s",
+          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 /* Opens the CUDA backend unless it is open: the context and stream, then
@@ -413,6 +706,8 @@ gst_cuda_video_filter_close_cuda (GstCudaVideoFilter * self)
   if (!priv->cuda_open)
     return;
   if (gst_cuda_video_filter_gpu_push (priv->gpu)) {
+    /* a frame in flight may still use the subclass's buffers */
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
     if (klass->close_cuda)
       klass->close_cuda (self);
     gst_cuda_video_filter_gpu_pop (priv->gpu);
@@ -465,6 +760,7 @@ gst_cuda_video_filter_ensure_backend (GstCudaVideoFilter * self,
       "GPU (CUDA)" : "CPU");
   gst_cuda_video_filter_set_active_backend (self,
       priv->use_cuda ? "cuda" : "cpu");
+  gst_cuda_video_filter_update_latency (self);
 
   /* Pinned pools go with the CUDA backend: when it comes or goes while
    * playing, upstream and we pick pools again. */
@@ -494,6 +790,8 @@ gst_cuda_video_filter_start (GstBaseTransform * trans)
 
   priv->engine_valid = FALSE;
   priv->warned_fallback = FALSE;
+  priv->upstream_live = TRUE;
+  priv->frame_duration = GST_CLOCK_TIME_NONE;
   gst_cuda_video_filter_counts_reset (&priv->counts, GST_ELEMENT (self));
   return gst_cuda_video_filter_ensure_backend (self,
       gst_cuda_video_filter_backend (self));
@@ -505,11 +803,16 @@ gst_cuda_video_filter_stop (GstBaseTransform * trans)
   GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
   GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
 
+  /* the watch's thread may be pushing: it ends first */
+  gst_cuda_video_filter_idle_stop (priv->idle);
+  gst_cuda_video_filter_drop (self);
   gst_cuda_video_filter_close_cuda (self);
   gst_cuda_video_filter_gpu_close (priv->gpu);
   priv->use_cuda = FALSE;
   priv->engine_valid = FALSE;
   priv->in_cuda = priv->out_cuda = FALSE;
+  priv->upstream_live = TRUE;
+  gst_cuda_video_filter_update_latency (self);
   gst_cuda_video_filter_set_active_backend (self, "none");
   return TRUE;
 }
@@ -545,6 +848,7 @@ static gboolean
 gst_cuda_video_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (vfilter);
   GstCudaVideoFilterPrivate *priv = GET_PRIV (vfilter);
 
   priv->in_cuda = gst_cuda_video_filter_gpu_caps_are_cuda (incaps);
@@ -552,6 +856,19 @@ gst_cuda_video_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   GST_DEBUG_OBJECT (vfilter, "%s %dx%d, CUDA memory in %d, out %d",
       GST_VIDEO_INFO_NAME (in_info), GST_VIDEO_INFO_WIDTH (in_info),
       GST_VIDEO_INFO_HEIGHT (in_info), priv->in_cuda, priv->out_cuda);
+
+  /* Decided once a stream, before the pools are: a frame in flight only
+   * behind a source that is not live. */
+  priv->upstream_live = gst_cuda_video_filter_upstream_is_live (self);
+  priv->frame_duration = GST_VIDEO_INFO_FPS_N (in_info) > 0 &&
+      GST_VIDEO_INFO_FPS_D (in_info) > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (in_info),
+      GST_VIDEO_INFO_FPS_N (in_info)) : GST_CLOCK_TIME_NONE;
+  GST_INFO_OBJECT (self, "upstream is %slive: %s", priv->upstream_live ?
+      "" : "not ", priv->upstream_live ? "every frame is finished before it "
+      "is pushed" : "one frame may be in flight");
+  gst_cuda_video_filter_update_latency (self);
+
   return (!priv->in_cuda && !priv->out_cuda) ||
       gst_cuda_video_filter_gpu_accept_caps (priv->gpu, GST_ELEMENT (vfilter),
       incaps, in_info);
@@ -587,6 +904,40 @@ gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
   }
 }
 
+/* After the subclass enqueued a frame's work on the stream (the context
+ * current, ret what it returned): with a frame in flight allowed, an event
+ * marks the frame and its input is kept for generate_output (); else the
+ * stream is waited for.  On any failure what was enqueued is finished
+ * before the buffers go back. */
+static GstFlowReturn
+gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
+    GstBuffer * inbuf, const gchar * what)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstCudaVideoFilterHeld *queued = &priv->queued;
+  GError *error = NULL;
+
+  if (ret != GST_FLOW_OK) {
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
+    return ret;
+  }
+  if (!gst_cuda_video_filter_may_hold (self)) {
+    if (gst_cuda_video_filter_gpu_sync (priv->gpu, &error))
+      return GST_FLOW_OK;
+    return gst_cuda_video_filter_gpu_failed (self, what, error);
+  }
+  /* the frame held, if any, has the other event */
+  if (!gst_cuda_video_filter_gpu_record (priv->gpu, priv->next_event, &error)) {
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
+    return gst_cuda_video_filter_gpu_failed (self, what, error);
+  }
+  queued->in = gst_buffer_ref (inbuf);
+  queued->event = priv->next_event;
+  queued->what = what;
+  priv->next_event = (priv->next_event + 1) % GST_CUDA_VIDEO_FILTER_GPU_EVENTS;
+  return GST_FLOW_OK;
+}
+
 /* In and out in CUDA memory of the context: the subclass reads and writes
  * the planes where they are, on the element's stream, which is finished
  * before the buffer goes downstream. */
@@ -598,7 +949,6 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstVideoFrame in_frame, out_frame;
   GstFlowReturn ret;
-  GError *error = NULL;
 
   if (!gst_cuda_video_filter_gpu_map_frame (&in_frame, &vfilter->in_info,
           inbuf, GST_MAP_READ))
@@ -615,15 +965,10 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   }
   ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
       &in_frame, &out_frame, gst_cuda_video_filter_gpu_stream (priv->gpu));
-  if (ret == GST_FLOW_OK && !gst_cuda_video_filter_gpu_sync (priv->gpu,
-          &error))
-    ret = GST_FLOW_ERROR;
+  ret = gst_cuda_video_filter_enqueued (self, ret, inbuf, "CUDA memory");
   gst_cuda_video_filter_gpu_pop (priv->gpu);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
-
-  if (error)
-    goto sync_failed;
   return ret;
 
   /* ERRORS */
@@ -637,14 +982,6 @@ push_failed:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
         ("Cannot make the CUDA context current."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-sync_failed:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Filtering CUDA memory on the GPU failed: %s.", error->message),
-        (NULL));
-    g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
 }
@@ -665,15 +1002,32 @@ gst_cuda_video_filter_prepare_output_buffer (GstBaseTransform * trans,
 
 /* Counts every buffer received.  GstBaseTransform's QoS skips a late one
  * here, before prepare_output_buffer (): it then queues nothing and
- * returns GST_BASE_TRANSFORM_FLOW_DROPPED. */
+ * returns GST_BASE_TRANSFORM_FLOW_DROPPED.  Before it renegotiates (new
+ * caps downstream, new pools), the frame in flight goes out. */
 static GstFlowReturn
 gst_cuda_video_filter_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
 {
-  GstFlowReturn ret;
+  GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (trans);
+  GstFlowReturn ret = priv->idle_ret;
 
+  gst_cuda_video_filter_unwatch (self);
+  priv->idle_ret = GST_FLOW_OK;
+  if (ret == GST_FLOW_OK &&
+      gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+    ret = gst_cuda_video_filter_drain (self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (input);
+    gst_cuda_video_filter_counts_received (&GET_PRIV (trans)->counts,
+        GST_ELEMENT (trans), FALSE);
+    return ret;
+  }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
+  /* nothing comes of a buffer QoS skipped */
+  if (ret != GST_FLOW_OK)
+    gst_cuda_video_filter_watch (self);
   /* input is only compared, not used: it may be gone */
   if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED)
     gst_cuda_video_filter_counts_received (&GET_PRIV (trans)->counts,
@@ -681,7 +1035,39 @@ gst_cuda_video_filter_submit_input_buffer (GstBaseTransform * trans,
   return ret;
 }
 
-/* Counts the buffers that go downstream. */
+/* The frame just made, in *outbuf, in order with the one held: enqueued,
+ * it is held and the one before goes out in its place (nothing when there
+ * was none); finished already, it goes out after the held one, which
+ * takes its place now. */
+static GstFlowReturn
+gst_cuda_video_filter_order (GstCudaVideoFilter * self, GstBuffer ** outbuf)
+{
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstCudaVideoFilterHeld prev = priv->held;
+  GstFlowReturn ret;
+
+  if (priv->queued.in) {
+    priv->held = priv->queued;
+    priv->held.out = *outbuf;
+    memset (&priv->queued, 0, sizeof (priv->queued));
+  } else if (prev.out) {
+    priv->next_out = *outbuf;
+    memset (&priv->held, 0, sizeof (priv->held));
+  } else {
+    return GST_FLOW_OK;
+  }
+  *outbuf = NULL;
+  if (!prev.out)
+    return GST_FLOW_OK;
+  ret = gst_cuda_video_filter_release (self, &prev, outbuf);
+  if (ret != GST_FLOW_OK)
+    gst_clear_buffer (&priv->next_out);
+  return ret;
+}
+
+/* Filters the frame submitted and hands over what goes downstream now, in
+ * order (gst_cuda_video_filter_order ()); GstBaseTransform calls it again
+ * while it returns a buffer.  Counts the buffers that go downstream. */
 static GstFlowReturn
 gst_cuda_video_filter_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
@@ -689,10 +1075,24 @@ gst_cuda_video_filter_generate_output (GstBaseTransform * trans,
   GstCudaVideoFilterPrivate *priv = GET_PRIV (trans);
   GstFlowReturn ret;
 
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
-      outbuf);
+  if (priv->next_out) {
+    *outbuf = g_steal_pointer (&priv->next_out);
+    ret = GST_FLOW_OK;
+  } else {
+    ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+    if (ret == GST_FLOW_OK && *outbuf)
+      ret = gst_cuda_video_filter_order (GST_CUDA_VIDEO_FILTER (trans),
+          outbuf);
+    /* the input of a frame that goes nowhere is not read any more: on
+     * failure the stream was waited for */
+    gst_clear_buffer (&priv->queued.in);
+  }
   if (ret == GST_FLOW_OK && *outbuf)
     gst_cuda_video_filter_counts_pushed (&priv->counts, GST_ELEMENT (trans));
+  else
+    /* nothing more this time: the streaming thread leaves */
+    gst_cuda_video_filter_watch (GST_CUDA_VIDEO_FILTER (trans));
   return ret;
 }
 
@@ -727,6 +1127,29 @@ gst_cuda_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       outbuf);
 }
 
+/* Frames mapped in host memory, the context current: page-locked on both
+ * sides, the subclass may enqueue them on the stream as it does CUDA
+ * memory; anything else it filters synchronously. */
+static GstFlowReturn
+gst_cuda_video_filter_filter_host (GstCudaVideoFilter * self,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstCudaVideoFilterClass *klass = GST_CUDA_VIDEO_FILTER_GET_CLASS (self);
+  GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  GstFlowReturn ret;
+
+  if (klass->filter_cuda_pinned &&
+      gst_cuda_video_filter_gpu_buffers_are_pinned (priv->gpu,
+          in_frame->buffer, out_frame->buffer)) {
+    ret = klass->filter_cuda_pinned (self, in_frame, out_frame,
+        gst_cuda_video_filter_gpu_stream (priv->gpu));
+    if (ret != GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST)
+      return gst_cuda_video_filter_enqueued (self, ret, in_frame->buffer,
+          "a frame");
+  }
+  return klass->filter_cuda_host (self, in_frame, out_frame);
+}
+
 static GstFlowReturn
 gst_cuda_video_filter_transform_frame (GstVideoFilter * vfilter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -747,7 +1170,7 @@ gst_cuda_video_filter_transform_frame (GstVideoFilter * vfilter,
 
   if (!gst_cuda_video_filter_gpu_push (priv->gpu))
     goto push_failed;
-  ret = klass->filter_cuda_host (self, in_frame, out_frame);
+  ret = gst_cuda_video_filter_filter_host (self, in_frame, out_frame);
   gst_cuda_video_filter_gpu_pop (priv->gpu);
   return ret;
 
@@ -790,7 +1213,8 @@ gst_cuda_video_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   gst_cuda_video_filter_gpu_propose_allocation (GET_PRIV (self)->gpu,
-      GST_ELEMENT (self), query, gst_cuda_video_filter_wants_pinned (self));
+      GST_ELEMENT (self), query, gst_cuda_video_filter_wants_pinned (self),
+      gst_cuda_video_filter_held_buffers (self));
   return TRUE;
 }
 
@@ -803,7 +1227,7 @@ gst_cuda_video_filter_decide_allocation (GstBaseTransform * trans,
 
   if (!gst_cuda_video_filter_gpu_decide_allocation (GET_PRIV (self)->gpu,
           GST_ELEMENT (self), query, gst_cuda_video_filter_wants_pinned (self),
-          &done))
+          gst_cuda_video_filter_held_buffers (self), &done))
     return FALSE;
   if (done)
     return TRUE;

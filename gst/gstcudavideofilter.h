@@ -23,6 +23,14 @@ typedef enum
     (gst_cuda_video_filter_backend_get_type ())
 GType gst_cuda_video_filter_backend_get_type (void);
 
+/**
+ * GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST:
+ *
+ * Returned by #GstCudaVideoFilterClass.filter_cuda_pinned, having enqueued
+ * nothing, for a frame it leaves to #GstCudaVideoFilterClass.filter_cuda_host.
+ */
+#define GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST GST_FLOW_CUSTOM_SUCCESS_1
+
 #define GST_TYPE_CUDA_VIDEO_FILTER (gst_cuda_video_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
     GST, CUDA_VIDEO_FILTER, GstVideoFilter);
@@ -45,14 +53,27 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
  *     pinned) on the GPU, synchronously; the context is current.
  * @filter_cuda_device: filters frames whose planes are mapped in device
  *     memory of the element's context, asynchronously on @stream (a
- *     CUstream); the context is current and the base class waits for the
- *     stream before the buffer goes on.
+ *     CUstream); the context is current.
+ * @filter_cuda_pinned: filters frames mapped in host memory whose every
+ *     memory, in and out, is page-locked memory of the element's context
+ *     (its pinned pools), asynchronously on @stream as @filter_cuda_device
+ *     does: the GPU reads and writes them by DMA after it returns.  Returns
+ *     %GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST, having enqueued nothing, for a
+ *     frame that needs @filter_cuda_host (work on the CPU after the GPU's).
+ *     Optional.
  *
  * A CUDA video filter: the base class owns the backend choice, the one
  * #GstCudaContext (shared with the neighbours), the element's stream, the
  * caps with and without CUDA memory and the buffer pools; a subclass
  * only filters.  Every vfunc that returns a #GstFlowReturn posts its own
  * error message on failure.
+ *
+ * @filter_cuda_pinned and @filter_cuda_device only enqueue: the base class
+ * decides when the frame is done.  Upstream live, it waits for the stream
+ * before the buffer goes on; otherwise, in PLAYING, it keeps one frame in
+ * flight, pushing frame n - 1 once frame n is enqueued and n - 1's work is
+ * done, so that the GPU works while the streaming thread does GStreamer's
+ * per-buffer work.  Either way nothing leaves the element unfinished.
  */
 struct _GstCudaVideoFilterClass
 {
@@ -67,6 +88,8 @@ struct _GstCudaVideoFilterClass
   GstFlowReturn (*filter_cuda_host) (GstCudaVideoFilter * filter,
       GstVideoFrame * in_frame, GstVideoFrame * out_frame);
   GstFlowReturn (*filter_cuda_device) (GstCudaVideoFilter * filter,
+      GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream);
+  GstFlowReturn (*filter_cuda_pinned) (GstCudaVideoFilter * filter,
       GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream);
 
   gpointer _gst_reserved[GST_PADDING];

@@ -11,11 +11,16 @@
  * CUDA pools) lives in it, so the process holds one context per device
  * and never the runtime's primary context.  The 1.22 library keeps no
  * stream with the memory: a producer finishes its work on a buffer before
- * pushing it, and so does the element (it waits for its stream). */
+ * pushing it, and so does the element (it waits for its stream, or for
+ * the event of the frame it pushes).  The events come from the CUDA
+ * runtime, which works in the context current on the thread, as the
+ * engine does: GStreamer 1.22's loader has no event calls. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+
+#include <string.h>
 
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -23,6 +28,7 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#include <cuda_runtime_api.h>
 
 #include "gstcudavideofiltergpu.h"
 #include "gstcudapinnedallocator.h"
@@ -37,6 +43,7 @@ struct _GstCudaVideoFilterGpu
    * open () to close (). */
   GstCudaContext *context;
   CUstream stream;
+  cudaEvent_t events[GST_CUDA_VIDEO_FILTER_GPU_EVENTS];  /* on stream */
   GstAllocator *pinned;         /* pinned memory of context */
   gboolean tried;               /* open () ran since close () */
 };
@@ -143,7 +150,7 @@ gboolean
 gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
     GstElement * element, gint device_id, GError ** error)
 {
-  guint device = 0;
+  guint device = 0, i;
 
   if (gpu->stream)
     return TRUE;
@@ -163,6 +170,11 @@ gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
   if (!gst_cuda_result (CuStreamCreate (&gpu->stream,
               CU_STREAM_NON_BLOCKING)))
     gpu->stream = NULL;
+  for (i = 0; i < GST_CUDA_VIDEO_FILTER_GPU_EVENTS && gpu->stream; i++) {
+    if (cudaEventCreateWithFlags (&gpu->events[i], cudaEventDisableTiming)
+        != cudaSuccess)
+      goto no_event;
+  }
   gst_cuda_context_pop (NULL);
   if (!gpu->stream)
     goto no_stream;
@@ -187,6 +199,11 @@ no_context:
         "NVIDIA driver).", MAX (device_id, 0));
     return FALSE;
   }
+no_event:
+  {
+    gst_cuda_context_pop (NULL);
+    goto no_stream;
+  }
 no_stream:
   {
     gst_cuda_video_filter_gpu_close (gpu);
@@ -200,10 +217,16 @@ no_stream:
 void
 gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu)
 {
+  guint i;
+
   if (gpu->stream && gst_cuda_context_push (gpu->context)) {
+    for (i = 0; i < GST_CUDA_VIDEO_FILTER_GPU_EVENTS; i++)
+      if (gpu->events[i])
+        cudaEventDestroy (gpu->events[i]);
     gst_cuda_result (CuStreamDestroy (gpu->stream));
     gst_cuda_context_pop (NULL);
   }
+  memset (gpu->events, 0, sizeof (gpu->events));
   gpu->stream = NULL;
   /* Pools and buffers in flight hold their own references to both. */
   gst_clear_object (&gpu->pinned);
@@ -253,6 +276,48 @@ gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, GError ** error)
   g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
       "the GPU failed while filtering (%s)", GST_STR_NULL (name));
   return FALSE;
+}
+
+static void
+set_event_error (GError ** error, cudaError_t e)
+{
+  g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+      "the GPU failed while filtering (%s)", cudaGetErrorName (e));
+  /* an error of the call itself, not of the GPU's work, would stay */
+  cudaGetLastError ();
+}
+
+gboolean
+gst_cuda_video_filter_gpu_record (GstCudaVideoFilterGpu * gpu, guint slot,
+    GError ** error)
+{
+  cudaError_t e;
+
+  g_return_val_if_fail (slot < GST_CUDA_VIDEO_FILTER_GPU_EVENTS, FALSE);
+  e = cudaEventRecord (gpu->events[slot], (cudaStream_t) gpu->stream);
+  if (e == cudaSuccess)
+    return TRUE;
+  set_event_error (error, e);
+  return FALSE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_wait (GstCudaVideoFilterGpu * gpu, guint slot,
+    GError ** error)
+{
+  cudaError_t e;
+
+  g_return_val_if_fail (slot < GST_CUDA_VIDEO_FILTER_GPU_EVENTS, FALSE);
+  if (!gst_cuda_context_push (gpu->context)) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_FAILED,
+        "cannot make the CUDA context current");
+    return FALSE;
+  }
+  e = cudaEventSynchronize (gpu->events[slot]);
+  if (e != cudaSuccess)
+    set_event_error (error, e);
+  gst_cuda_context_pop (NULL);
+  return e == cudaSuccess;
 }
 
 gboolean
@@ -328,23 +393,25 @@ configure_cuda_pool (GstBufferPool * pool, GstCaps * caps, guint size,
  * read them. */
 static void
 propose_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
-    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info, guint min)
 {
   GstBufferPool *pool;
   guint size;
 
   pool = gst_cuda_buffer_pool_new (gpu->context);
-  size = configure_cuda_pool (pool, caps, GST_VIDEO_INFO_SIZE (info), 0, 0);
+  size = configure_cuda_pool (pool, caps, GST_VIDEO_INFO_SIZE (info), min,
+      0);
   if (size == 0) {
     GST_WARNING_OBJECT (element, "cannot configure a CUDA buffer pool");
     gst_object_unref (pool);
     return;
   }
   if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, 0, 0);
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
   else
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  GST_DEBUG_OBJECT (element, "proposing %" GST_PTR_FORMAT, pool);
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+  GST_DEBUG_OBJECT (element, "proposing %" GST_PTR_FORMAT ", at least %u "
+      "buffers", pool, min);
   gst_object_unref (pool);
 }
 
@@ -354,7 +421,7 @@ propose_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
  * allocator, or allocates without a pool, gets pinned memory as well. */
 static void
 propose_pinned_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
-    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info, guint min)
 {
   GstAllocationParams params;
   GstAllocator *other = NULL;
@@ -374,7 +441,7 @@ propose_pinned_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   g_object_set (pool, "name", name, NULL);
   g_free (name);
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
+  gst_buffer_pool_config_set_params (config, caps, info->size, min, 0);
   gst_buffer_pool_config_set_allocator (config, gpu->pinned, &params);
   gst_buffer_pool_config_add_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -386,11 +453,11 @@ propose_pinned_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   else
     gst_query_add_allocation_param (query, gpu->pinned, &params);
   if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, info->size, 0, 0);
+    gst_query_set_nth_allocation_pool (query, 0, pool, info->size, min, 0);
   else
-    gst_query_add_allocation_pool (query, pool, info->size, 0, 0);
+    gst_query_add_allocation_pool (query, pool, info->size, min, 0);
   GST_DEBUG_OBJECT (element, "proposing %" GST_PTR_FORMAT
-      " of pinned memory", pool);
+      " of pinned memory, at least %u buffers", pool, min);
   gst_object_unref (pool);
   return;
 
@@ -405,7 +472,7 @@ config_failed:
 
 void
 gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query, gboolean pinned)
+    GstElement * element, GstQuery * query, gboolean pinned, guint held)
 {
   GstVideoInfo info;
   GstCaps *caps;
@@ -414,9 +481,9 @@ gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu * gpu,
   if (!gpu->stream || !caps || !gst_video_info_from_caps (&info, caps))
     return;
   if (gst_cuda_video_filter_gpu_caps_are_cuda (caps))
-    propose_cuda_pool (gpu, element, query, caps, &info);
+    propose_cuda_pool (gpu, element, query, caps, &info, held);
   else if (pinned)
-    propose_pinned_pool (gpu, element, query, caps, &info);
+    propose_pinned_pool (gpu, element, query, caps, &info, held);
 }
 
 /* Downstream's pool when it is a CUDA pool of the same context, else one
@@ -424,7 +491,7 @@ gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu * gpu,
  * allocator (none, or system memory) on it. */
 static gboolean
 decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
-    GstQuery * query, GstCaps * caps, const GstVideoInfo * info)
+    GstQuery * query, GstCaps * caps, const GstVideoInfo * info, guint held)
 {
   GstBufferPool *pool = NULL;
   guint size = 0, min = 0, max = 0;
@@ -441,6 +508,10 @@ decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   }
   if (!pool)
     pool = gst_cuda_buffer_pool_new (gpu->context);
+  /* the buffers downstream keeps, and ours in flight */
+  min += held;
+  if (max != 0)
+    max += held;
   size = configure_cuda_pool (pool, caps, MAX (size,
           GST_VIDEO_INFO_SIZE (info)), min, max);
   if (size == 0) {
@@ -493,7 +564,7 @@ is_plain_pool (GstBufferPool * pool)
  * is none and GstBaseTransform configures it with the first allocator. */
 static void
 decide_pinned (GstCudaVideoFilterGpu * gpu, GstElement * element,
-    GstQuery * query)
+    GstQuery * query, guint held)
 {
   GstAllocationParams params;
   GstAllocator *allocator = NULL;
@@ -519,10 +590,11 @@ decide_pinned (GstCudaVideoFilterGpu * gpu, GstElement * element,
   if (special)
     return;
 
-  /* A pool of our own rather than downstream's plain one, keeping the
-   * buffer counts downstream asked for. */
+  /* A pool of our own rather than downstream's plain one, with the buffer
+   * counts downstream asked for and ours in flight. */
   if (have_pool)
-    gst_query_set_nth_allocation_pool (query, 0, NULL, size, min, max);
+    gst_query_set_nth_allocation_pool (query, 0, NULL, size, min + held,
+        max != 0 ? max + held : 0);
   if (have_params)
     gst_query_set_nth_allocation_param (query, 0, gpu->pinned, &params);
   else
@@ -532,7 +604,8 @@ decide_pinned (GstCudaVideoFilterGpu * gpu, GstElement * element,
 
 gboolean
 gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query, gboolean pinned, gboolean * done)
+    GstElement * element, GstQuery * query, gboolean pinned, guint held,
+    gboolean * done)
 {
   GstVideoInfo info;
   GstCaps *caps;
@@ -543,10 +616,11 @@ gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
     return TRUE;
   if (gst_cuda_video_filter_gpu_caps_are_cuda (caps)) {
     *done = TRUE;
-    return gpu->stream && decide_cuda_pool (gpu, element, query, caps, &info);
+    return gpu->stream && decide_cuda_pool (gpu, element, query, caps, &info,
+        held);
   }
   if (pinned && gpu->stream)
-    decide_pinned (gpu, element, query);
+    decide_pinned (gpu, element, query, held);
   return TRUE;
 }
 
@@ -573,6 +647,28 @@ gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu * gpu,
 {
   return gpu->stream && buffer_is_local (gpu, inbuf) &&
       buffer_is_local (gpu, outbuf);
+}
+
+static gboolean
+buffer_is_pinned (GstCudaVideoFilterGpu * gpu, GstBuffer * buffer)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  if (n == 0)
+    return FALSE;
+  for (i = 0; i < n; i++)
+    if (!gst_is_cuda_pinned_memory_of (gst_buffer_peek_memory (buffer, i),
+            gpu->context))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  return gpu->stream && buffer_is_pinned (gpu, inbuf) &&
+      buffer_is_pinned (gpu, outbuf);
 }
 
 gboolean

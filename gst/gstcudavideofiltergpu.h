@@ -53,10 +53,20 @@ gboolean gst_cuda_video_filter_gpu_can_offer (GstCudaVideoFilterGpu * gpu);
 gboolean gst_cuda_video_filter_gpu_push (GstCudaVideoFilterGpu * gpu);
 void gst_cuda_video_filter_gpu_pop (GstCudaVideoFilterGpu * gpu);
 
-/* The stream (a CUstream) and waiting for it. */
+/* The stream (a CUstream) and waiting for it; the context is current. */
 gpointer gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu);
 gboolean gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu,
     GError ** error);
+
+/* Events on the stream, one for each frame in flight: record (the context
+ * current) marks the work enqueued on the stream so far, wait (pushes the
+ * context itself) returns once that work is done, with error set when it
+ * failed.  slot: 0 to GST_CUDA_VIDEO_FILTER_GPU_EVENTS - 1. */
+#define GST_CUDA_VIDEO_FILTER_GPU_EVENTS 2
+gboolean gst_cuda_video_filter_gpu_record (GstCudaVideoFilterGpu * gpu,
+    guint slot, GError ** error);
+gboolean gst_cuda_video_filter_gpu_wait (GstCudaVideoFilterGpu * gpu,
+    guint slot, GError ** error);
 
 /* Whether caps are in CUDA memory. */
 gboolean gst_cuda_video_filter_gpu_caps_are_cuda (GstCaps * caps);
@@ -68,17 +78,27 @@ GstCaps *gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps,
 
 /* Pools for the allocation query's caps: a CUDA pool of the context for
  * CUDA memory; else, when pinned, pinned host memory (leaving the query as
- * GstVideoFilter made it when none can be had).  decide_allocation returns
+ * GstVideoFilter made it when none can be had).  held: buffers the
+ * element keeps beyond what a plain filter does (the frame in flight),
+ * added to the minimum of the pools proposed, and to the counts of the
+ * pools decided that are the element's own.  decide_allocation returns
  * TRUE in *done when it configured the query whole. */
 void gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu *
-    gpu, GstElement * element, GstQuery * query, gboolean pinned);
+    gpu, GstElement * element, GstQuery * query, gboolean pinned,
+    guint held);
 gboolean gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu *
     gpu, GstElement * element, GstQuery * query, gboolean pinned,
-    gboolean * done);
+    guint held, gboolean * done);
 
 /* Whether every memory of inbuf and outbuf is CUDA memory of the context,
  * so the kernels can read and write them where they are. */
 gboolean gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu *
+    gpu, GstBuffer * inbuf, GstBuffer * outbuf);
+
+/* Whether every memory of inbuf and outbuf is page-locked host memory of
+ * the context (GstCudaPinnedAllocator's), which the GPU reads and writes
+ * by DMA while the CPU goes on. */
+gboolean gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu *
     gpu, GstBuffer * inbuf, GstBuffer * outbuf);
 
 /* gst_video_frame_map () with the planes in device memory. */

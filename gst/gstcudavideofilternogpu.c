@@ -107,6 +107,20 @@ gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, GError ** error)
 }
 
 gboolean
+gst_cuda_video_filter_gpu_record (GstCudaVideoFilterGpu * gpu, guint slot,
+    GError ** error)
+{
+  return TRUE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_wait (GstCudaVideoFilterGpu * gpu, guint slot,
+    GError ** error)
+{
+  return TRUE;
+}
+
+gboolean
 gst_cuda_video_filter_gpu_caps_are_cuda (GstCaps * caps)
 {
   return FALSE;
@@ -120,13 +134,14 @@ gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps, gboolean offer_cuda)
 
 void
 gst_cuda_video_filter_gpu_propose_allocation (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query, gboolean pinned)
+    GstElement * element, GstQuery * query, gboolean pinned, guint held)
 {
 }
 
 gboolean
 gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query, gboolean pinned, gboolean * done)
+    GstElement * element, GstQuery * query, gboolean pinned, guint held,
+    gboolean * done)
 {
   *done = FALSE;
   return TRUE;
@@ -134,6 +149,13 @@ gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
 
 gboolean
 gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  return FALSE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
   return FALSE;

@@ -768,6 +768,51 @@ GST_START_TEST (test_change_while_playing)
 
 GST_END_TEST;
 
+/* Behind an upstream that is not live, the CPU backend pushes each frame
+ * before the next comes (only frames whose GPU work is enqueued are held,
+ * test-gpu-element checks those), and the LATENCY query adds nothing to
+ * upstream's. */
+GST_START_TEST (test_cpu_holds_no_frame)
+{
+  GstElement *e;
+  GstHarness *h = harness_new (&e, "radius", 2, NULL);
+  GRand *rand = g_rand_new_with_seed (20240611);
+  GstClockTime min, max;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  CuconvSettings s;
+  GstQuery *query;
+  gboolean live = TRUE;
+  guint i;
+
+  gst_harness_set_live (h, FALSE);
+  frame_check_info_init (&info, "I420", 64, 48);
+  harness_set_info (h, &info);
+  frame_check_element_settings (e, &s);
+  for (i = 0; i < 3; i++) {
+    in = frame_check_buffer_random (&info, rand, FALSE);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 1);
+    out = gst_harness_pull (h);
+    check_against_reference (&info, in, out, &s, CUCONV_PLANES_AUTO,
+        "not live, CPU");
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+
+  query = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_parse_latency (query, &live, &min, &max);
+  fail_if (live);
+  fail_unless_equals_uint64 (min, 0);
+  gst_query_unref (query);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* Timestamps, durations, offsets, flags and the buffer count survive. */
 GST_START_TEST (test_timestamps)
 {
@@ -1675,6 +1720,7 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_invalid_kernels);
   tcase_add_test (tc, test_invalid_kernel_on_bus);
   tcase_add_test (tc, test_new_properties_while_playing);
+  tcase_add_test (tc, test_cpu_holds_no_frame);
   return s;
 }
 

@@ -4,7 +4,11 @@
  * and are compared with cuconv_reference_frame () on the same input.
  * Tolerance: +-1 LSB per sample (the GPU may round differently where the
  * float sum lands on .5).  Property changes while playing must show on the
- * very next buffer.  Exits 77 (skip) without a usable CUDA device.
+ * very next buffer.  Behind an upstream that is not live, frames in CUDA
+ * memory and in pinned memory stay in flight one at a time, and come out
+ * in order, filtered, on EOS, before serialized events and queries and
+ * when nothing more comes; a flush drops them.  Exits 77 (skip) without a
+ * usable CUDA device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -586,6 +590,447 @@ GST_START_TEST (test_regions_cuda)
 
 GST_END_TEST;
 
+/* The frame in flight.  Frames come from the pool cudaconvolve proposes,
+ * in page-locked host memory or in CUDA memory: both are filtered
+ * asynchronously on the element's stream, and held one at a time behind
+ * an upstream that is not live (a harness says it is live unless told). */
+typedef enum
+{
+  FLIGHT_PINNED,
+  FLIGHT_CUDA,
+  FLIGHT_N_MEMORIES
+} FlightMemory;
+
+static const gchar *flight_memory_names[] = { "pinned memory", "CUDA memory" };
+
+#define FLIGHT_FRAMES 6
+/* frame_check_info_init ()'s 30 frames/s */
+#define FRAME_DURATION (GST_SECOND / 30)
+
+static GstCaps *
+flight_caps (const GstVideoInfo * info, FlightMemory mem)
+{
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  if (mem == FLIGHT_CUDA)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+  return caps;
+}
+
+static gboolean
+buffer_is_in (GstBuffer * buf, FlightMemory mem)
+{
+  guint i;
+
+  if (mem == FLIGHT_PINNED)
+    return buffer_is_pinned (buf);
+  for (i = 0; i < gst_buffer_n_memory (buf); i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (buf, i),
+            "gst.cuda.memory"))
+      return FALSE;
+  return gst_buffer_n_memory (buf) > 0;
+}
+
+/* Asks the element for a pool as upstream does, and returns it configured
+ * for caps and active; *min: the buffers the element asked for. */
+static GstBufferPool *
+flight_pool (GstHarness * h, GstCaps * caps, guint * min)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  guint size, max;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, min, &max);
+  fail_unless (pool != NULL, "no pool proposed");
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, *min, 0);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_query_unref (query);
+  return pool;
+}
+
+/* Frame i of random bytes from pool, timestamped. */
+static GstBuffer *
+flight_buffer (GstBufferPool * pool, FlightMemory mem, GRand * rand, guint i)
+{
+  GstBuffer *buf = NULL;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (buffer_is_in (buf, mem), "a pool buffer is not in %s",
+      flight_memory_names[mem]);
+  frame_check_fill_random (buf, rand);
+  GST_BUFFER_PTS (buf) = i * FRAME_DURATION;
+  GST_BUFFER_DURATION (buf) = FRAME_DURATION;
+  return buf;
+}
+
+/* The test takes the element's stream lock while it pushes: the element's
+ * idle watch, which pushes a frame left in flight when nothing follows,
+ * waits meanwhile, so what comes out when is up to what the test pushes. */
+static GstPad *
+stream_lock (GstElement * e)
+{
+  GstPad *pad = gst_element_get_static_pad (e, "sink");
+
+  GST_PAD_STREAM_LOCK (pad);
+  return pad;
+}
+
+static void
+stream_unlock (GstPad * pad)
+{
+  GST_PAD_STREAM_UNLOCK (pad);
+  gst_object_unref (pad);
+}
+
+static void
+push_ok (GstHarness * h, GstBuffer * buf)
+{
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+}
+
+static void
+check_received (GstHarness * h, guint n, const gchar * what)
+{
+  guint got = gst_harness_buffers_received (h);
+
+  fail_unless (got == n, "%s: %u frames came out, not %u", what, got, n);
+}
+
+/* LATENCY downstream of the element: live and min as given. */
+static void
+check_latency (GstHarness * h, gboolean live, GstClockTime min,
+    const gchar * what)
+{
+  GstQuery *query = gst_query_new_latency ();
+  GstClockTime qmin, qmax;
+  gboolean qlive;
+
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_parse_latency (query, &qlive, &qmin, &qmax);
+  fail_unless (qlive == live, "%s: live %d", what, qlive);
+  fail_unless (qmin == min, "%s: latency %" GST_TIME_FORMAT ", not %"
+      GST_TIME_FORMAT, what, GST_TIME_ARGS (qmin), GST_TIME_ARGS (min));
+  gst_query_unref (query);
+}
+
+static void
+check_counts (GstElement * e, guint64 in, guint64 out)
+{
+  GstStructure *stats = NULL;
+  guint64 v = 0;
+
+  g_object_get (e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "frames-in", &v));
+  fail_unless_equals_uint64 (v, in);
+  fail_unless (gst_structure_get_uint64 (stats, "frames-out", &v));
+  fail_unless_equals_uint64 (v, out);
+  gst_structure_free (stats);
+}
+
+/* Pulls the next output and checks it: in mem, timestamp pts, in's frame
+ * filtered as s says. */
+static void
+pull_and_check (GstHarness * h, const GstVideoInfo * info, GstBuffer * in,
+    GstClockTime pts, const CuconvSettings * s, FlightMemory mem,
+    const gchar * what)
+{
+  GstBuffer *out = gst_harness_pull (h);
+
+  fail_unless (out != NULL, "%s: no output", what);
+  fail_unless (GST_BUFFER_PTS (out) == pts, "%s: pts %" GST_TIME_FORMAT
+      " where %" GST_TIME_FORMAT " was next", what,
+      GST_TIME_ARGS (GST_BUFFER_PTS (out)), GST_TIME_ARGS (pts));
+  fail_unless (buffer_is_in (out, mem), "%s: the output is not in %s", what,
+      flight_memory_names[mem]);
+  compare_with_reference (info, in, out, s, TRUE, what);
+  gst_buffer_unref (out);
+}
+
+/* A playing cudaconvolve radius=3 behind an upstream that is live or not,
+ * with caps info in mem and the pool it proposes. */
+typedef struct
+{
+  GstHarness *h;
+  GstElement *e;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  guint pool_min;
+  CuconvSettings s;
+  FlightMemory mem;
+  const gchar *what;
+} Flight;
+
+static void
+flight_caps_set (Flight * f, const gchar * format, gint w, gint h, gint fps_n)
+{
+  GstCaps *caps;
+
+  frame_check_info_init (&f->info, format, w, h);
+  GST_VIDEO_INFO_FPS_N (&f->info) = fps_n;
+  caps = flight_caps (&f->info, f->mem);
+  gst_harness_set_src_caps (f->h, gst_caps_ref (caps));
+  if (f->pool) {
+    gst_buffer_pool_set_active (f->pool, FALSE);
+    gst_object_unref (f->pool);
+  }
+  f->pool = flight_pool (f->h, caps, &f->pool_min);
+  gst_caps_unref (caps);
+}
+
+static void
+flight_start (Flight * f, FlightMemory mem, gboolean live)
+{
+  memset (f, 0, sizeof (*f));
+  f->mem = mem;
+  f->what = flight_memory_names[mem];
+  f->h = harness_new_cuda (&f->e);
+  gst_harness_set_live (f->h, live);
+  g_object_set (f->e, "radius", 3, NULL);
+  flight_caps_set (f, "I420", 642, 362, 30);
+  frame_check_element_settings (f->e, &f->s);
+}
+
+static void
+flight_stop (Flight * f)
+{
+  gst_buffer_pool_set_active (f->pool, FALSE);
+  gst_object_unref (f->pool);
+  gst_harness_teardown (f->h);
+}
+
+/* Upstream not live: each frame is in flight until the next is enqueued,
+ * then comes out filtered, in order; EOS brings the last one; the pool the
+ * element proposes counts the frame it holds, LATENCY a frame more. */
+GST_START_TEST (test_flight_order_and_eos)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 20);
+  FlightMemory mem;
+  guint i;
+
+  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+    GstBuffer *in[FLIGHT_FRAMES];
+    Flight f;
+    GstPad *lock;
+
+    flight_start (&f, mem, FALSE);
+    fail_unless (f.pool_min >= 1, "%s: the pool proposed has room for no "
+        "frame in flight", f.what);
+    lock = stream_lock (f.e);
+    for (i = 0; i < FLIGHT_FRAMES; i++) {
+      in[i] = flight_buffer (f.pool, mem, rand, i);
+      push_ok (f.h, in[i]);
+      /* frame i in flight, the ones before it out */
+      check_received (f.h, i, f.what);
+    }
+    check_latency (f.h, FALSE, FRAME_DURATION, f.what);
+    fail_unless (gst_harness_push_event (f.h, gst_event_new_eos ()));
+    check_received (f.h, FLIGHT_FRAMES, f.what);
+    stream_unlock (lock);
+
+    for (i = 0; i < FLIGHT_FRAMES; i++) {
+      pull_and_check (f.h, &f.info, in[i], i * FRAME_DURATION, &f.s, mem,
+          f.what);
+      gst_buffer_unref (in[i]);
+    }
+    check_counts (f.e, FLIGHT_FRAMES, FLIGHT_FRAMES);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A flush drops the frame in flight: it never comes out, before the flush
+ * or after it, and the next frame after the flush is held and filtered as
+ * usual. */
+GST_START_TEST (test_flight_flush)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 21);
+  FlightMemory mem;
+  guint i;
+
+  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+    GstBuffer *in[3], *after;
+    GstSegment segment;
+    Flight f;
+    GstPad *lock;
+
+    flight_start (&f, mem, FALSE);
+    lock = stream_lock (f.e);
+    for (i = 0; i < 3; i++) {
+      in[i] = flight_buffer (f.pool, mem, rand, i);
+      push_ok (f.h, in[i]);
+    }
+    check_received (f.h, 2, f.what);
+    fail_unless (gst_harness_push_event (f.h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (f.h,
+            gst_event_new_flush_stop (TRUE)));
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (f.h,
+            gst_event_new_segment (&segment)));
+    check_received (f.h, 2, f.what);
+    after = flight_buffer (f.pool, mem, rand, 100);
+    push_ok (f.h, after);
+    check_received (f.h, 2, f.what);
+    fail_unless (gst_harness_push_event (f.h, gst_event_new_eos ()));
+    check_received (f.h, 3, f.what);
+    stream_unlock (lock);
+
+    for (i = 0; i < 2; i++)
+      pull_and_check (f.h, &f.info, in[i], i * FRAME_DURATION, &f.s, mem,
+          f.what);
+    pull_and_check (f.h, &f.info, after, 100 * FRAME_DURATION, &f.s, mem,
+        f.what);
+    check_counts (f.e, 4, 3);
+    for (i = 0; i < 3; i++)
+      gst_buffer_unref (in[i]);
+    gst_buffer_unref (after);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Serialized queries and events keep their order with the frames: the
+ * frame in flight comes out before a DRAIN query is answered and before
+ * new caps go on, and the frames after them are filtered with those caps.
+ * With no framerate LATENCY adds nothing, though frames are held. */
+GST_START_TEST (test_flight_serialized)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 22);
+  FlightMemory mem;
+  guint i;
+
+  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+    GstBuffer *in[5];
+    GstVideoInfo info_a;
+    CuconvSettings s_a;
+    GstQuery *drain;
+    Flight f;
+    GstPad *lock;
+
+    flight_start (&f, mem, FALSE);
+    info_a = f.info;
+    s_a = f.s;
+    lock = stream_lock (f.e);
+    for (i = 0; i < 2; i++) {
+      in[i] = flight_buffer (f.pool, mem, rand, i);
+      push_ok (f.h, in[i]);
+    }
+    check_received (f.h, 1, f.what);
+    drain = gst_query_new_drain ();
+    fail_unless (gst_pad_peer_query (f.h->srcpad, drain));
+    gst_query_unref (drain);
+    check_received (f.h, 2, f.what);
+    in[2] = flight_buffer (f.pool, mem, rand, 2);
+    push_ok (f.h, in[2]);
+    check_received (f.h, 2, f.what);
+
+    /* new caps, and a pool for them */
+    flight_caps_set (&f, "NV12", 320, 242, 0);
+    check_received (f.h, 3, f.what);
+    for (i = 3; i < 5; i++) {
+      in[i] = flight_buffer (f.pool, mem, rand, i);
+      push_ok (f.h, in[i]);
+    }
+    check_received (f.h, 4, f.what);
+    check_latency (f.h, FALSE, 0, f.what);
+    fail_unless (gst_harness_push_event (f.h, gst_event_new_eos ()));
+    check_received (f.h, 5, f.what);
+    stream_unlock (lock);
+
+    for (i = 0; i < 5; i++) {
+      pull_and_check (f.h, i < 3 ? &info_a : &f.info, in[i],
+          i * FRAME_DURATION, i < 3 ? &s_a : &f.s, mem, f.what);
+      gst_buffer_unref (in[i]);
+    }
+    check_counts (f.e, 5, 5);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Behind a live upstream no frame is held: each comes out before the next
+ * goes in (the idle watch cannot push meanwhile: the test holds the
+ * stream lock), LATENCY is upstream's, and the pool proposed counts no
+ * frame in flight. */
+GST_START_TEST (test_flight_none_when_live)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 23);
+  FlightMemory mem;
+  guint i;
+
+  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+    GstBuffer *in[FLIGHT_FRAMES];
+    Flight f;
+    GstPad *lock;
+
+    flight_start (&f, mem, TRUE);
+    fail_unless_equals_int (f.pool_min, 0);
+    lock = stream_lock (f.e);
+    for (i = 0; i < FLIGHT_FRAMES; i++) {
+      in[i] = flight_buffer (f.pool, mem, rand, i);
+      push_ok (f.h, in[i]);
+      check_received (f.h, i + 1, f.what);
+    }
+    check_latency (f.h, TRUE, 0, f.what);
+    stream_unlock (lock);
+
+    for (i = 0; i < FLIGHT_FRAMES; i++) {
+      pull_and_check (f.h, &f.info, in[i], i * FRAME_DURATION, &f.s, mem,
+          f.what);
+      gst_buffer_unref (in[i]);
+    }
+    check_counts (f.e, FLIGHT_FRAMES, FLIGHT_FRAMES);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Upstream not live, but nothing follows a frame: the element's idle
+ * watch pushes it, so an application that pushes a frame and waits for
+ * it gets it (gst_harness_pull () waits up to a minute). */
+GST_START_TEST (test_flight_idle)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 24);
+  FlightMemory mem;
+  guint i;
+
+  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+    Flight f;
+
+    flight_start (&f, mem, FALSE);
+    for (i = 0; i < 3; i++) {
+      GstBuffer *in = flight_buffer (f.pool, mem, rand, i);
+
+      push_ok (f.h, in);
+      pull_and_check (f.h, &f.info, in, i * FRAME_DURATION, &f.s, mem,
+          f.what);
+      gst_buffer_unref (in);
+    }
+    check_counts (f.e, 3, 3);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_gpu_suite (void)
 {
@@ -600,6 +1045,11 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_pinned_pool_cuda);
   tcase_add_test (tc, test_pinned_backend_switch_cuda);
   tcase_add_test (tc, test_regions_cuda);
+  tcase_add_test (tc, test_flight_order_and_eos);
+  tcase_add_test (tc, test_flight_flush);
+  tcase_add_test (tc, test_flight_serialized);
+  tcase_add_test (tc, test_flight_none_when_live);
+  tcase_add_test (tc, test_flight_idle);
   return s;
 }
 
