@@ -470,9 +470,10 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
 /* One 8-bit component ---------------------------------------------------- */
 
 /* A plane of one 8-bit component (grey, the planes of I420, NV12's luma)
- * at a fixed radius stages nothing: staged as above, converting, storing
- * and loading back its samples cost most of the work (the 3x3 matrix took
- * 62 instructions an output, 9 of them its FMAs).  A thread computes Q
+ * under the 3x3 matrix stages nothing (pick_u8 says where): staged as
+ * above, converting, storing and loading back its samples cost most of
+ * the work (the 3x3 matrix took 62 instructions an output, 9 of them its
+ * FMAs).  A thread computes Q
  * adjacent columns x H rows straight from global memory instead.  It
  * reads each row of its window once (Q bytes in one load and a 4-byte
  * word either side), converts each byte once, and adds the row to every
@@ -487,9 +488,10 @@ matrix_tiles (const __grid_constant__ MatrixParams p, int tile_rows)
  * other threads keep their vector loads. */
 template < int R > struct U8Tile
 {
-  /* columns a thread: 16 at radius 1; 8 from radius 2, where 2r + 1 rows
-   * of 16 sums would not fit the registers */
-  static constexpr int Q = R == 1 ? 16 : 8;
+  /* columns a thread: 16, one 16-byte load (the dispatch takes radius 1
+   * only: at 2 and 3, 2r + 1 rows of 16 sums would not fit the registers,
+   * and 8 columns measured no faster than the tiled kernel) */
+  static constexpr int Q = 16;
   /* rows a thread: 128 outputs in all, so that its 2r rows of window
    * beyond its own are a small part of what it loads and converts */
   static constexpr int H = 128 / Q;
@@ -585,18 +587,13 @@ u8_load_row (const MatrixParams & p, U8Access mode, int yi, int x,
 #pragma unroll
     for (int i = 1; i < T::NW - 1; i++)
       w[i] = __ldg ((const uint32_t *) (row + 4 * (i - 1)));
-  } else if constexpr (T::Q == 16) {
+  } else {
     const uint4 v = __ldg ((const uint4 *) row);
 
     w[1] = v.x;
     w[2] = v.y;
     w[3] = v.z;
     w[4] = v.w;
-  } else {
-    const uint2 v = __ldg ((const uint2 *) row);
-
-    w[1] = v.x;
-    w[2] = v.y;
   }
 }
 
@@ -673,10 +670,8 @@ u8_store_row (uint8_t * d, U8Access mode, int x, int width,
 #pragma unroll
     for (int i = 0; i < Q / 4; i++)
       ((uint32_t *) d)[i] = out[i];
-  } else if constexpr (Q == 16) {
-    *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
   } else {
-    *(uint2 *) d = make_uint2 (out[0], out[1]);
+    *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
   }
 }
 
@@ -720,7 +715,7 @@ u8_block (const MatrixParams & p, U8Access in, U8Access out, int x, int y,
 
 /* One tile (blockIdx.x, blockIdx.y) of TX x TY threads.  2 blocks an SM
  * leave the registers that the edges' byte loads need beside the sums
- * (at 3, 80 registers a thread, ptxas spills at radius 1 and 3). */
+ * (at 3, 80 registers a thread, ptxas spills). */
 template < int R > __global__ void
 __launch_bounds__ (THREADS, 2)
 matrix_u8 (const __grid_constant__ MatrixParams p)
@@ -830,10 +825,9 @@ u8_fills_device (const MatrixParams & p)
   using T = U8Tile < R >;
   const long long tiles = (long long) ((p.width + T::W - 1) / T::W) *
       ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
-  int dev, sms;
+  int sms;
 
-  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&sms,
-          cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+  if (device_sm_count (&sms) != cudaSuccess) {
     cudaGetLastError ();        /* not sticky: the tiled kernel serves */
     return false;
   }
