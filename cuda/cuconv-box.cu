@@ -888,7 +888,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
   const int bytes = cuconv_plane_sample_bytes (&pl), nc = pl.n_comp;
   const int ppt_max = bs_ppt_max (nc);
   BoxSumParams p;
-  int optin, dev, sms, nth, per;
+  int optin, sms, nth, per;
   bool all_filter = true;
   size_t smem;
   cudaError_t e, ef;
@@ -905,9 +905,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
       + BS_MAX_WARPS * nc);
   e = device_smem_optin (&optin);
   if (e == cudaSuccess)
-    e = cudaGetDevice (&dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev);
+    e = device_sm_count (&sms);
   if (e != cudaSuccess)
     return e;
   if (smem > (size_t) optin)

@@ -957,10 +957,9 @@ struct InsidePlan
 static int
 sm_count (void)
 {
-  int dev, sms;
+  int sms;
 
-  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&sms,
-          cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+  if (device_sm_count (&sms) != cudaSuccess) {
     cudaGetLastError ();
     return 66;
   }

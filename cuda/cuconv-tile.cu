@@ -25,14 +25,23 @@ device_smem_optin (int *bytes)
       cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
 }
 
+cudaError_t
+device_sm_count (int *sms)
+{
+  int dev;
+  const cudaError_t e = cudaGetDevice (&dev);
+
+  if (e != cudaSuccess)
+    return e;
+  return cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, dev);
+}
+
 int
 fill_two_waves (int tile_h, int min_h, int cols, int rows)
 {
-  int dev, sms;
+  int sms;
 
-  if (cudaGetDevice (&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-          dev) != cudaSuccess) {
+  if (device_sm_count (&sms) != cudaSuccess) {
     cudaGetLastError ();        /* not sticky: the tallest tile serves */
     return tile_h;
   }

@@ -290,6 +290,9 @@ store4 (const SepParams & p, int x, int y, uint32_t v, bool guard)
  * in to. */
 cudaError_t device_smem_optin (int *bytes);
 
+/* The multiprocessors of the current device. */
+cudaError_t device_sm_count (int *sms);
+
 /* The largest tile, in units (rows, or groups of rows) from max_units
  * halved down to no fewer than min_units, whose dynamic shared memory
  * smem_for (units) fits a block of the current device: *units and *smem,
