@@ -625,19 +625,24 @@ gst_cuda_video_filter_gpu_decide_allocation (GstCudaVideoFilterGpu * gpu,
 }
 
 static gboolean
-buffer_is_local (GstCudaVideoFilterGpu * gpu, GstBuffer * buffer)
+memory_is_local (GstMemory * mem, GstCudaContext * context)
+{
+  return gst_is_cuda_memory (mem) &&
+      GST_CUDA_MEMORY_CAST (mem)->context == context;
+}
+
+/* Whether buffer has memory, all of it `ours' for the context. */
+static gboolean
+buffer_is_all (GstCudaVideoFilterGpu * gpu, GstBuffer * buffer,
+    gboolean (*ours) (GstMemory *, GstCudaContext *))
 {
   guint i, n = gst_buffer_n_memory (buffer);
 
   if (n == 0)
     return FALSE;
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-
-    if (!gst_is_cuda_memory (mem) ||
-        GST_CUDA_MEMORY_CAST (mem)->context != gpu->context)
+  for (i = 0; i < n; i++)
+    if (!ours (gst_buffer_peek_memory (buffer, i), gpu->context))
       return FALSE;
-  }
   return TRUE;
 }
 
@@ -645,30 +650,17 @@ gboolean
 gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu * gpu,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  return gpu->stream && buffer_is_local (gpu, inbuf) &&
-      buffer_is_local (gpu, outbuf);
-}
-
-static gboolean
-buffer_is_pinned (GstCudaVideoFilterGpu * gpu, GstBuffer * buffer)
-{
-  guint i, n = gst_buffer_n_memory (buffer);
-
-  if (n == 0)
-    return FALSE;
-  for (i = 0; i < n; i++)
-    if (!gst_is_cuda_pinned_memory_of (gst_buffer_peek_memory (buffer, i),
-            gpu->context))
-      return FALSE;
-  return TRUE;
+  return gpu->stream && buffer_is_all (gpu, inbuf, memory_is_local) &&
+      buffer_is_all (gpu, outbuf, memory_is_local);
 }
 
 gboolean
 gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  return gpu->stream && buffer_is_pinned (gpu, inbuf) &&
-      buffer_is_pinned (gpu, outbuf);
+  return gpu->stream && buffer_is_all (gpu, inbuf,
+      gst_is_cuda_pinned_memory_of) && buffer_is_all (gpu, outbuf,
+      gst_is_cuda_pinned_memory_of);
 }
 
 gboolean
