@@ -91,6 +91,12 @@ typedef enum
                                  * explicit taps; others as AUTO) */
   CUCONV_PATH_RECURSIVE,        /* recursive filtering (the untruncated
                                  * gaussian; whole planes) */
+  CUCONV_PATH_TILED,            /* the fused tile kernels where AUTO would
+                                 * take the streaming kernel; others as
+                                 * AUTO (tests, the benchmark) */
+  CUCONV_PATH_STREAM,           /* the streaming kernel wherever it takes
+                                 * the plane and filter, whatever the
+                                 * plane's size; others as AUTO */
 } CuconvPath;
 
 /* cuconv_filter_device () with the path forced for every plane it

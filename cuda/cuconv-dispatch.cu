@@ -113,20 +113,27 @@ global_takes (const CuconvPlane & pl, const CuconvFilter & f)
       && !cuconv_filter_taps_y (&f, &pl)->untruncated;
 }
 
-/* The fused tile kernels of one or two separable terms of radius up to
- * CUCONV_TILE_MAX_RADIUS: the tuned ones where they have a kernel for the
- * plane and filter, else the general one. */
+/* The fused kernels of one or two separable terms of radius up to
+ * CUCONV_TILE_MAX_RADIUS: the streaming kernel where it takes the plane
+ * and filter and the band fills the device (any band on
+ * CUCONV_PATH_STREAM, none on CUCONV_PATH_TILED), else the tuned tiles
+ * where they have a kernel for them, else the general one. */
 static cudaError_t
 launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, cudaStream_t stream)
+    int row_end, cudaStream_t stream, CuconvPath path)
 {
   SepParams p;
 
   if (takes_tuned_as (pl, f, f.combine)
       && sep_params_init (p, pl, f, row_begin, row_end)) {
-    const cudaError_t e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8
-        ? launch_tuned (p, f.settings.kernel, stream)
-        : launch_separable (p, stream);
+    cudaError_t e = path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
+        && stream_fills (p)) ? launch_stream (p, stream)
+        : cudaErrorNotSupported;
+
+    if (e == cudaErrorNotSupported)
+      e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8
+          ? launch_tuned (p, f.settings.kernel, stream)
+          : launch_separable (p, stream);
 
     if (e != cudaErrorNotSupported)
       return e;
@@ -170,7 +177,9 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   /* an 8-bit blur of one term (no box: its sums do not grow with the
    * radius) is faster through the global passes from a plane radius
    * between 40 and 48 on an H100 (docs/design.md, section 13) */
-  if (path == CUCONV_PATH_AUTO && takes_tuned (pl, f) && pl.depth <= 8
+  if ((path == CUCONV_PATH_AUTO || path == CUCONV_PATH_TILED
+          || path == CUCONV_PATH_STREAM) && takes_tuned (pl, f)
+      && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
@@ -179,7 +188,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
    * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on
    * sm_86/89; the generic gaussian from 59 on sm_75): the global path
    * fits every device, and takes bands of rows too */
-  e = launch_fused (pl, f, row_begin, row_end, stream);
+  e = launch_fused (pl, f, row_begin, row_end, stream, path);
   if (e == cudaErrorInvalidConfiguration || e == cudaErrorNotSupported)
     return launch_global (pl, f, row_begin, row_end, stream);
   return e;
@@ -202,7 +211,8 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
 {
   const cudaStream_t s = (cudaStream_t) stream;
-  bool tuned = path == CUCONV_PATH_AUTO && !filter_is_wide (*f);
+  bool tuned = (path == CUCONV_PATH_AUTO || path == CUCONV_PATH_TILED
+      || path == CUCONV_PATH_STREAM) && !filter_is_wide (*f);
   int i;
 
   for (i = 0; i < n_planes; i++)
@@ -218,7 +228,7 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     fp.n = n_planes;
     for (i = 0; i < n_planes; i++)
       sep_params_init (fp.plane[i], planes[i], *f, 0, planes[i].height);
-    e = launch_frame420 (fp, s);
+    e = launch_frame420 (fp, path, s);
     if (e != cudaErrorNotSupported)
       return e != cudaSuccess ? fail (st, "the GPU failed to filter a frame",
           e) : 0;

@@ -105,9 +105,20 @@ struct FrameParams
   int tiles_x[3];
 };
 
-/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch;
+/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch, through
+ * the streaming kernel where it takes every plane and path allows it (on
+ * AUTO: where the luma plane fills the device), else the tuned tiles;
  * cudaErrorNotSupported for any other geometry or radius. */
-cudaError_t launch_frame420 (const FrameParams & fp, cudaStream_t stream);
+cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
+    cudaStream_t stream);
+
+/* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
+ * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
+ * rows), whether p's band is large enough for it to beat the tiles, and
+ * the launch; cudaErrorNotSupported where it does not take p. */
+bool stream_takes (const SepParams & p);
+bool stream_fills (const SepParams & p);
+cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
 /* Filters with the taps, 2r + 1 of them a direction (cuconv-separable.cu). */
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);

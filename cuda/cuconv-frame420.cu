@@ -8,7 +8,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "cuconv-separable.cuh"
+#include "cuconv-stream.cuh"
 
 namespace cuconv {
 
@@ -36,7 +36,50 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
+/* The same frame through the streaming kernel (8-bit, radius up to
+ * ST_MAX_RADIUS): each block takes ST_THREADS strips of one plane. */
+template < int R, int NC > __global__ void
+__launch_bounds__ (ST_THREADS)
+stream_frame420 (const __grid_constant__ FrameParams fp)
+{
+  constexpr int RC = (R + 1) / 2;
+  const int b = blockIdx.x;
+
+  typedef StreamShape < R, 1, OUT_BLUR > Luma;
+  typedef StreamShape < RC, NC, OUT_BLUR > Chroma;
+
+  if (b < fp.first_block[1])
+    stream_thread < Luma > (fp.plane[0], b * ST_THREADS + threadIdx.x);
+  else if (b < fp.first_block[2])
+    stream_thread < Chroma > (fp.plane[1], (b - fp.first_block[1])
+        * ST_THREADS + threadIdx.x);
+  else
+    stream_thread < Chroma > (fp.plane[2], (b - fp.first_block[2])
+        * ST_THREADS + threadIdx.x);
+}
+
 /* Host side ------------------------------------------------------------ */
+
+template < int R, int NC > static cudaError_t
+launch_stream420_rn (const FrameParams & fp0, cudaStream_t stream)
+{
+  constexpr int RC = (R + 1) / 2;
+  FrameParams fp = fp0;
+  int blocks = 0;
+
+  for (int i = 0; i < 3; i++) {
+    fp.first_block[i] = blocks;
+    if (i == 0)
+      blocks += (stream_threads < StreamShape < R, 1, OUT_BLUR > >
+          (fp.plane[0]) + ST_THREADS - 1) / ST_THREADS;
+    else if (i < fp.n)
+      blocks += (stream_threads < StreamShape < RC, NC, OUT_BLUR > >
+          (fp.plane[i]) + ST_THREADS - 1) / ST_THREADS;
+  }
+  fp.first_block[3] = blocks;
+  stream_frame420 < R, NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);
+  return cudaGetLastError ();
+}
 
 template < int R, int NC, int SB > static cudaError_t
 launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
@@ -66,7 +109,7 @@ launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
 }
 
 cudaError_t
-launch_frame420 (const FrameParams & fp, cudaStream_t stream)
+launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
 {
   typedef cudaError_t (*Launcher) (const FrameParams &, cudaStream_t);
   const SepParams & l = fp.plane[0], &c = fp.plane[1];
@@ -87,6 +130,20 @@ launch_frame420 (const FrameParams & fp, cudaStream_t stream)
 #undef CUCONV_FRAME_CASE
     default:
       return cudaErrorNotSupported;
+  }
+  bool streaming = path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
+      && stream_fills (l));
+
+  for (int i = 0; i < fp.n; i++)
+    streaming &= stream_takes (fp.plane[i]);
+  if (streaming) {
+    switch (l.rx * 4 + c.nc) {
+#define CUCONV_STREAM420_CASE(R) \
+      case R * 4 + 1: launch = launch_stream420_rn < R, 1 >; break; \
+      case R * 4 + 2: launch = launch_stream420_rn < R, 2 >; break;
+        CUCONV_STREAM420_CASE (1) CUCONV_STREAM420_CASE (2)
+#undef CUCONV_STREAM420_CASE
+    }
   }
   return launch (fp, stream);
 }

@@ -33,10 +33,12 @@
  * path), and the fused gaussian and sobel against the global path forced
  * (the crossover); --wide times those rows alone.
  *
- *   bench-kernel [--reps=N] [--regions | --wide | --only=NAME[:R]]
+ *   bench-kernel [--reps=N] [--tiled] [--regions | --wide | --only=NAME[:R]]
  *
  * --only times the table rows of that name (and radius) alone, for
- * profiling one kernel.
+ * profiling one kernel.  --tiled takes the fused tile kernels where the
+ * dispatch would take the streaming kernel (CUCONV_PATH_TILED), in the
+ * table and the whole frames: the two compared in one run.
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -300,6 +302,9 @@ static const Row table_rows[] = {
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1, 0.0},
 };
 
+/* --tiled: the path of the table rows and whole frames. */
+static CuconvPath base_path = CUCONV_PATH_AUTO;
+
 /* --only: the table rows of this name (and radius, when only_radius >= 0)
  * alone. */
 static const char *only_name = NULL;
@@ -520,9 +525,11 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
     p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
   }
   if (!b->per_plane)
-    return cuconv_filter_device (p, n, &b->filter, stream, NULL) == 0;
+    return cuconv_filter_device_path (p, n, &b->filter, base_path, stream,
+        NULL) == 0;
   for (k = 0; k < n; k++)
-    if (cuconv_filter_device (&p[k], 1, &b->filter, stream, NULL) != 0)
+    if (cuconv_filter_device_path (&p[k], 1, &b->filter, base_path, stream,
+            NULL) != 0)
       return false;
   return true;
 }
@@ -926,6 +933,8 @@ main (int argc, char **argv)
   for (i = 1; i < argc; i++) {
     if (strncmp (argv[i], "--reps=", 7) == 0)
       reps = std::max (3, atoi (argv[i] + 7));
+    else if (strcmp (argv[i], "--tiled") == 0)
+      base_path = CUCONV_PATH_TILED;
     else if (strcmp (argv[i], "--regions") == 0)
       regions_only = true;
     else if (strcmp (argv[i], "--wide") == 0)
@@ -942,7 +951,8 @@ main (int argc, char **argv)
       }
       only_name = name;
     } else {
-      printf ("usage: %s [--reps=N] [--regions | --wide | --only=NAME[:R]]\n",
+      printf ("usage: %s [--reps=N] [--tiled] [--regions | --wide | "
+          "--only=NAME[:R]]\n",
           argv[0]);
       return 2;
     }
@@ -991,6 +1001,8 @@ main (int argc, char **argv)
       "matrix; (2rx+1) + (2ry+1) for each separable term (gaussian, box, "
       "sharpen: 1 term; sobel, laplacian: 2), plus the combine: sharpen 2, "
       "sobel's magnitude 3, laplacian's |sum| 1\n");
+  printf ("- path: %s\n", base_path == CUCONV_PATH_TILED ? "--tiled, the "
+      "fused tile kernels where the dispatch would stream" : "the dispatch's");
   printf ("- one plane through cuconv_filter_device () (the engine's "
       "dispatch included), border clamp (NPP: replicate), pitch = row "
       "bytes rounded up to 256; time per plane = median of %d batches of "
@@ -1026,6 +1038,7 @@ main (int argc, char **argv)
       if (!any)
         continue;
       memset (&b, 0, sizeof (b));
+      b.path = base_path;
       b.w = sizes[z][0];
       b.h = sizes[z][1];
       b.depth = depths[d];
@@ -1071,7 +1084,7 @@ main (int argc, char **argv)
           k < (int) (sizeof (wide_rows) / sizeof (wide_rows[0])); k++) {
         b.path = wide_rows[k].path;
         ok &= bench_row (&b, &wide_rows[k].row, copy_bw, fma_rate, stream);
-        b.path = CUCONV_PATH_AUTO;
+        b.path = base_path;
       }
 #ifdef HAVE_NPP
       CHECK (cudaFree (b.d_taps));

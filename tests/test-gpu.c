@@ -45,8 +45,12 @@
  * and 1920x1080, once through the strips, and steps along lines of 4099
  * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
- *   test-gpu [--quick | --race] [--regions | --wide | --untruncated] [--seed=N]
- *            [--threads=N] [--verbose]
+ *   test-gpu [--quick | --race] [--regions | --wide | --untruncated]
+ *            [--stream | --tiled] [--seed=N] [--threads=N] [--verbose]
+ *
+ * --stream and --tiled force the streaming kernel (cuconv-stream.cu)
+ * wherever it takes a plane, whatever its size, or never: the dispatch
+ * takes it for large planes only, which few cases are.
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
@@ -295,8 +299,10 @@ typedef struct
 
 static Options opt;
 static int fail_lines;
-/* The wide section: the path every run is forced through, and the
- * formats it runs (NULL: those of the options). */
+/* The path every run is forced through (--stream, --tiled; the wide
+ * section's own), and the formats the wide section runs (NULL: those of
+ * the options). */
+static CuconvPath base_path = CUCONV_PATH_AUTO;
 static CuconvPath run_path = CUCONV_PATH_AUTO;
 static const char *const *run_formats;
 static int n_run_formats;
@@ -1828,7 +1834,7 @@ run_wide (cudaStream_t stream)
   run_formats = wide_formats;
   n_run_formats = (int) (sizeof (wide_formats) / sizeof (wide_formats[0]));
   for (set = 0; set < 2 && ret == 0; set++) {
-    run_path = set == 0 ? CUCONV_PATH_AUTO : CUCONV_PATH_GLOBAL;
+    run_path = set == 0 ? base_path : CUCONV_PATH_GLOBAL;
     printf ("wide: %s, %d settings, against the reference\n",
         set_label[set], n_set[set]);
     for (i = 0; i < n_sizes && ret == 0; i++) {
@@ -1836,7 +1842,7 @@ run_wide (cudaStream_t stream)
       ret = run_size (&sizes[i], settings[set], n_set[set], stats, stream);
     }
   }
-  run_path = CUCONV_PATH_AUTO;
+  run_path = base_path;
   run_formats = NULL;
   for (i = 0; i < N_FORMATS; i++) {
     cases += stats[i].cases;
@@ -1851,7 +1857,7 @@ static void
 usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--regions | --wide | --untruncated] "
-      "[--seed=N] [--threads=N] [--verbose]\n"
+      "[--stream | --tiled] [--seed=N] [--threads=N] [--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck,\n"
@@ -1862,6 +1868,8 @@ usage (const char *argv0)
       "small runs)\n"
       "  --untruncated  the untruncated gaussian only (with --quick or "
       "--race: theirs)\n"
+      "  --stream     the streaming kernel wherever it takes a plane\n"
+      "  --tiled      never the streaming kernel\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1886,6 +1894,10 @@ parse_args (int argc, char **argv)
       opt.wide_only = 1;
     else if (strcmp (argv[i], "--untruncated") == 0)
       opt.untruncated_only = 1;
+    else if (strcmp (argv[i], "--stream") == 0)
+      base_path = run_path = CUCONV_PATH_STREAM;
+    else if (strcmp (argv[i], "--tiled") == 0)
+      base_path = run_path = CUCONV_PATH_TILED;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--seed=", 7) == 0)

@@ -1,0 +1,79 @@
+/* gst-cudaconvolve: the streaming separable kernel's plane launcher: 8-bit
+ * samples, radius 1 to ST_MAX_RADIUS, a blur of one or two components,
+ * the unsharp mask of one, or two terms of one (sobel, laplacian).  The
+ * strips are in cuconv-stream.cuh.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <cuda_runtime.h>
+
+#include "cuconv-stream.cuh"
+
+namespace cuconv {
+
+template < int R, int NC, int OUT > __global__ void
+__launch_bounds__ (ST_THREADS)
+sep_stream (const __grid_constant__ SepParams p)
+{
+  stream_thread < StreamShape < R, NC, OUT > > (p, blockIdx.x * ST_THREADS
+      + threadIdx.x);
+}
+
+/* The fewest samples a band needs for the streaming kernel to win: its
+ * threads walk strips of many rows, so a small plane has too few of them
+ * to fill the device (measured on an H100: faster than the tiles at
+ * 3840x2160, slower at 1920x1080). */
+#define ST_MIN_SAMPLES (4 << 20)
+
+template < int R, int NC, int OUT > static cudaError_t
+launch_stream_r (const SepParams & p, cudaStream_t stream)
+{
+  const int threads = stream_threads < StreamShape < R, NC, OUT > > (p);
+
+  sep_stream < R, NC, OUT > <<< (threads + ST_THREADS - 1) / ST_THREADS,
+      ST_THREADS, 0, stream >>> (p);
+  return cudaGetLastError ();
+}
+
+bool
+stream_takes (const SepParams & p)
+{
+  /* a blur's rounding has no clamp below 0 (launch_separable) */
+  return p.sb == 1 && (p.nc == 1 || p.nc == 2) && p.rx == p.ry
+      && p.rx >= 1 && p.rx <= ST_MAX_RADIUS && p.src_aligned16
+      && ((uintptr_t) p.dst | p.dst_pitch) % 16 == 0
+      && (p.combine != CUCONV_COMBINE_NONE || p.taps_nonneg);
+}
+
+bool
+stream_fills (const SepParams & p)
+{
+  return (double) p.ws * (p.row_end - p.row_begin) >= ST_MIN_SAMPLES;
+}
+
+cudaError_t
+launch_stream (const SepParams & p, cudaStream_t stream)
+{
+  typedef cudaError_t (*Launcher) (const SepParams &, cudaStream_t);
+  const int out = p.combine == CUCONV_COMBINE_SHARPEN ? OUT_SHARPEN
+      : p.combine == CUCONV_COMBINE_NONE ? OUT_BLUR : OUT_TWO_TERMS;
+  Launcher launch = NULL;
+
+  if (!stream_takes (p))
+    return cudaErrorNotSupported;
+  switch ((p.rx * 2 + p.nc - 1) * 3 + out) {
+#define CUCONV_STREAM_CASE(R, NC, OUT) \
+    case (R * 2 + NC - 1) * 3 + OUT: launch = launch_stream_r < R, NC, OUT >; break;
+#define CUCONV_STREAM_CASES(R) \
+    CUCONV_STREAM_CASE (R, 1, OUT_BLUR) CUCONV_STREAM_CASE (R, 2, OUT_BLUR) \
+    CUCONV_STREAM_CASE (R, 1, OUT_SHARPEN) CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS)
+      CUCONV_STREAM_CASES (1) CUCONV_STREAM_CASES (2)
+#undef CUCONV_STREAM_CASES
+#undef CUCONV_STREAM_CASE
+    default:
+      return cudaErrorNotSupported;
+  }
+  return launch (p, stream);
+}
+
+}                               /* namespace cuconv */

@@ -1,0 +1,446 @@
+/* gst-cudaconvolve: the streaming separable kernel for 8-bit samples at
+ * small radii (docs/design.md, "The streaming kernel"), shared by its
+ * plane launcher (cuconv-stream.cu) and the one launch of a 4:2:0 frame
+ * (cuconv-frame420.cu).
+ *
+ * A thread owns C adjacent samples of a row (16, or 8 where registers are
+ * short) and a strip of S output rows below them.  It walks down its
+ * strip one input row at a time: a 16- or 8-byte load of the row's C
+ * samples and two small loads of the apron on each side, converted to
+ * floats once; each horizontal sum goes straight into the 2R + 1 output
+ * rows it feeds, whose accumulators stay in registers (a ring with
+ * compile-time slots: the walk is unrolled); an output row is rounded,
+ * packed and stored as soon as its last input row is in.  No shared
+ * memory and no barrier.  The loads run PF rows ahead of the arithmetic.
+ *
+ * Threads whose reads all lie inside the plane and whose writes all lie
+ * inside the band (nearly all of them) load and store with no checks.
+ * The few on the plane's edges map rows and columns through the border
+ * mode (cuconv-border.h) and guard their stores.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __CUCONV_STREAM_CUH__
+#define __CUCONV_STREAM_CUH__
+
+#include <cuda_runtime.h>
+
+#include "cuconv-separable.cuh"
+
+namespace cuconv {
+
+constexpr int ST_THREADS = 128;
+
+/* The largest radius the streaming kernel takes: past it the tiled
+ * kernel's shared rows win (measured, docs/performance.md: at radius 3 and
+ * 4 it is slower), since 2R + 1 rows of accumulators no longer fit the
+ * registers of a thread wide enough to share its conversions. */
+constexpr int ST_MAX_RADIUS = 2;
+
+/* The shape of the streaming kernel of radius RAD, NCOMP interleaved
+ * components and output OUTPUT (SepOut). */
+template < int RAD, int NCOMP, int OUTPUT > struct StreamShape
+{
+  static constexpr int R = RAD;
+  static constexpr int NC = NCOMP;
+  static constexpr int OUT = OUTPUT;
+  static constexpr int NT = out_terms (OUT);
+  static constexpr int K = 2 * R + 1;   /* taps */
+  /* samples a thread across, and output rows a thread, as measured
+   * fastest (H100, 3840x2160): 16 x 12 for the radius-1 blur, 8 x 16
+   * where more accumulators or the sharpen's source rows crowd the
+   * registers */
+  static constexpr int C = OUT == OUT_BLUR && R == 1 ? 16 : 8;
+  static constexpr int S = OUT == OUT_BLUR && R == 1 ? 12 : 16;
+  static constexpr int A = R * NC;      /* apron, samples each side */
+  static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
+  static constexpr int PF = K;  /* rows loaded ahead: a multiple of K */
+  static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
+};
+
+/* The columns of C samples across a band whose windows lie inside the
+ * plane's rows, [lo, hi), and all of them, cols: the strips walk the
+ * inner ones, the edge rows (a thread a row) the others. */
+template < class Sh > __host__ __device__ __forceinline__ void
+stream_columns (const SepParams & p, int *lo, int *hi, int *cols)
+{
+  *cols = (p.ws + Sh::C - 1) / Sh::C;
+  *lo = (Sh::A + Sh::C - 1) / Sh::C;
+  *hi = p.ws >= Sh::A ? (p.ws - Sh::A) / Sh::C : 0;
+  if (*hi < *lo)
+    *hi = *lo;
+}
+
+/* Threads of a band of p: one an edge column's row, one an inner
+ * column's strip of S rows. */
+template < class Sh > __host__ __device__ __forceinline__ int
+stream_threads (const SepParams & p)
+{
+  const int rows = p.row_end - p.row_begin;
+  int lo, hi, cols;
+
+  stream_columns < Sh > (p, &lo, &hi, &cols);
+  return (cols - (hi - lo)) * rows + (hi - lo) * ((rows + Sh::S - 1) / Sh::S);
+}
+
+/* The row that row y outside the plane reads (-1: zeros).  Out of line:
+ * the code of the border modes is large, and the walk's must stay small
+ * for the instruction cache. */
+static __device__ __noinline__ int
+stream_border_row (int border, int y, int height)
+{
+  return cuconv_border_index ((CuconvBorder) border, y, height);
+}
+
+/* cuconv_border_index () for a column px less than n outside a row of
+ * n > 1 pixels, with selects instead of branches. */
+__device__ __forceinline__ int
+near_border_index (int border, int px, int n)
+{
+  const bool lo = px < 0, hi = px >= n;
+  const int clamp = lo ? 0 : hi ? n - 1 : px;
+  const int mirror = lo ? -px : hi ? 2 * n - 2 - px : px;
+  const int wrap = lo ? px + n : hi ? px - n : px;
+
+  return border == CUCONV_BORDER_CLAMP ? clamp : border ==
+      CUCONV_BORDER_MIRROR ? mirror : border == CUCONV_BORDER_WRAP ? wrap :
+      lo || hi ? -1 : px;
+}
+
+/* A loaded row: the E bytes left of x, the C samples from x, the E bytes
+ * right of them. */
+template < class Sh > struct StreamWindow
+{
+  uint32_t w[Sh::NW];
+};
+
+/* Packs the window's samples v (the C + 2A the taps read, from x - A)
+ * into the words of a StreamWindow. */
+template < class Sh > __device__ __forceinline__ StreamWindow < Sh >
+stream_pack (const uint32_t * v)
+{
+  constexpr int OFF = Sh::E - Sh::A;
+  StreamWindow < Sh > g;
+
+#pragma unroll
+  for (int i = 0; i < Sh::NW; i++)
+    g.w[i] = 0u;
+#pragma unroll
+  for (int i = 0; i < Sh::C + 2 * Sh::A; i++)
+    g.w[(OFF + i) / 4] |= v[i] << (8 * ((OFF + i) % 4));
+  return g;
+}
+
+/* The window of row yy of a plane too narrow for near_border_index: each
+ * sample through the border on its own.  Out of line: tiny planes only. */
+template < class Sh > __device__ __noinline__ StreamWindow < Sh >
+stream_gather_far (const SepParams & p, int x, int yy)
+{
+  constexpr int NC = Sh::NC;
+  const uint8_t *row = p.src + (size_t) yy * p.src_pitch;
+  uint32_t v[Sh::C + 2 * Sh::A];
+
+#pragma unroll
+  for (int i = 0; i < Sh::C + 2 * Sh::A; i++) {
+    const int s = x - Sh::A + i;
+    const int px = s >= 0 ? s / NC : -((-s + NC - 1) / NC);
+    const int xi = cuconv_border_index ((CuconvBorder) p.border, px,
+        p.width);
+    v[i] = xi >= 0 ? row[xi * NC + (s - px * NC)] : 0u;
+  }
+  return stream_pack < Sh > (v);
+}
+
+/* The window of row yy of the plane for a thread whose window reaches
+ * past a side of the plane: each sample the taps read mapped through the
+ * border on its own (0 outside the plane for the zero border), all the
+ * loads issued before any is used.  near: the plane is wider than a
+ * window, so that no sample lies a row's width outside it. */
+template < class Sh > __device__ __forceinline__ StreamWindow < Sh >
+stream_gather (const SepParams & p, int x, int yy, bool near)
+{
+  constexpr int NC = Sh::NC;
+  const uint8_t *row = p.src + (size_t) yy * p.src_pitch;
+  uint32_t v[Sh::C + 2 * Sh::A];
+
+  if (!near)
+    return stream_gather_far < Sh > (p, x, yy);
+#pragma unroll
+  for (int i = 0; i < Sh::C + 2 * Sh::A; i++) {
+    const int s = x - Sh::A + i;
+    /* NC is 1 or 2: the pixel and component by shifts */
+    const int px = NC == 1 ? s : s >> 1, comp = s - px * NC;
+    const int xi = near_border_index (p.border, px, p.width);
+    v[i] = xi >= 0 ? __ldg (row + xi * NC + comp) : 0u;
+  }
+  return stream_pack < Sh > (v);
+}
+
+/* Loads row y of the plane, mapped through the border, into the words w
+ * of a StreamWindow (a row outside the plane with the zero border reads
+ * 0).  GATHER: the window reaches past a side of the plane (near: as
+ * stream_gather). */
+template < class Sh, bool GATHER > __device__ __forceinline__ void
+stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
+{
+  constexpr int C = Sh::C, E = Sh::E, NW = Sh::NW;
+  static_assert (C % E == 0, "the apron loads must be aligned as the row's");
+  const int yy = (unsigned) y < (unsigned) p.height ? y :
+      stream_border_row (p.border, y, p.height);
+
+  if (yy < 0) {
+#pragma unroll
+    for (int i = 0; i < NW; i++)
+      w[i] = 0u;
+    return;
+  }
+  if (GATHER) {
+    const StreamWindow < Sh > g = stream_gather < Sh > (p, x, yy, near);
+#pragma unroll
+    for (int i = 0; i < NW; i++)
+      w[i] = g.w[i];
+    return;
+  }
+  const uint8_t *row = p.src + (size_t) yy * p.src_pitch + x;
+  if (E == 4) {
+    w[0] = __ldg ((const uint32_t *) (row - 4));
+    w[NW - 1] = __ldg ((const uint32_t *) (row + C));
+  } else {
+    const uint2 l = __ldg ((const uint2 *) (row - 8));
+    const uint2 r = __ldg ((const uint2 *) (row + C));
+    w[0] = l.x;
+    w[1] = l.y;
+    w[NW - 2] = r.x;
+    w[NW - 1] = r.y;
+  }
+  if (C == 16) {
+    const uint4 m = __ldg ((const uint4 *) row);
+    w[E / 4] = m.x;
+    w[E / 4 + 1] = m.y;
+    w[E / 4 + 2] = m.z;
+    w[E / 4 + 3] = m.w;
+  } else if (C == 8) {
+    const uint2 m = __ldg ((const uint2 *) row);
+    w[E / 4] = m.x;
+    w[E / 4 + 1] = m.y;
+  } else {
+    w[E / 4] = __ldg ((const uint32_t *) row);
+  }
+}
+
+/* Byte i of the words w as a float, plus `plus` (0, or the rounding's
+ * 0.5): a byte permute and a subtraction, no conversion instruction
+ * (sample_to_float's 2^23 trick). */
+__device__ __forceinline__ float
+window_sample (const uint32_t * w, int i, float plus)
+{
+  return __uint_as_float (__byte_perm (w[i / 4], 0x4B000000u,
+          0x7440u | (i % 4))) - (8388608.0f - plus);
+}
+
+/* The square root of the sobel magnitude: the approximate instruction
+ * (relative error about 2^-22), well inside the +-1 of the output. */
+__device__ __forceinline__ float
+stream_sqrt (float v)
+{
+  float r;
+
+  asm ("sqrt.approx.ftz.f32 %0, %1;":"=f" (r):"f" (v));
+  return r;
+}
+
+/* Output row y of the strip at x from its terms' sums t0 and t1 and, for
+ * the sharpen, the source row's words src: combined, rounded, packed and
+ * stored, where it lies in the band and the row.  The blur's and the
+ * sharpen's sums hold the rounding's + 0.5 already. */
+template < class Sh, bool GATHER > __device__ __forceinline__ void
+stream_store (const SepParams & p, int x, int y, const float *t0,
+    const float *t1, const uint32_t * src)
+{
+  constexpr int C = Sh::C, OUT = Sh::OUT;
+  uint32_t b[C], out[C / 4];
+
+  if (y >= p.row_end)
+    return;
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    float v;
+
+    if (OUT == OUT_SHARPEN) {
+      /* s + amount (s - blur), clamped to [0, maxv], plus 0.5: s and the
+       * sum both carry the 0.5, which cancels in their difference */
+      const float s = window_sample (src, c, 0.5f);
+      v = fminf (fmaxf (fmaf (p.amount, s - t0[c], s), 0.5f),
+          p.maxv + 0.5f);
+    } else if (OUT == OUT_TWO_TERMS) {
+      v = fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
+          stream_sqrt (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
+          fabsf (t0[c] + t1[c]), p.maxv) + 0.5f;
+    } else {
+      v = t0[c];
+    }
+    /* adding 2^23 rounding down leaves floor (v) in the low bits */
+    b[c] = __float_as_uint (__fadd_rd (v, 8388608.0f));
+  }
+#pragma unroll
+  for (int q = 0; q < C / 4; q++)
+    out[q] = __byte_perm (__byte_perm (b[4 * q], b[4 * q + 1], 0x0040),
+        __byte_perm (b[4 * q + 2], b[4 * q + 3], 0x0040), 0x5410);
+
+  uint8_t *d = p.dst + (size_t) y * p.dst_pitch + x;
+  if (GATHER && x + C > p.ws) {
+    for (int c = 0; c < C && x + c < p.ws; c++)
+      d[c] = (uint8_t) (out[c / 4] >> (8 * (c % 4)));
+    return;
+  }
+  if (C == 16)
+    *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
+  else if (C == 8)
+    *(uint2 *) d = make_uint2 (out[0], out[1]);
+  else
+    *(uint32_t *) d = out[0];
+}
+
+/* The strip of S output rows from row y0 of the C samples from x.  Input
+ * row j (row y0 - R + j) sits in slot j % PF of the load ring, loaded PF
+ * rows ahead; output row o accumulates in slot o % K.  The walk is rolled
+ * by PF rows, so that the slots are compile-time names and the code stays
+ * small enough for the instruction cache. */
+template < class Sh > __device__ __forceinline__ void
+stream_strip (const SepParams & p, int x, int y0)
+{
+  constexpr int R = Sh::R, NC = Sh::NC, OUT = Sh::OUT;
+  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S, PF = Sh::PF;
+  constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
+  /* the blur's and sharpen's sums start at the rounding's 0.5 */
+  constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
+  static_assert (PF % K == 0, "the load ring must hold whole periods");
+  uint32_t ring[PF][NW];
+  uint32_t src[K][C / 4];       /* the sharpen's source rows */
+  float acc[NT][K][C];
+
+#pragma unroll
+  for (int u = 0; u < PF; u++)
+    if (u < ROWS)
+      stream_load < Sh, false > (p, x, y0 - R + u, false, ring[u]);
+
+#pragma unroll 1
+  for (int j0 = 0; j0 < ROWS; j0 += PF) {
+#pragma unroll
+    for (int u = 0; u < PF; u++) {
+      const int j = j0 + u;
+      float f[C + 2 * A];
+
+      if (ROWS % PF != 0 && j >= ROWS)
+        break;
+#pragma unroll
+      for (int i = 0; i < C + 2 * A; i++)
+        f[i] = window_sample (ring[u], E - A + i, 0.0f);
+      if (OUT == OUT_SHARPEN) {
+#pragma unroll
+        for (int q = 0; q < C / 4; q++)
+          src[u % K][q] = ring[u][E / 4 + q];
+      }
+      if (j + PF < ROWS)
+        stream_load < Sh, false > (p, x, y0 - R + j + PF, false, ring[u]);
+
+      /* the row's horizontal sums, each into the 2R + 1 output rows it
+       * feeds: output row j - t takes it with vertical tap t (rows
+       * before the strip's first take it too, into slots that are
+       * started afresh before their own output row uses them) */
+#pragma unroll
+      for (int m = 0; m < NT; m++) {
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+          float h = 0.0f;
+#pragma unroll
+          for (int i = 0; i < K; i++)
+            h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * NC], h);
+#pragma unroll
+          for (int t = 0; t < K; t++) {
+            float &a = acc[m][(u + K - t) % K][c];
+            a = fmaf (p.ky[m * SEP_TERM2 + t], h, t == 0 ? INIT : a);
+          }
+        }
+      }
+      if (j >= 2 * R)
+        stream_store < Sh, false > (p, x, y0 + j - 2 * R, acc[0][(u + 1) % K],
+            acc[NT - 1][(u + 1) % K], src[(u + K - R) % K]);
+    }
+  }
+}
+
+/* Output row y of the C samples from x of an edge column, whose window
+ * reaches past a side of the plane: its 2R + 1 input rows gathered one
+ * after the other, summed in the strips' order (the same results). */
+template < class Sh > __device__ __forceinline__ void
+stream_edge_row (const SepParams & p, int x, int y)
+{
+  constexpr int R = Sh::R, NC = Sh::NC, OUT = Sh::OUT;
+  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, NT = Sh::NT, K = Sh::K;
+  constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
+  const bool near = p.width > C + A;
+  uint32_t src[C / 4];
+  float acc[NT][C];
+
+#pragma unroll
+  for (int m = 0; m < NT; m++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[m][c] = INIT;
+#pragma unroll 1
+  for (int t = 0; t < K; t++) {
+    uint32_t w[Sh::NW];
+    float f[C + 2 * A];
+
+    stream_load < Sh, true > (p, x, y - R + t, near, w);
+#pragma unroll
+    for (int i = 0; i < C + 2 * A; i++)
+      f[i] = window_sample (w, E - A + i, 0.0f);
+    if (OUT == OUT_SHARPEN && t == R) {
+#pragma unroll
+      for (int q = 0; q < C / 4; q++)
+        src[q] = w[E / 4 + q];
+    }
+#pragma unroll
+    for (int m = 0; m < NT; m++) {
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        float h = 0.0f;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+          h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * NC], h);
+        acc[m][c] = fmaf (p.ky[m * SEP_TERM2 + t], h, acc[m][c]);
+      }
+    }
+  }
+  stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1], src);
+}
+
+/* Thread t of a band of p.  The edge columns' threads come first, a row
+ * each: spread over many threads, their gathers (uncoalesced: a warp's
+ * lanes read different rows) finish long before the inner strips do,
+ * which load whole rows with no checks. */
+template < class Sh > __device__ __forceinline__ void
+stream_thread (const SepParams & p, int t)
+{
+  const int rows = p.row_end - p.row_begin;
+  int lo, hi, cols;
+
+  stream_columns < Sh > (p, &lo, &hi, &cols);
+  const int inner = hi - lo, edges = cols - inner;
+  if (t < edges * rows) {
+    const int r = t / edges, k = t - r * edges;
+    stream_edge_row < Sh > (p, (k < lo ? k : hi + k - lo) * Sh::C,
+        p.row_begin + r);
+  } else if (inner > 0) {
+    const int i = t - edges * rows, sy = i / inner;
+    const int y0 = p.row_begin + sy * Sh::S;
+    if (y0 < p.row_end)
+      stream_strip < Sh > (p, (lo + i - sy * inner) * Sh::C, y0);
+  }
+}
+
+}                               /* namespace cuconv */
+
+#endif /* __CUCONV_STREAM_CUH__ */
