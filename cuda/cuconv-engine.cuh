@@ -114,8 +114,8 @@ cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
 
 /* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
  * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
- * rows), whether p's band is large enough for it to beat the tiles, and
- * the launch; cudaErrorNotSupported where it does not take p. */
+ * rows), whether p is a whole plane large enough for it to beat the
+ * tiles, and the launch; cudaErrorNotSupported where it does not take p. */
 bool stream_takes (const SepParams & p);
 bool stream_fills (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);

@@ -2,7 +2,9 @@
  * 8- or 16-bit samples (I420, NV12, I420_10LE, P010) through the tuned
  * separable tiles in one launch, which saves the ramp and tail of the
  * chroma planes' launches.  The radii are the tuned
- * kernel's (CUCONV_FIXED_RADII).
+ * kernel's (CUCONV_FIXED_RADII).  An 8-bit frame with a large luma plane
+ * (4K) at radius 1 takes the streaming kernel instead (cuconv-stream.cuh),
+ * in one launch too.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -36,17 +38,15 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
-/* The same frame through the streaming kernel (8-bit, radius up to
- * ST_MAX_RADIUS): each block takes ST_THREADS strips of one plane. */
-template < int R, int NC > __global__ void
+/* The same frame through the streaming kernel at radius 1 (the chroma's
+ * too): each block takes ST_THREADS threads of one plane. */
+template < int NC > __global__ void
 __launch_bounds__ (ST_THREADS)
 stream_frame420 (const __grid_constant__ FrameParams fp)
 {
-  constexpr int RC = (R + 1) / 2;
+  typedef StreamShape < 1, 1, OUT_BLUR > Luma;
+  typedef StreamShape < 1, NC, OUT_BLUR > Chroma;
   const int b = blockIdx.x;
-
-  typedef StreamShape < R, 1, OUT_BLUR > Luma;
-  typedef StreamShape < RC, NC, OUT_BLUR > Chroma;
 
   if (b < fp.first_block[1])
     stream_thread < Luma > (fp.plane[0], b * ST_THREADS + threadIdx.x);
@@ -60,24 +60,23 @@ stream_frame420 (const __grid_constant__ FrameParams fp)
 
 /* Host side ------------------------------------------------------------ */
 
-template < int R, int NC > static cudaError_t
-launch_stream420_rn (const FrameParams & fp0, cudaStream_t stream)
+template < int NC > static cudaError_t
+launch_stream420 (const FrameParams & fp0, cudaStream_t stream)
 {
-  constexpr int RC = (R + 1) / 2;
   FrameParams fp = fp0;
   int blocks = 0;
 
   for (int i = 0; i < 3; i++) {
     fp.first_block[i] = blocks;
     if (i == 0)
-      blocks += (stream_threads < StreamShape < R, 1, OUT_BLUR > >
+      blocks += (stream_threads < StreamShape < 1, 1, OUT_BLUR > >
           (fp.plane[0]) + ST_THREADS - 1) / ST_THREADS;
     else if (i < fp.n)
-      blocks += (stream_threads < StreamShape < RC, NC, OUT_BLUR > >
+      blocks += (stream_threads < StreamShape < 1, NC, OUT_BLUR > >
           (fp.plane[i]) + ST_THREADS - 1) / ST_THREADS;
   }
   fp.first_block[3] = blocks;
-  stream_frame420 < R, NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);
+  stream_frame420 < NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);
   return cudaGetLastError ();
 }
 
@@ -131,20 +130,15 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
     default:
       return cudaErrorNotSupported;
   }
-  bool streaming = path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
-      && stream_fills (l));
+  /* the streaming frame at radius 1 only: at radius 2 it measured no
+   * faster than the tiles (docs/performance.md) */
+  bool streaming = l.rx == 1 && (path == CUCONV_PATH_STREAM
+      || (path == CUCONV_PATH_AUTO && stream_fills (l)));
 
   for (int i = 0; i < fp.n; i++)
     streaming &= stream_takes (fp.plane[i]);
-  if (streaming) {
-    switch (l.rx * 4 + c.nc) {
-#define CUCONV_STREAM420_CASE(R) \
-      case R * 4 + 1: launch = launch_stream420_rn < R, 1 >; break; \
-      case R * 4 + 2: launch = launch_stream420_rn < R, 2 >; break;
-        CUCONV_STREAM420_CASE (1) CUCONV_STREAM420_CASE (2)
-#undef CUCONV_STREAM420_CASE
-    }
-  }
+  if (streaming)
+    launch = c.nc == 1 ? launch_stream420 < 1 > : launch_stream420 < 2 >;
   return launch (fp, stream);
 }
 

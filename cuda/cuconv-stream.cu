@@ -48,7 +48,10 @@ stream_takes (const SepParams & p)
 bool
 stream_fills (const SepParams & p)
 {
-  return (double) p.ws * (p.row_end - p.row_begin) >= ST_MIN_SAMPLES;
+  /* whole planes: the strips' bands of a host-memory frame keep the
+   * tiles, which their tests cover */
+  return p.row_begin == 0 && p.row_end == p.height
+      && (double) p.ws * p.height >= ST_MIN_SAMPLES;
 }
 
 cudaError_t

@@ -1,22 +1,26 @@
 /* gst-cudaconvolve: the streaming separable kernel for 8-bit samples at
- * small radii (docs/design.md, "The streaming kernel"), shared by its
+ * radius 1 and 2 (docs/design.md, "The streaming kernel"), shared by its
  * plane launcher (cuconv-stream.cu) and the one launch of a 4:2:0 frame
  * (cuconv-frame420.cu).
  *
- * A thread owns C adjacent samples of a row (16, or 8 where registers are
- * short) and a strip of S output rows below them.  It walks down its
- * strip one input row at a time: a 16- or 8-byte load of the row's C
- * samples and two small loads of the apron on each side, converted to
- * floats once; each horizontal sum goes straight into the 2R + 1 output
- * rows it feeds, whose accumulators stay in registers (a ring with
- * compile-time slots: the walk is unrolled); an output row is rounded,
- * packed and stored as soon as its last input row is in.  No shared
- * memory and no barrier.  The loads run PF rows ahead of the arithmetic.
+ * A thread owns C adjacent samples of a row (16 or 8) and a strip of S
+ * output rows below them.  It walks down its strip one input row at a
+ * time: a 16- or 8-byte load of the row's C samples and a 4- or 8-byte
+ * load of the apron on each side, converted to floats once; each
+ * horizontal sum goes straight into the 2R + 1 output rows it feeds,
+ * whose accumulators stay in registers (a ring whose slots are
+ * compile-time names: the walk is unrolled by one period of 2R + 1 rows);
+ * an output row is rounded, packed and stored as soon as its last input
+ * row is in.  No shared memory and no barrier.  The loads run one period
+ * ahead of the arithmetic.
  *
- * Threads whose reads all lie inside the plane and whose writes all lie
- * inside the band (nearly all of them) load and store with no checks.
- * The few on the plane's edges map rows and columns through the border
- * mode (cuconv-border.h) and guard their stores.
+ * The strips cover the inner columns, whose windows lie inside the rows:
+ * their loads and stores have no checks, and only a row outside the plane
+ * maps through the border (out of line).  The one or two columns on each
+ * side take a thread per output row instead, which gathers its 2R + 1
+ * input rows sample by sample through the border mode (cuconv-border.h):
+ * spread over many threads, those uncoalesced gathers finish well before
+ * the strips do.  Both sum in the same order, so they agree to the bit.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
