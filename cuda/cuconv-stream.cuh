@@ -242,6 +242,28 @@ window_sample (const uint32_t * w, int i, float plus)
           0x7440u | (i % 4))) - (8388608.0f - plus);
 }
 
+/* The floats of the C + 2A samples the taps read, from the loaded row
+ * w. */
+template < class Sh > __device__ __forceinline__ void
+stream_floats (const uint32_t * w, float *f)
+{
+#pragma unroll
+  for (int i = 0; i < Sh::C + 2 * Sh::A; i++)
+    f[i] = window_sample (w, Sh::E - Sh::A + i, 0.0f);
+}
+
+/* Term m's horizontal sum at sample c of the row f (stream_floats). */
+template < class Sh > __device__ __forceinline__ float
+stream_hsum (const SepParams & p, const float *f, int m, int c)
+{
+  float h = 0.0f;
+
+#pragma unroll
+  for (int i = 0; i < Sh::K; i++)
+    h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * Sh::NC], h);
+  return h;
+}
+
 /* The square root of the sobel magnitude: the approximate instruction
  * (relative error about 2^-22), well inside the +-1 of the output. */
 __device__ __forceinline__ float
@@ -313,7 +335,7 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
 template < class Sh > __device__ __forceinline__ void
 stream_strip (const SepParams & p, int x, int y0)
 {
-  constexpr int R = Sh::R, NC = Sh::NC, OUT = Sh::OUT;
+  constexpr int R = Sh::R, OUT = Sh::OUT;
   constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S, PF = Sh::PF;
   constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
   /* the blur's and sharpen's sums start at the rounding's 0.5 */
@@ -337,9 +359,7 @@ stream_strip (const SepParams & p, int x, int y0)
 
       if (ROWS % PF != 0 && j >= ROWS)
         break;
-#pragma unroll
-      for (int i = 0; i < C + 2 * A; i++)
-        f[i] = window_sample (ring[u], E - A + i, 0.0f);
+      stream_floats < Sh > (ring[u], f);
       if (OUT == OUT_SHARPEN) {
 #pragma unroll
         for (int q = 0; q < C / 4; q++)
@@ -356,10 +376,7 @@ stream_strip (const SepParams & p, int x, int y0)
       for (int m = 0; m < NT; m++) {
 #pragma unroll
         for (int c = 0; c < C; c++) {
-          float h = 0.0f;
-#pragma unroll
-          for (int i = 0; i < K; i++)
-            h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * NC], h);
+          const float h = stream_hsum < Sh > (p, f, m, c);
 #pragma unroll
           for (int t = 0; t < K; t++) {
             float &a = acc[m][(u + K - t) % K][c];
@@ -380,7 +397,7 @@ stream_strip (const SepParams & p, int x, int y0)
 template < class Sh > __device__ __forceinline__ void
 stream_edge_row (const SepParams & p, int x, int y)
 {
-  constexpr int R = Sh::R, NC = Sh::NC, OUT = Sh::OUT;
+  constexpr int R = Sh::R, OUT = Sh::OUT;
   constexpr int C = Sh::C, A = Sh::A, E = Sh::E, NT = Sh::NT, K = Sh::K;
   constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   const bool near = p.width > C + A;
@@ -398,9 +415,7 @@ stream_edge_row (const SepParams & p, int x, int y)
     float f[C + 2 * A];
 
     stream_load < Sh, true > (p, x, y - R + t, near, w);
-#pragma unroll
-    for (int i = 0; i < C + 2 * A; i++)
-      f[i] = window_sample (w, E - A + i, 0.0f);
+    stream_floats < Sh > (w, f);
     if (OUT == OUT_SHARPEN && t == R) {
 #pragma unroll
       for (int q = 0; q < C / 4; q++)
@@ -409,13 +424,9 @@ stream_edge_row (const SepParams & p, int x, int y)
 #pragma unroll
     for (int m = 0; m < NT; m++) {
 #pragma unroll
-      for (int c = 0; c < C; c++) {
-        float h = 0.0f;
-#pragma unroll
-        for (int i = 0; i < K; i++)
-          h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * NC], h);
-        acc[m][c] = fmaf (p.ky[m * SEP_TERM2 + t], h, acc[m][c]);
-      }
+      for (int c = 0; c < C; c++)
+        acc[m][c] = fmaf (p.ky[m * SEP_TERM2 + t],
+            stream_hsum < Sh > (p, f, m, c), acc[m][c]);
     }
   }
   stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1], src);

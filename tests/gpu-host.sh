@@ -5,8 +5,10 @@
 #
 #   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
 #
-#   check  build/tests/test-gpu (full matrix), compute-sanitizer memcheck
-#          on test-gpu --quick and racecheck on test-gpu --race,
+#   check  build/tests/test-gpu (full matrix, then again with the
+#          streaming kernel forced: --stream), compute-sanitizer memcheck
+#          on test-gpu --quick (and --quick --stream) and racecheck on
+#          test-gpu --race,
 #          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
 #          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
 #          its --quick run
@@ -92,6 +94,9 @@ run_check () {
     # shellcheck disable=SC2086
     step "test-gpu (full matrix)" 420 test-gpu.log \
       "$BUILD/tests/test-gpu" ${TEST_GPU_ARGS:-}
+    # shellcheck disable=SC2086
+    step "test-gpu --stream (full matrix)" 420 test-gpu-stream.log \
+      "$BUILD/tests/test-gpu" --stream ${TEST_GPU_ARGS:-}
     if [ -z "$cs" ]; then
       SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
       FAILED=1
@@ -99,6 +104,9 @@ run_check () {
       step "memcheck test-gpu --quick" 300 memcheck.log \
         "$cs" --tool memcheck --leak-check full --error-exitcode 1 \
         "$BUILD/tests/test-gpu" --quick
+      step "memcheck test-gpu --quick --stream" 300 memcheck-stream.log \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --quick --stream
       step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
         "$BUILD/tests/test-gpu" --race
@@ -309,7 +317,8 @@ esac
     sed 's/^/GPU, driver: /'
   echo
   printf '%s\n' "${SUMMARY[@]}"
-  for f in test-gpu.log test-gpu-wide.log test-gpu-untruncated.log \
+  for f in test-gpu.log test-gpu-stream.log test-gpu-wide.log \
+      test-gpu-untruncated.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       soak.log; do
     [ -f "$OUT/$f" ] || continue
@@ -317,7 +326,8 @@ esac
     echo "### $f (end)"
     tail -n 14 "$OUT/$f"
   done
-  for f in memcheck.log racecheck.log racecheck-pipeline.log \
+  for f in memcheck.log memcheck-stream.log racecheck.log \
+      racecheck-pipeline.log \
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log; do
     [ -f "$OUT/$f" ] || continue
