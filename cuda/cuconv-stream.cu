@@ -19,7 +19,7 @@ sep_stream (const __grid_constant__ SepParams p)
       + threadIdx.x);
 }
 
-/* The fewest samples a band needs for the streaming kernel to win: its
+/* The fewest samples a plane needs for the streaming kernel to win: its
  * threads walk strips of many rows, so a small plane has too few of them
  * to fill the device (measured on an H100: faster than the tiles at
  * 3840x2160, slower at 1920x1080). */
@@ -66,10 +66,13 @@ launch_stream (const SepParams & p, cudaStream_t stream)
     return cudaErrorNotSupported;
   switch ((p.rx * 2 + p.nc - 1) * 3 + out) {
 #define CUCONV_STREAM_CASE(R, NC, OUT) \
-    case (R * 2 + NC - 1) * 3 + OUT: launch = launch_stream_r < R, NC, OUT >; break;
+    case (R * 2 + NC - 1) * 3 + OUT: \
+      launch = launch_stream_r < R, NC, OUT >; \
+      break;
 #define CUCONV_STREAM_CASES(R) \
     CUCONV_STREAM_CASE (R, 1, OUT_BLUR) CUCONV_STREAM_CASE (R, 2, OUT_BLUR) \
-    CUCONV_STREAM_CASE (R, 1, OUT_SHARPEN) CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS)
+    CUCONV_STREAM_CASE (R, 1, OUT_SHARPEN) \
+    CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS)
       CUCONV_STREAM_CASES (1) CUCONV_STREAM_CASES (2)
 #undef CUCONV_STREAM_CASES
 #undef CUCONV_STREAM_CASE
