@@ -113,9 +113,18 @@ global_takes (const CuconvPlane & pl, const CuconvFilter & f)
       && !cuconv_filter_taps_y (&f, &pl)->untruncated;
 }
 
+/* Whether path leaves the choice between the fused and the global paths
+ * to the dispatch, as AUTO does (TILED and STREAM only pick among the
+ * fused kernels). */
+static bool
+dispatch_chooses (CuconvPath path)
+{
+  return path != CUCONV_PATH_GLOBAL && path != CUCONV_PATH_RECURSIVE;
+}
+
 /* The fused kernels of one or two separable terms of radius up to
  * CUCONV_TILE_MAX_RADIUS: the streaming kernel where it takes the plane
- * and filter and the band fills the device (any band on
+ * and filter and the plane fills the device (any plane on
  * CUCONV_PATH_STREAM, none on CUCONV_PATH_TILED), else the tuned tiles
  * where they have a kernel for them, else the general one. */
 static cudaError_t
@@ -177,9 +186,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   /* an 8-bit blur of one term (no box: its sums do not grow with the
    * radius) is faster through the global passes from a plane radius
    * between 40 and 48 on an H100 (docs/design.md, section 13) */
-  if ((path == CUCONV_PATH_AUTO || path == CUCONV_PATH_TILED
-          || path == CUCONV_PATH_STREAM) && takes_tuned (pl, f)
-      && pl.depth <= 8
+  if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
@@ -211,8 +218,7 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
 {
   const cudaStream_t s = (cudaStream_t) stream;
-  bool tuned = (path == CUCONV_PATH_AUTO || path == CUCONV_PATH_TILED
-      || path == CUCONV_PATH_STREAM) && !filter_is_wide (*f);
+  bool tuned = dispatch_chooses (path) && !filter_is_wide (*f);
   int i;
 
   for (i = 0; i < n_planes; i++)
