@@ -58,7 +58,6 @@ template < int RAD, int NCOMP, int OUTPUT > struct StreamShape
   static constexpr int S = OUT == OUT_BLUR && R == 1 ? 12 : 16;
   static constexpr int A = R * NC;      /* apron, samples each side */
   static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
-  static constexpr int PF = K;  /* rows loaded ahead: a multiple of K */
   static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
 };
 
@@ -188,7 +187,8 @@ template < class Sh, bool GATHER > __device__ __forceinline__ void
 stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
 {
   constexpr int C = Sh::C, E = Sh::E, NW = Sh::NW;
-  static_assert (C % E == 0, "the apron loads must be aligned as the row's");
+  static_assert ((C == 16 || C == 8) && C % E == 0,
+      "16- or 8-byte rows, apron loads aligned as the row's");
   const int yy = (unsigned) y < (unsigned) p.height ? y :
       stream_border_row (p.border, y, p.height);
 
@@ -223,12 +223,10 @@ stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
     w[E / 4 + 1] = m.y;
     w[E / 4 + 2] = m.z;
     w[E / 4 + 3] = m.w;
-  } else if (C == 8) {
+  } else {
     const uint2 m = __ldg ((const uint2 *) row);
     w[E / 4] = m.x;
     w[E / 4 + 1] = m.y;
-  } else {
-    w[E / 4] = __ldg ((const uint32_t *) row);
   }
 }
 
@@ -321,52 +319,50 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
   }
   if (C == 16)
     *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
-  else if (C == 8)
-    *(uint2 *) d = make_uint2 (out[0], out[1]);
   else
-    *(uint32_t *) d = out[0];
+    *(uint2 *) d = make_uint2 (out[0], out[1]);
 }
 
 /* The strip of S output rows from row y0 of the C samples from x.  Input
- * row j (row y0 - R + j) sits in slot j % PF of the load ring, loaded PF
- * rows ahead; output row o accumulates in slot o % K.  The walk is rolled
- * by PF rows, so that the slots are compile-time names and the code stays
- * small enough for the instruction cache. */
+ * row j (row y0 - R + j) sits in slot j % K of the load ring, loaded K
+ * rows (one period) ahead; output row o accumulates in slot o % K.  The
+ * walk is unrolled by one period, so that the slots are compile-time
+ * names, and rolled over the periods, so that the code stays small
+ * enough for the instruction cache (two periods ahead measured slower). */
 template < class Sh > __device__ __forceinline__ void
 stream_strip (const SepParams & p, int x, int y0)
 {
   constexpr int R = Sh::R, OUT = Sh::OUT;
-  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S, PF = Sh::PF;
+  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S;
   constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
   /* the blur's and sharpen's sums start at the rounding's 0.5 */
   constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
-  static_assert (PF % K == 0, "the load ring must hold whole periods");
-  uint32_t ring[PF][NW];
+  uint32_t ring[K][NW];
   uint32_t src[K][C / 4];       /* the sharpen's source rows */
   float acc[NT][K][C];
 
 #pragma unroll
-  for (int u = 0; u < PF; u++)
+  for (int u = 0; u < K; u++)
     if (u < ROWS)
       stream_load < Sh, false > (p, x, y0 - R + u, false, ring[u]);
 
 #pragma unroll 1
-  for (int j0 = 0; j0 < ROWS; j0 += PF) {
+  for (int j0 = 0; j0 < ROWS; j0 += K) {
 #pragma unroll
-    for (int u = 0; u < PF; u++) {
+    for (int u = 0; u < K; u++) {
       const int j = j0 + u;
       float f[C + 2 * A];
 
-      if (ROWS % PF != 0 && j >= ROWS)
+      if (ROWS % K != 0 && j >= ROWS)
         break;
       stream_floats < Sh > (ring[u], f);
       if (OUT == OUT_SHARPEN) {
 #pragma unroll
         for (int q = 0; q < C / 4; q++)
-          src[u % K][q] = ring[u][E / 4 + q];
+          src[u][q] = ring[u][E / 4 + q];
       }
-      if (j + PF < ROWS)
-        stream_load < Sh, false > (p, x, y0 - R + j + PF, false, ring[u]);
+      if (j + K < ROWS)
+        stream_load < Sh, false > (p, x, y0 - R + j + K, false, ring[u]);
 
       /* the row's horizontal sums, each into the 2R + 1 output rows it
        * feeds: output row j - t takes it with vertical tap t (rows
