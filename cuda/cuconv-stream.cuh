@@ -230,16 +230,6 @@ stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
   }
 }
 
-/* Byte i of the words w as a float, plus `plus` (0, or the rounding's
- * 0.5): a byte permute and a subtraction, no conversion instruction
- * (sample_to_float's 2^23 trick). */
-__device__ __forceinline__ float
-window_sample (const uint32_t * w, int i, float plus)
-{
-  return __uint_as_float (__byte_perm (w[i / 4], 0x4B000000u,
-          0x7440u | (i % 4))) - (8388608.0f - plus);
-}
-
 /* The floats of the C + 2A samples the taps read, from the loaded row
  * w. */
 template < class Sh > __device__ __forceinline__ void
@@ -247,7 +237,7 @@ stream_floats (const uint32_t * w, float *f)
 {
 #pragma unroll
   for (int i = 0; i < Sh::C + 2 * Sh::A; i++)
-    f[i] = window_sample (w, Sh::E - Sh::A + i, 0.0f);
+    f[i] = u8_to_f (w[(Sh::E - Sh::A + i) / 4], (Sh::E - Sh::A + i) % 4);
 }
 
 /* Term m's horizontal sum at sample c of the row f (stream_floats). */
@@ -293,7 +283,7 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
     if (OUT == OUT_SHARPEN) {
       /* s + amount (s - blur), clamped to [0, maxv], plus 0.5: s and the
        * sum both carry the 0.5, which cancels in their difference */
-      const float s = window_sample (src, c, 0.5f);
+      const float s = u8_to_f (src[c / 4], c % 4, 0.5f);
       v = fminf (fmaxf (fmaf (p.amount, s - t0[c], s), 0.5f),
           p.maxv + 0.5f);
     } else if (OUT == OUT_TWO_TERMS) {

@@ -142,12 +142,13 @@ mapped_sample (const SepParams & p, const int *colmap, int row, int c)
       p.mask);
 }
 
-/* Byte `byte` (0..3) of word as a float: two integer ops, no I2F. */
+/* Byte `byte` (0..3) of word as a float, plus `plus` (exact for a plus of
+ * 0 or 0.5): a byte permute and a subtraction, no I2F. */
 __device__ __forceinline__ float
-u8_to_f (uint32_t word, int byte)
+u8_to_f (uint32_t word, int byte, float plus = 0.0f)
 {
   return __uint_as_float (__byte_perm (word, 0x4B000000u,
-          0x7440u | byte)) - 8388608.0f;
+          0x7440u | byte)) - (8388608.0f - plus);
 }
 
 /* The raw word of sample s of a row of `bytes`-byte samples: a byte, or a
