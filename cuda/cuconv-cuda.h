@@ -97,6 +97,9 @@ typedef enum
   CUCONV_PATH_STREAM,           /* the streaming kernel wherever it takes
                                  * the plane and filter, whatever the
                                  * plane's size; others as AUTO */
+  CUCONV_PATH_MMA,              /* the tensor-core blur wherever it takes
+                                 * the plane and filter; others as
+                                 * TILED */
 } CuconvPath;
 
 /* cuconv_filter_device () with the path forced for every plane it

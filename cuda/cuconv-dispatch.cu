@@ -123,9 +123,10 @@ dispatch_chooses (CuconvPath path)
 }
 
 /* The fused kernels of one or two separable terms of radius up to
- * CUCONV_TILE_MAX_RADIUS: the streaming kernel where it takes the plane
- * and filter and the plane fills the device (any plane on
- * CUCONV_PATH_STREAM, none on CUCONV_PATH_TILED), else the tuned tiles
+ * CUCONV_TILE_MAX_RADIUS: the tensor-core blur where it beats the tiles
+ * (any plane it takes on CUCONV_PATH_MMA), the streaming kernel where it
+ * takes the plane and filter and the plane fills the device (any plane on
+ * CUCONV_PATH_STREAM; neither on CUCONV_PATH_TILED), else the tuned tiles
  * where they have a kernel for them, else the general one. */
 static cudaError_t
 launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
@@ -135,9 +136,12 @@ launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 
   if (takes_tuned_as (pl, f, f.combine)
       && sep_params_init (p, pl, f, row_begin, row_end)) {
-    cudaError_t e = path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
-        && stream_fills (p)) ? launch_stream (p, stream)
-        : cudaErrorNotSupported;
+    cudaError_t e = path == CUCONV_PATH_MMA || (path == CUCONV_PATH_AUTO
+        && mma_pays (p)) ? launch_mma (p, stream) : cudaErrorNotSupported;
+
+    if (e == cudaErrorNotSupported && (path == CUCONV_PATH_STREAM
+            || (path == CUCONV_PATH_AUTO && stream_fills (p))))
+      e = launch_stream (p, stream);
 
     if (e == cudaErrorNotSupported)
       e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8

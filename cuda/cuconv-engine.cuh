@@ -120,6 +120,15 @@ bool stream_takes (const SepParams & p);
 bool stream_fills (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
+/* The tensor-core blur (cuconv-mma.cu): whether it takes p (an 8-bit blur
+ * of 1 or 2 components, reach rx * nc and ry up to 16, taps >= 0, a device
+ * of compute capability 8.0 or newer), whether it also beats the tiles on
+ * p (a whole plane of 4K or more, radius 5 or more both ways), and the
+ * launch; cudaErrorNotSupported where it does not take p. */
+bool mma_takes (const SepParams & p);
+bool mma_pays (const SepParams & p);
+cudaError_t launch_mma (const SepParams & p, cudaStream_t stream);
+
 /* Filters with the taps, 2r + 1 of them a direction (cuconv-separable.cu). */
 cudaError_t launch_separable (const SepParams & p, cudaStream_t stream);
 

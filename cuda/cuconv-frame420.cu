@@ -114,7 +114,10 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
   const SepParams & l = fp.plane[0], &c = fp.plane[1];
   Launcher launch = NULL;
 
-  if (fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
+  /* a luma plane the tensor cores take goes on its own (the chroma
+   * planes then launch one by one too) */
+  if (path == CUCONV_PATH_MMA || (path == CUCONV_PATH_AUTO
+          && mma_pays (fp.plane[0])) || fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
       || c.rx != (l.rx + 1) / 2 || c.sb != l.sb || (fp.n == 3
           && (fp.plane[2].nc != c.nc || fp.plane[2].rx != c.rx
               || fp.plane[2].ry != c.ry || fp.plane[2].sb != l.sb)))

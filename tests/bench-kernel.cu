@@ -33,12 +33,14 @@
  * path), and the fused gaussian and sobel against the global path forced
  * (the crossover); --wide times those rows alone.
  *
- *   bench-kernel [--reps=N] [--tiled] [--regions | --wide | --only=NAME[:R]]
+ *   bench-kernel [--reps=N] [--tiled | --mma] [--regions | --wide |
+ *                --only=NAME[:R]]
  *
  * --only times the table rows of that name (and radius) alone, for
  * profiling one kernel.  --tiled takes the fused tile kernels where the
  * dispatch would take the streaming kernel (CUCONV_PATH_TILED), in the
- * table and the whole frames: the two compared in one run.
+ * table and the whole frames: the two compared in one run.  --mma takes
+ * the tensor-core blur wherever it takes a plane (CUCONV_PATH_MMA).
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -302,7 +304,7 @@ static const Row table_rows[] = {
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1, 0.0},
 };
 
-/* --tiled: the path of the table rows and whole frames. */
+/* --tiled, --mma: the path of the table rows and whole frames. */
 static CuconvPath base_path = CUCONV_PATH_AUTO;
 
 /* --only: the table rows of this name (and radius, when only_radius >= 0)
@@ -935,6 +937,8 @@ main (int argc, char **argv)
       reps = std::max (3, atoi (argv[i] + 7));
     else if (strcmp (argv[i], "--tiled") == 0)
       base_path = CUCONV_PATH_TILED;
+    else if (strcmp (argv[i], "--mma") == 0)
+      base_path = CUCONV_PATH_MMA;
     else if (strcmp (argv[i], "--regions") == 0)
       regions_only = true;
     else if (strcmp (argv[i], "--wide") == 0)
@@ -951,7 +955,7 @@ main (int argc, char **argv)
       }
       only_name = name;
     } else {
-      printf ("usage: %s [--reps=N] [--tiled] [--regions | --wide | "
+      printf ("usage: %s [--reps=N] [--tiled | --mma] [--regions | --wide | "
           "--only=NAME[:R]]\n",
           argv[0]);
       return 2;
@@ -1002,7 +1006,9 @@ main (int argc, char **argv)
       "sharpen: 1 term; sobel, laplacian: 2), plus the combine: sharpen 2, "
       "sobel's magnitude 3, laplacian's |sum| 1\n");
   printf ("- path: %s\n", base_path == CUCONV_PATH_TILED ? "--tiled, the "
-      "fused tile kernels where the dispatch would stream" : "the dispatch's");
+      "fused tile kernels where the dispatch would stream or use the tensor "
+      "cores" : base_path == CUCONV_PATH_MMA ? "--mma, the tensor-core blur "
+      "wherever it takes the plane" : "the dispatch's");
   printf ("- one plane through cuconv_filter_device () (the engine's "
       "dispatch included), border clamp (NPP: replicate), pitch = row "
       "bytes rounded up to 256; time per plane = median of %d batches of "

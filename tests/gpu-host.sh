@@ -6,9 +6,10 @@
 #   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
 #
 #   check  build/tests/test-gpu (full matrix, then again with the
-#          streaming kernel forced: --stream), compute-sanitizer memcheck
-#          on test-gpu --quick (and --quick --stream) and racecheck on
-#          test-gpu --race,
+#          streaming kernel forced: --stream, and the tensor-core blur:
+#          --mma), compute-sanitizer memcheck on test-gpu --quick (and
+#          --quick --stream, --quick --mma) and racecheck on test-gpu
+#          --race (and --race --mma),
 #          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
 #          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
 #          its --quick run
@@ -97,6 +98,9 @@ run_check () {
     # shellcheck disable=SC2086
     step "test-gpu --stream (full matrix)" 420 test-gpu-stream.log \
       "$BUILD/tests/test-gpu" --stream ${TEST_GPU_ARGS:-}
+    # shellcheck disable=SC2086
+    step "test-gpu --mma (full matrix)" 420 test-gpu-mma.log \
+      "$BUILD/tests/test-gpu" --mma ${TEST_GPU_ARGS:-}
     if [ -z "$cs" ]; then
       SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
       FAILED=1
@@ -107,9 +111,15 @@ run_check () {
       step "memcheck test-gpu --quick --stream" 300 memcheck-stream.log \
         "$cs" --tool memcheck --error-exitcode 1 \
         "$BUILD/tests/test-gpu" --quick --stream
+      step "memcheck test-gpu --quick --mma" 300 memcheck-mma.log \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --quick --mma
       step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
         "$BUILD/tests/test-gpu" --race
+      step "racecheck test-gpu --race --mma" 300 racecheck-mma.log \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        "$BUILD/tests/test-gpu" --race --mma
     fi
   fi
   if need "$BUILD/tests/test-gpu-element"; then
@@ -317,7 +327,8 @@ esac
     sed 's/^/GPU, driver: /'
   echo
   printf '%s\n' "${SUMMARY[@]}"
-  for f in test-gpu.log test-gpu-stream.log test-gpu-wide.log \
+  for f in test-gpu.log test-gpu-stream.log test-gpu-mma.log \
+      test-gpu-wide.log \
       test-gpu-untruncated.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       soak.log; do
@@ -326,7 +337,8 @@ esac
     echo "### $f (end)"
     tail -n 14 "$OUT/$f"
   done
-  for f in memcheck.log memcheck-stream.log racecheck.log \
+  for f in memcheck.log memcheck-stream.log memcheck-mma.log racecheck.log \
+      racecheck-mma.log \
       racecheck-pipeline.log \
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log; do

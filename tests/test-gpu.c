@@ -46,11 +46,13 @@
  * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
  *   test-gpu [--quick | --race] [--regions | --wide | --untruncated]
- *            [--stream | --tiled] [--seed=N] [--threads=N] [--verbose]
+ *            [--stream | --mma | --tiled] [--seed=N] [--threads=N]
+ *            [--verbose]
  *
- * --stream and --tiled force the streaming kernel (cuconv-stream.cu)
- * wherever it takes a plane, whatever its size, or never: the dispatch
- * takes it for large planes only, which few cases are.
+ * --stream and --mma force the streaming kernel (cuconv-stream.cu) or the
+ * tensor-core blur (cuconv-mma.cu) wherever it takes a plane, whatever
+ * its size; --tiled never takes either: the dispatch takes them for some
+ * planes and radii only, which few cases are.
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
@@ -299,7 +301,7 @@ typedef struct
 
 static Options opt;
 static int fail_lines;
-/* The path every run is forced through (--stream, --tiled; the wide
+/* The path every run is forced through (--stream, --mma, --tiled; the wide
  * section's own), and the formats the wide section runs (NULL: those of
  * the options). */
 static CuconvPath base_path = CUCONV_PATH_AUTO;
@@ -1857,7 +1859,7 @@ static void
 usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--regions | --wide | --untruncated] "
-      "[--stream | --tiled] [--seed=N] [--threads=N] [--verbose]\n"
+      "[--stream | --mma | --tiled] [--seed=N] [--threads=N] [--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck,\n"
@@ -1869,7 +1871,8 @@ usage (const char *argv0)
       "  --untruncated  the untruncated gaussian only (with --quick or "
       "--race: theirs)\n"
       "  --stream     the streaming kernel wherever it takes a plane\n"
-      "  --tiled      never the streaming kernel\n"
+      "  --mma        the tensor-core blur wherever it takes a plane\n"
+      "  --tiled      never the streaming kernel or the tensor-core blur\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1896,6 +1899,8 @@ parse_args (int argc, char **argv)
       opt.untruncated_only = 1;
     else if (strcmp (argv[i], "--stream") == 0)
       base_path = run_path = CUCONV_PATH_STREAM;
+    else if (strcmp (argv[i], "--mma") == 0)
+      base_path = run_path = CUCONV_PATH_MMA;
     else if (strcmp (argv[i], "--tiled") == 0)
       base_path = run_path = CUCONV_PATH_TILED;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)

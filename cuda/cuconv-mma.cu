@@ -1,0 +1,620 @@
+/* gst-cudaconvolve: the tensor-core blur (docs/design.md, "The tensor-core
+ * kernel"): a separable blur of 8-bit samples, one or two interleaved
+ * components, reach rx * nc and ry up to MMA_MAX_REACH, as products of
+ * the samples with banded (Toeplitz) tap matrices on mma.sync (sm_80 and
+ * newer).
+ *
+ * A warp owns a strip of 16 output samples across and a band of rows
+ * below them, and walks down it 8 rows (a tile) at a time, in registers:
+ * only the tap tables pass through shared memory, once, at the start.
+ *
+ *  - Horizontal: the tile's filtered rows, transposed (16 samples x 8
+ *    rows), are one m16n8k16 product per 16 window samples (KS of them):
+ *    A = the taps, Toeplitz, built once; B = the tile's window, which each
+ *    thread loads as one 8- or 16-byte word of its row (the k order is
+ *    permuted so that a thread's k slots are adjacent bytes), as halves
+ *    1024 + byte (a byte permute, no conversion; the bias of the sums
+ *    takes the 1024 back, and 128 more so that the sums fit the halves'
+ *    finer steps).
+ *  - Vertical: the horizontal product's accumulators are, converted to
+ *    halves, exactly the B fragments of an m16n8k8 product over those 8
+ *    rows (two of 8 samples across).  Each tile feeds the 16-row output
+ *    blocks whose window it lies in: 2 + 2 VA tiles make a block, VA tiles
+ *    of 8 rows above and below (ry <= 8 VA).
+ *
+ * Precision: the samples are exact in halves, the taps rounded to halves
+ * (relative error 2^-11), the horizontal sums rounded to halves (at most
+ * 1/32 off, after the - 128), the products summed in FP32: at most
+ * 255 * 2^-11 * 2 + 1/32 < 0.29 from the exact sum, within the +-1 of the
+ * contract (docs/semantics.md).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "cuconv-tile.cuh"
+
+namespace cuconv {
+
+constexpr int MMA_WARPS = 4;    /* strips a block, side by side */
+constexpr int MMA_THREADS = 32 * MMA_WARPS;
+constexpr int MMA_STRIP = 16;   /* output samples across a warp */
+
+/* The widest reach, rx * nc and ry, the kernel takes. */
+constexpr int MMA_MAX_REACH = 16;
+
+/* The taps as the lanes' A fragments read them, built on the host for
+ * each launch: word i of a table holds taps d and d + 1 as halves
+ * (d = i - MMA_TAP0; 0 outside the filter), so that a lane finds each of
+ * its fragment words with one indexed load from the parameters. */
+constexpr int MMA_TAP0 = 32;
+
+struct MmaTaps
+{
+  float bias_h;                 /* - 1024 sum (taps) - 128 */
+  float bias_v;                 /* 128 sum (taps) + 0.5: rounding folded in */
+  /* horizontal: output sample m reads window sample m + e + d, d = nc j */
+  uint32_t h[MMA_TAP0 + 64];
+  /* vertical: output row m reads row m - ry + d, d = j */
+  uint32_t v[MMA_TAP0 + 48];
+};
+
+/* Two floats as halves, lo in the low bits. */
+__device__ __forceinline__ uint32_t
+half2_bits (float lo, float hi)
+{
+  const __half2 h = __floats2half2_rn (lo, hi);
+  return *(const uint32_t *) &h;
+}
+
+/* d = a * b + c: m16n8k16, halves in, FP32 sums. */
+__device__ __forceinline__ void
+mma_k16 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+    const float (&c)[4])
+{
+#if __CUDA_ARCH__ >= 800
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %11, %12, %13};"
+      : "=f" (d[0]), "=f" (d[1]), "=f" (d[2]), "=f" (d[3])
+      : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1),
+      "f" (c[0]), "f" (c[1]), "f" (c[2]), "f" (c[3]));
+#endif
+}
+
+/* c += a * b: m16n8k8. */
+__device__ __forceinline__ void
+mma_k8 (float (&c)[4], const uint32_t (&a)[2], uint32_t b)
+{
+#if __CUDA_ARCH__ >= 800
+  asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+      : "+f" (c[0]), "+f" (c[1]), "+f" (c[2]), "+f" (c[3])
+      : "r" (a[0]), "r" (a[1]), "r" (b));
+#endif
+}
+
+/* The tap tables in shared memory: a lane's fragment words are at
+ * different indices, which constant memory would serialise. */
+struct MmaTables
+{
+  uint32_t h[sizeof (MmaTaps::h) / 4];
+  uint32_t v[sizeof (MmaTaps::v) / 4];
+};
+
+/* Copies the tables of tb into t, with the whole block.  Each warp
+ * copies a share of the words: all its loads issued at once (constant
+ * memory pays a miss once, not once a word) and every lane reading the
+ * same word, which constant memory broadcasts (a word a lane would be
+ * read one after the other). */
+__device__ __forceinline__ void
+mma_tables_load (MmaTables & t, const MmaTaps & tb)
+{
+  constexpr int N = (sizeof (t.h) + sizeof (t.v)) / 4;
+  constexpr int SHARE = (N + MMA_WARPS - 1) / MMA_WARPS;
+  const uint32_t *src = tb.h, *end = tb.v + sizeof (t.v) / 4;
+  uint32_t *dst = t.h;
+  const int first = threadIdx.x / 32 * SHARE;
+  uint32_t v[SHARE];
+
+  static_assert (sizeof (MmaTables) == sizeof (MmaTaps::h)
+      + sizeof (MmaTaps::v), "the tables are copied as one array");
+#pragma unroll
+  for (int i = 0; i < SHARE; i++)
+    v[i] = src + first + i < end ? src[first + i] : 0u;
+#pragma unroll
+  for (int i = 0; i < SHARE; i++)
+    if (threadIdx.x % 32 == i % 32 && src + first + i < end)
+      dst[first + i] = v[i];
+}
+
+/* A lane's share of the tap matrices.  KS k-steps of 16 window samples
+ * across; 2 + 2 VA tiles of 8 rows a block.  Lane (g, t) = (lane / 4,
+ * lane % 4) holds, as m16n8k16 and m16n8k8 A fragments do, rows g and
+ * g + 8 of a matrix, and the columns of its own window bytes. */
+template < int KS, int VA > struct MmaFragments
+{
+  static constexpr int NV = 2 + 2 * VA;
+  uint32_t h[KS][4];            /* output sample x window sample */
+  uint32_t v[NV][2];            /* output row x row of tile i */
+
+  /* e: window samples left of the first output's reach.  Row m of the
+   * horizontal matrix is output sample pi (m) of the strip: pi (2u + i) =
+   * 4u + i, pi (8 + 2u + i) = 4u + 2 + i (u < 4, i < 2), so that the
+   * vertical products leave lane t samples 4t .. 4t + 3 of its rows, one
+   * 32-bit store each. */
+  __device__ MmaFragments (const MmaTables & tb, int ry, int e, int g, int t)
+  {
+    const int pi = 2 * g - (g & 1);     /* pi (g); pi (g + 8) = pi + 2 */
+
+#pragma unroll
+    for (int s = 0; s < KS; s++) {
+      /* k slots 2t, 2t + 1 | 2t + 8, 2t + 9 are bytes 4s .. 4s + 3 of
+       * the lane's window word, which starts at window sample 4 KS t */
+      const int d = MMA_TAP0 + 4 * KS * t + 4 * s - e - pi;
+      h[s][0] = tb.h[d];
+      h[s][1] = tb.h[d - 2];
+      h[s][2] = tb.h[d + 2];
+      h[s][3] = tb.h[d];
+    }
+#pragma unroll
+    for (int i = 0; i < NV; i++) {
+      /* tile i's row k is row 8 i + k - 8 VA of the block */
+      const int d = MMA_TAP0 + 8 * i + 2 * t - 8 * VA - g + ry;
+      v[i][0] = tb.v[d];
+      v[i][1] = tb.v[d - 8];
+    }
+  }
+};
+
+/* Where window sample s of a row comes from, for a window that reaches
+ * past a side of the row (or an unaligned plane): its offset in the row,
+ * -1 for a zero.  Out of line, as the border's code is large and the
+ * edge strips' only. */
+static __device__ __noinline__ int
+mma_source (int border, int s, int nc, int width)
+{
+  const int px = s >= 0 ? s / nc : -((-s + nc - 1) / nc);
+  const int xi = cuconv_border_index ((CuconvBorder) border, px, width);
+
+  return xi < 0 ? -1 : xi * nc + (s - px * nc);
+}
+
+/* The row that row y outside the plane reads (-1: zeros). */
+static __device__ __noinline__ int
+mma_border_row (int border, int y, int height)
+{
+  return cuconv_border_index ((CuconvBorder) border, y, height);
+}
+
+/* Row y of the plane, or the row the border maps it to; NULL: zeros. */
+__device__ __forceinline__ const uint8_t *
+mma_row (const SepParams & p, int y)
+{
+  if (y < 0 || y >= p.height)
+    y = mma_border_row (p.border, y, p.height);
+  return y < 0 ? NULL : p.src + (size_t) y * p.src_pitch;
+}
+
+/* The thread's 4 KS window bytes at a, one aligned load. */
+template < int KS > __device__ __forceinline__ void
+mma_load_word (const uint8_t * a, uint32_t (&w)[KS])
+{
+  if (KS == 2) {
+    const uint2 v = __ldg ((const uint2 *) a);
+    w[0] = v.x;
+    w[KS - 1] = v.y;
+  } else {
+    const uint4 v = __ldg ((const uint4 *) a);
+    w[0] = v.x;
+    w[1] = v.y;
+    w[KS - 2] = v.z;
+    w[KS - 1] = v.w;
+  }
+}
+
+/* The thread's 4 KS window bytes of row y, which may lie outside the
+ * plane: one aligned load where the window lies inside the row, else
+ * byte by byte through cm. */
+template < int KS > __device__ __forceinline__ void
+mma_load (const SepParams & p, int y, int x, bool whole,
+    const int (&cm)[4 * KS], uint32_t (&w)[KS])
+{
+  const uint8_t *row = mma_row (p, y);
+
+#pragma unroll
+  for (int s = 0; s < KS; s++)
+    w[s] = 0;
+  if (!row)
+    return;
+  if (whole) {
+    mma_load_word < KS > (row + x, w);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < 4 * KS; i++)
+    if (cm[i] >= 0)
+      w[i / 4] |= (uint32_t) __ldg (row + cm[i]) << (8 * (i % 4));
+}
+
+/* The thread's rows of the pair of tiles from row y (rows y + g and
+ * y + 8 + g): two loads where the pair lies inside the plane and the
+ * window inside the rows (the warp agrees), else through mma_load.  src:
+ * the lane's window in row g. */
+template < int KS > __device__ __forceinline__ void
+mma_load_pair (const SepParams & p, const uint8_t * src, int y, int g,
+    int x, bool inner, bool whole, const int (&cm)[4 * KS],
+    uint32_t (&w)[2][KS])
+{
+  if (inner && y >= 0 && y + 16 <= p.height) {
+    const uint8_t *a = src + (ptrdiff_t) y * p.src_pitch;
+    mma_load_word < KS > (a, w[0]);
+    mma_load_word < KS > (a + 8 * p.src_pitch, w[1]);
+  } else {
+    mma_load < KS > (p, y + g, x, whole, cm, w[0]);
+    mma_load < KS > (p, y + 8 + g, x, whole, cm, w[1]);
+  }
+}
+
+/* floor (v) for v in [0, 255.5] (the + 0.5 is in the sums), in the low
+ * byte. */
+__device__ __forceinline__ uint32_t
+mma_round (float v)
+{
+  return __float_as_uint (__fadd_rd (fminf (v, 255.5f), 8388608.0f));
+}
+
+/* The 4 output bytes of a lane's row, from a vertical product's
+ * accumulators (n-tiles 0 and 1, the row's two of each). */
+__device__ __forceinline__ uint32_t
+mma_pack (const float (&acc)[2][4], int half)
+{
+  return __byte_perm (__byte_perm (mma_round (acc[0][2 * half]),
+          mma_round (acc[0][2 * half + 1]), 0x0040),
+      __byte_perm (mma_round (acc[1][2 * half]),
+          mma_round (acc[1][2 * half + 1]), 0x0040), 0x5410);
+}
+
+/* Stores the output block of rows y .. y + 15 of the strip from sample x
+ * (lane (g, t) holds samples x + 4t .. x + 4t + 3 of rows y + g and
+ * y + 8 + g): 32-bit stores where the block lies inside the band and the
+ * strip inside an aligned row (`fast`, the warp agrees), else each sample
+ * guarded.  dst: the lane's first sample in row g. */
+__device__ __forceinline__ void
+mma_store (const SepParams & p, uint8_t * dst, const float (&acc)[2][4],
+    int x, int y, int g, int t, int y_end, bool fast)
+{
+  if (fast && y + 16 <= y_end) {
+    uint8_t *d = dst + (ptrdiff_t) y * p.dst_pitch;
+    *(uint32_t *) d = mma_pack (acc, 0);
+    *(uint32_t *) (d + 8 * p.dst_pitch) = mma_pack (acc, 1);
+    return;
+  }
+#pragma unroll
+  for (int half = 0; half < 2; half++) {
+    const int yy = y + g + 8 * half, xx = x + 4 * t;
+    const uint32_t v = mma_pack (acc, half);
+    uint8_t *d = p.dst + (size_t) yy * p.dst_pitch + xx;
+
+    if (yy >= y_end)
+      continue;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      if (xx + i < p.ws)
+        d[i] = (uint8_t) (v >> (8 * i));
+  }
+}
+
+/* v, which the compiler may no longer recompute from its sources: the
+ * walk's lane values stay in registers instead of being derived from
+ * threadIdx (a slow special register read) in every iteration. */
+__device__ __forceinline__ int
+pinned (int v)
+{
+  asm volatile ("mov.b32 %0, %0;" : "+r" (v));
+  return v;
+}
+
+template < typename T > __device__ __forceinline__ T *
+pinned (T * v)
+{
+  asm volatile ("mov.b64 %0, %0;" : "+l" (v));
+  return v;
+}
+
+/* One warp: the strip of output samples [c0, c0 + 16) of rows
+ * [y0, y_end). */
+template < int KS, int VA > __device__ void
+mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
+    int c0, int y0, int y_end)
+{
+  constexpr int ALIGN = 4 * KS;         /* bytes a thread's window word */
+  const int lane = pinned (threadIdx.x % 32), g = lane / 4, t = lane % 4;
+  const int reach = p.rx * p.nc;
+  /* the window starts ALIGN-aligned, e samples before the first reach */
+  const int e = (ALIGN - reach % ALIGN) % ALIGN;
+  const int xw = c0 - reach - e;
+  const int x = xw + ALIGN * t;
+  const bool inner = pinned (p.src_aligned16 && xw >= 0
+      && xw + 16 * KS <= p.ws);
+  /* in an edge strip, the lanes whose bytes all lie in the row still
+   * load them as one word; only the others gather */
+  const bool whole = pinned (p.src_aligned16 && x >= 0
+      && x + ALIGN <= p.ws);
+  const bool fast = pinned (p.dst_aligned && c0 + 16 <= p.ws);
+  const MmaFragments < KS, VA > fr (tt, p.ry, e, g, t);
+  const float bias_h[4] = { tb.bias_h, tb.bias_h, tb.bias_h, tb.bias_h };
+  int cm[4 * KS];
+  float acc[VA + 1][2][4];
+  uint32_t w[3][2][KS];         /* three pairs of tiles' window words */
+  /* the lane's window in row g, its first output in row g */
+  const uint8_t *src = pinned (p.src + x + (ptrdiff_t) g * p.src_pitch);
+  uint8_t *dst = pinned (p.dst + c0 + 4 * t + (ptrdiff_t) g * p.dst_pitch);
+  int yt = y0 - 8 * VA;         /* the first row of the pair of tiles */
+  const int pairs = (y_end - y0 + 15) / 16 + VA;
+  int pr = 0;
+
+  if (!inner) {
+#pragma unroll
+    for (int i = 0; i < 4 * KS; i++)
+      cm[i] = mma_source (p.border, x + i, p.nc, p.width);
+  }
+#pragma unroll
+  for (int k = 0; k <= VA; k++)
+#pragma unroll
+    for (int n = 0; n < 2; n++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        acc[k][n][j] = tb.bias_v;
+  /* A pair of tiles: the loads of the pair two ahead into `ahead`, the
+   * freed buffer (the loads stay in flight for two pairs: the walk is
+   * unrolled by three, so that no buffer is copied, which would wait for
+   * its loads), then the horizontal and vertical products of `cur`, and
+   * the block they complete stored. */
+  auto step =[&](const uint32_t (&cur)[2][KS], uint32_t (&ahead)[2][KS]) {
+    if (pr >= pairs)
+      return false;
+    mma_load_pair < KS > (p, src, yt + 32, g, x, inner, whole, cm, ahead);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      float c[4];
+      /* halves 1024 + byte */
+      mma_k16 (c, fr.h[0], __byte_perm (cur[h][0], 0x64646464u, 0x4140),
+          __byte_perm (cur[h][0], 0x64646464u, 0x4342), bias_h);
+#pragma unroll
+      for (int s = 1; s < KS; s++)
+        mma_k16 (c, fr.h[s], __byte_perm (cur[h][s], 0x64646464u, 0x4140),
+            __byte_perm (cur[h][s], 0x64646464u, 0x4342), c);
+      /* (sample g or g + 8, rows 2t, 2t + 1): the vertical B fragments */
+      const uint32_t b0 = half2_bits (c[0], c[1]);
+      const uint32_t b1 = half2_bits (c[2], c[3]);
+#pragma unroll
+      for (int k = 0; k <= VA; k++) {
+        mma_k8 (acc[k][0], fr.v[2 * (VA - k) + h], b0);
+        mma_k8 (acc[k][1], fr.v[2 * (VA - k) + h], b1);
+      }
+    }
+    if (pr >= VA)
+      mma_store (p, dst, acc[0], c0, y0 + 16 * (pr - VA), g, t, y_end,
+          fast);
+#pragma unroll
+    for (int k = 0; k < VA; k++)
+#pragma unroll
+      for (int n = 0; n < 2; n++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+          acc[k][n][j] = acc[k + 1][n][j];
+#pragma unroll
+    for (int n = 0; n < 2; n++)
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        acc[VA][n][j] = tb.bias_v;
+    pr++;
+    yt += 16;
+    return true;
+  };
+
+  mma_load_pair < KS > (p, src, yt, g, x, inner, whole, cm, w[0]);
+  mma_load_pair < KS > (p, src, yt + 16, g, x, inner, whole, cm, w[1]);
+  while (step (w[0], w[2]) && step (w[1], w[0]) && step (w[2], w[1]));
+}
+
+/* How a launch's warps split the band: bands of `rows` rows, each of
+ * `strips` strips of 16 samples.  The n_left and n_right strips at the
+ * sides, whose windows reach past the row, take MMA_EDGE_SPLIT warps each,
+ * a share of the rows each: they measured three times slower a row (their
+ * loads go through the border), and the grid is one wave, whose slowest
+ * warp sets its time. */
+constexpr int MMA_EDGE_SPLIT = 4;
+
+struct MmaGrid
+{
+  int rows, bands, strips, n_left, n_right;
+};
+
+/* Warp w's strip and rows [*y0, *y_end); false when it has none. */
+__device__ __forceinline__ bool
+mma_work (const SepParams & p, const MmaGrid & gr, int w, int *c0, int *y0,
+    int *y_end)
+{
+  constexpr int S = MMA_EDGE_SPLIT;
+  const int inner = gr.strips - gr.n_left - gr.n_right;
+  const int items = inner + S * (gr.n_left + gr.n_right);
+  const int band = w / items;
+  int it = w % items, part = -1, strip;
+
+  if (band >= gr.bands)
+    return false;
+  if (it < S * gr.n_left) {
+    strip = it / S;
+    part = it % S;
+  } else if (it < S * gr.n_left + inner) {
+    strip = it - (S - 1) * gr.n_left;
+  } else {
+    it -= S * gr.n_left + inner;
+    strip = gr.n_left + inner + it / S;
+    part = it % S;
+  }
+  *c0 = strip * MMA_STRIP;
+  *y0 = p.row_begin + band * gr.rows;
+  *y_end = min (*y0 + gr.rows, p.row_end);
+  if (part >= 0) {
+    const int share = (gr.rows / S + 15) / 16 * 16;
+    *y_end = min (*y0 + (part + 1) * share, *y_end);
+    *y0 += part * share;
+  }
+  return *y0 < *y_end;
+}
+
+/* A band of p, 4 warps a block (MmaGrid). */
+template < int KS, int VA > __global__ void
+__launch_bounds__ (MMA_THREADS)
+sep_mma (const __grid_constant__ SepParams p,
+    const __grid_constant__ MmaTaps tb, const MmaGrid gr)
+{
+  __shared__ MmaTables tt;
+  int c0, y0, y_end;
+
+  mma_tables_load (tt, tb);
+  __syncthreads ();
+  if (mma_work (p, gr, blockIdx.x * MMA_WARPS + threadIdx.x / 32, &c0, &y0,
+          &y_end))
+    mma_strip < KS, VA > (p, tb, tt, c0, y0, y_end);
+}
+
+/* Host side ------------------------------------------------------------ */
+
+static uint32_t
+half_bits (float w)
+{
+  const __half_raw r = __float2half_rn (w);
+
+  return r.x;
+}
+
+/* The tables of MmaTaps for p's taps. */
+static void
+mma_taps_init (MmaTaps & tb, const SepParams & p)
+{
+  auto th =[&](int d) -> uint32_t {
+    return d >= 0 && d % p.nc == 0 && d / p.nc <= 2 * p.rx
+        ? half_bits (p.kx[d / p.nc]) : 0u;
+  };
+  auto tv =[&](int d) -> uint32_t {
+    return d >= 0 && d <= 2 * p.ry ? half_bits (p.ky[d]) : 0u;
+  };
+  float sum_h = 0.0f, sum_v = 0.0f;
+
+  for (int i = 0; i < (int) (sizeof (tb.h) / sizeof (tb.h[0])); i++)
+    tb.h[i] = th (i - MMA_TAP0) | th (i - MMA_TAP0 + 1) << 16;
+  for (int i = 0; i < (int) (sizeof (tb.v) / sizeof (tb.v[0])); i++)
+    tb.v[i] = tv (i - MMA_TAP0) | tv (i - MMA_TAP0 + 1) << 16;
+  for (int j = 0; j <= 2 * p.rx; j++)
+    sum_h += __half2float (__float2half_rn (p.kx[j]));
+  for (int j = 0; j <= 2 * p.ry; j++)
+    sum_v += __half2float (__float2half_rn (p.ky[j]));
+  tb.bias_h = -1024.0f * sum_h - 128.0f;
+  tb.bias_v = 128.0f * sum_v + 0.5f;
+}
+
+/* Launches the kernel over the band of p: as many bands as make the
+ * grid one wave of resident blocks (the more rows a warp, the more
+ * outputs share its apron tiles), in whole blocks of 16 rows. */
+template < int KS, int VA > static cudaError_t
+launch_mma_k (const SepParams & p, cudaStream_t stream)
+{
+  static std::atomic < int > resident_per_sm;
+  const int reach = p.rx * p.nc, align = 4 * KS;
+  const int e = (align - reach % align) % align;
+  const int band = p.row_end - p.row_begin;
+  int per_sm = resident_per_sm.load (std::memory_order_relaxed);
+  int sms, items, warps;
+  MmaGrid gr;
+  MmaTaps tb;
+
+  if (per_sm == 0) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+            sep_mma < KS, VA >, MMA_THREADS, 0) != cudaSuccess
+        || per_sm < 1) {
+      cudaGetLastError ();
+      per_sm = 1;
+    }
+    resident_per_sm.store (per_sm, std::memory_order_relaxed);
+  }
+  if (device_sm_count (&sms) != cudaSuccess) {
+    cudaGetLastError ();
+    sms = 1;
+  }
+  /* the strips whose windows start left of the row or end right of it
+   * (mma_strip's `inner`): all of them in an unaligned plane */
+  gr.strips = (p.ws + MMA_STRIP - 1) / MMA_STRIP;
+  if (!p.src_aligned16) {
+    gr.n_left = gr.strips;
+    gr.n_right = 0;
+  } else {
+    const int first_right = p.ws + reach + e - 16 * KS >= 0
+        ? (p.ws + reach + e - 16 * KS) / MMA_STRIP + 1 : 0;
+    gr.n_left = min (gr.strips, (reach + e + MMA_STRIP - 1) / MMA_STRIP);
+    gr.n_right = gr.strips - max (gr.n_left, min (gr.strips, first_right));
+  }
+  items = gr.strips + (MMA_EDGE_SPLIT - 1) * (gr.n_left + gr.n_right);
+  gr.bands = max (1, per_sm * sms * MMA_WARPS / items);
+  gr.rows = max (16, ((band + gr.bands - 1) / gr.bands + 15) / 16 * 16);
+  gr.bands = (band + gr.rows - 1) / gr.rows;
+  warps = gr.bands * items;
+  mma_taps_init (tb, p);
+  sep_mma < KS, VA > <<< (warps + MMA_WARPS - 1) / MMA_WARPS, MMA_THREADS,
+      0, stream >>> (p, tb, gr);
+  return cudaGetLastError ();
+}
+
+bool
+mma_takes (const SepParams & p)
+{
+  int dev, major;
+
+  if (!(p.sb == 1 && (p.nc == 1 || p.nc == 2)
+          && p.combine == CUCONV_COMBINE_NONE && p.taps_nonneg
+          && p.rx * p.nc <= MMA_MAX_REACH && p.ry <= MMA_MAX_REACH))
+    return false;
+  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&major,
+          cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+    cudaGetLastError ();
+    return false;
+  }
+  return major >= 8;
+}
+
+/* The fewest samples and the smallest radius (both ways) at which the
+ * tensor cores beat the tiles, as measured on an H100
+ * (docs/performance.md): at 3840x2160 17.4 us at every radius up to 8
+ * against the tiles' 16.5 at radius 4 and 24.4 at 8; at 1920x1080 the
+ * tiles win at every radius up to 16, where a warp's strip is too short
+ * to pay for its apron tiles and a wave's tail. */
+#define MMA_MIN_SAMPLES (4 << 20)
+#define MMA_MIN_RADIUS 5
+
+bool
+mma_pays (const SepParams & p)
+{
+  return p.row_begin == 0 && p.row_end == p.height
+      && (double) p.ws * p.height >= MMA_MIN_SAMPLES
+      && min (p.rx, p.ry) >= MMA_MIN_RADIUS && mma_takes (p);
+}
+
+cudaError_t
+launch_mma (const SepParams & p, cudaStream_t stream)
+{
+  if (!mma_takes (p))
+    return cudaErrorNotSupported;
+  if (p.row_end <= p.row_begin)
+    return cudaSuccess;
+  if (p.rx * p.nc > 8)
+    return p.ry > 8 ? launch_mma_k < 4, 2 > (p, stream)
+        : launch_mma_k < 4, 1 > (p, stream);
+  return p.ry > 8 ? launch_mma_k < 2, 2 > (p, stream)
+      : launch_mma_k < 2, 1 > (p, stream);
+}
+
+}                               /* namespace cuconv */
