@@ -47,7 +47,8 @@ constexpr int MMA_MAX_REACH = 16;
 /* The taps as the lanes' A fragments read them, built on the host for
  * each launch: word i of a table holds taps d and d + 1 as halves
  * (d = i - MMA_TAP0; 0 outside the filter), so that a lane finds each of
- * its fragment words with one indexed load from the parameters. */
+ * its fragment words with one indexed load (from the block's copy in
+ * shared memory, MmaTables). */
 constexpr int MMA_TAP0 = 32;
 
 struct MmaTaps
@@ -589,9 +590,9 @@ mma_takes (const SepParams & p)
 /* The fewest samples and the smallest radius (both ways) at which the
  * tensor cores beat the tiles, as measured on an H100
  * (docs/performance.md): at 3840x2160 17.4 us at every radius up to 8
- * against the tiles' 16.5 at radius 4 and 24.4 at 8; at 1920x1080 the
- * tiles win at every radius up to 16, where a warp's strip is too short
- * to pay for its apron tiles and a wave's tail. */
+ * against the tiles' 16.5 at radius 4 and 24.3 at 8; at 1920x1080 the
+ * tiles win (or tie) at every radius up to 16: a warp's band is too
+ * short to pay for its apron tiles and the launch's fixed costs. */
 #define MMA_MIN_SAMPLES (4 << 20)
 #define MMA_MIN_RADIUS 5
 
