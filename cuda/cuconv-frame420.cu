@@ -4,7 +4,9 @@
  * chroma planes' launches.  The radii are the tuned
  * kernel's (CUCONV_FIXED_RADII).  An 8-bit frame with a large luma plane
  * (4K) at radius 1 takes the streaming kernel instead (cuconv-stream.cuh),
- * in one launch too.
+ * in one launch too; one whose luma plane the tensor cores take (4K,
+ * radius 5 and up: cuconv-mma.cu) is declined, its planes launched one by
+ * one.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -116,8 +118,9 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
 
   /* a luma plane the tensor cores take goes on its own (the chroma
    * planes then launch one by one too) */
-  if (path == CUCONV_PATH_MMA || (path == CUCONV_PATH_AUTO
-          && mma_pays (fp.plane[0])) || fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
+  if (path == CUCONV_PATH_MMA || (path == CUCONV_PATH_AUTO && mma_pays (l)))
+    return cudaErrorNotSupported;
+  if (fp.n < 2 || fp.n > 3 || l.nc != 1 || l.rx != l.ry || c.rx != c.ry
       || c.rx != (l.rx + 1) / 2 || c.sb != l.sb || (fp.n == 3
           && (fp.plane[2].nc != c.nc || fp.plane[2].rx != c.rx
               || fp.plane[2].ry != c.ry || fp.plane[2].sb != l.sb)))
