@@ -44,6 +44,14 @@ constexpr int MMA_STRIP = 16;   /* output samples across a warp */
 /* The widest reach, rx * nc and ry, the kernel takes. */
 constexpr int MMA_MAX_REACH = 16;
 
+/* A strip's window starts `align`-aligned (the lanes' window words):
+ * this many samples before its first output's reach. */
+__host__ __device__ constexpr int
+mma_lead (int reach, int align)
+{
+  return (align - reach % align) % align;
+}
+
 /* The taps as the lanes' A fragments read them, built on the host for
  * each launch: word i of a table holds taps d and d + 1 as halves
  * (d = i - MMA_TAP0; 0 outside the filter), so that a lane finds each of
@@ -176,17 +184,7 @@ template < int KS, int VA > struct MmaFragments
 static __device__ __noinline__ int
 mma_source (int border, int s, int nc, int width)
 {
-  const int px = s >= 0 ? s / nc : -((-s + nc - 1) / nc);
-  const int xi = cuconv_border_index ((CuconvBorder) border, px, width);
-
-  return xi < 0 ? -1 : xi * nc + (s - px * nc);
-}
-
-/* The row that row y outside the plane reads (-1: zeros). */
-static __device__ __noinline__ int
-mma_border_row (int border, int y, int height)
-{
-  return cuconv_border_index ((CuconvBorder) border, y, height);
+  return border_sample ((CuconvBorder) border, s, nc, width);
 }
 
 /* Row y of the plane, or the row the border maps it to; NULL: zeros. */
@@ -194,7 +192,7 @@ __device__ __forceinline__ const uint8_t *
 mma_row (const SepParams & p, int y)
 {
   if (y < 0 || y >= p.height)
-    y = mma_border_row (p.border, y, p.height);
+    y = border_row_far (p.border, y, p.height);
   return y < 0 ? NULL : p.src + (size_t) y * p.src_pitch;
 }
 
@@ -333,8 +331,7 @@ mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
   constexpr int ALIGN = 4 * KS;         /* bytes a thread's window word */
   const int lane = pinned (threadIdx.x % 32), g = lane / 4, t = lane % 4;
   const int reach = p.rx * p.nc;
-  /* the window starts ALIGN-aligned, e samples before the first reach */
-  const int e = (ALIGN - reach % ALIGN) % ALIGN;
+  const int e = mma_lead (reach, ALIGN);
   const int xw = c0 - reach - e;
   const int x = xw + ALIGN * t;
   const bool inner = pinned (p.src_aligned16 && xw >= 0
@@ -526,8 +523,7 @@ template < int KS, int VA > static cudaError_t
 launch_mma_k (const SepParams & p, cudaStream_t stream)
 {
   static std::atomic < int > resident_per_sm;
-  const int reach = p.rx * p.nc, align = 4 * KS;
-  const int e = (align - reach % align) % align;
+  const int reach = p.rx * p.nc, e = mma_lead (reach, 4 * KS);
   const int band = p.row_end - p.row_begin;
   int per_sm = resident_per_sm.load (std::memory_order_relaxed);
   int sms, items, warps;

@@ -86,15 +86,6 @@ stream_threads (const SepParams & p)
   return (cols - (hi - lo)) * rows + (hi - lo) * ((rows + Sh::S - 1) / Sh::S);
 }
 
-/* The row that row y outside the plane reads (-1: zeros).  Out of line:
- * the code of the border modes is large, and the walk's must stay small
- * for the instruction cache. */
-static __device__ __noinline__ int
-stream_border_row (int border, int y, int height)
-{
-  return cuconv_border_index ((CuconvBorder) border, y, height);
-}
-
 /* cuconv_border_index () for a column px less than n outside a row of
  * n > 1 pixels, with selects instead of branches. */
 __device__ __forceinline__ int
@@ -190,7 +181,7 @@ stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
   static_assert ((C == 16 || C == 8) && C % E == 0,
       "16- or 8-byte rows, apron loads aligned as the row's");
   const int yy = (unsigned) y < (unsigned) p.height ? y :
-      stream_border_row (p.border, y, p.height);
+      border_row_far (p.border, y, p.height);
 
   if (yy < 0) {
 #pragma unroll

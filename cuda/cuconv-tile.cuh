@@ -78,6 +78,27 @@ is_interior (const SepParams & p, int x0, int y0, int tile_h)
 
 /* Border tables --------------------------------------------------------- */
 
+/* Where sample s of a row of `width` pixels of nc interleaved components
+ * reads, for any s (outside the row too: each component is mapped on its
+ * own through the border): an offset in the row, or -1 for a 0. */
+__device__ __forceinline__ int
+border_sample (CuconvBorder border, int s, int nc, int width)
+{
+  const int px = s >= 0 ? s / nc : -((-s + nc - 1) / nc);
+  const int xi = cuconv_border_index (border, px, width);
+
+  return xi < 0 ? -1 : xi * nc + (s - px * nc);
+}
+
+/* The row that row y outside the plane reads (-1: zeros), out of line:
+ * the code of the border modes is large, and a kernel that walks rows
+ * must keep its loop small for the instruction cache. */
+static __device__ __noinline__ int
+border_row_far (int border, int y, int height)
+{
+  return cuconv_border_index ((CuconvBorder) border, y, height);
+}
+
 /* Fills the tables of a border tile, once, with all its threads: colmap[c]
  * (c < span) is where column x_first + c of a row of nc interleaved
  * components reads (a column of the row, each component mapped on its
