@@ -33,6 +33,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <utility>
+
 #include "cuconv-tile.cuh"
 
 namespace cuconv {
@@ -55,14 +57,15 @@ mma_lead (int reach, int align)
 /* The taps as the lanes' A fragments read them, built on the host for
  * each launch: word i of a table holds taps d and d + 1 as halves
  * (d = i - MMA_TAP0; 0 outside the filter), so that a lane finds each of
- * its fragment words with one indexed load (from the block's copy in
- * shared memory, MmaTables). */
+ * its fragment words with one indexed load (from the block's copies in
+ * shared memory, MmaTables).  The biases are 4 words each, one for each
+ * word of an accumulator. */
 constexpr int MMA_TAP0 = 32;
 
 struct MmaTaps
 {
-  float bias_h;                 /* - 1024 sum (taps) - 128 */
-  float bias_v;                 /* 128 sum (taps) + 0.5: rounding folded in */
+  float bias_h[4];              /* - 1024 sum (taps) - 128 */
+  float bias_v[4];              /* 128 sum (taps) + 0.5: rounding folded in */
   /* horizontal: output sample m reads window sample m + e + d, d = nc j */
   uint32_t h[MMA_TAP0 + 64];
   /* vertical: output row m reads row m - ry + d, d = j */
@@ -92,27 +95,32 @@ mma_k16 (float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
 #endif
 }
 
-/* c += a * b: m16n8k8. */
+/* d = a * b + c: m16n8k8. */
 __device__ __forceinline__ void
-mma_k8 (float (&c)[4], const uint32_t (&a)[2], uint32_t b)
+mma_k8 (float (&d)[4], const uint32_t (&a)[2], uint32_t b,
+    const float (&c)[4])
 {
 #if __CUDA_ARCH__ >= 800
   asm ("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
-      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-      : "+f" (c[0]), "+f" (c[1]), "+f" (c[2]), "+f" (c[3])
-      : "r" (a[0]), "r" (a[1]), "r" (b));
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+      : "=f" (d[0]), "=f" (d[1]), "=f" (d[2]), "=f" (d[3])
+      : "r" (a[0]), "r" (a[1]), "r" (b),
+      "f" (c[0]), "f" (c[1]), "f" (c[2]), "f" (c[3]));
 #endif
 }
 
-/* The tap tables in shared memory: a lane's fragment words are at
- * different indices, which constant memory would serialise. */
+/* The tap tables in shared memory, twice: a lane's fragment words are at
+ * different indices, which constant memory would serialise; and where a
+ * fragment holds the same word twice (or an accumulator the same bias
+ * four times), it reads them from different addresses, so that the
+ * compiler keeps each in the register the product reads instead of
+ * copying one value there before every product. */
 struct MmaTables
 {
-  uint32_t h[sizeof (MmaTaps::h) / 4];
-  uint32_t v[sizeof (MmaTaps::v) / 4];
+  MmaTaps copy[2];
 };
 
-/* Copies the tables of tb into t, with the whole block.  Each warp
+/* Copies tb into both copies of t, with the whole block.  Each warp
  * copies a share of the words: all its loads issued at once (constant
  * memory pays a miss once, not once a word) and every lane reading the
  * same word, which constant memory broadcasts (a word a lane would be
@@ -120,22 +128,32 @@ struct MmaTables
 __device__ __forceinline__ void
 mma_tables_load (MmaTables & t, const MmaTaps & tb)
 {
-  constexpr int N = (sizeof (t.h) + sizeof (t.v)) / 4;
+  constexpr int N = sizeof (MmaTaps) / 4;
   constexpr int SHARE = (N + MMA_WARPS - 1) / MMA_WARPS;
-  const uint32_t *src = tb.h, *end = tb.v + sizeof (t.v) / 4;
-  uint32_t *dst = t.h;
+  const uint32_t *src = (const uint32_t *) &tb;
+  uint32_t *dst0 = (uint32_t *) &t.copy[0], *dst1 = (uint32_t *) &t.copy[1];
   const int first = threadIdx.x / 32 * SHARE;
   uint32_t v[SHARE];
 
-  static_assert (sizeof (MmaTables) == sizeof (MmaTaps::h)
-      + sizeof (MmaTaps::v), "the tables are copied as one array");
 #pragma unroll
   for (int i = 0; i < SHARE; i++)
-    v[i] = src + first + i < end ? src[first + i] : 0u;
+    v[i] = first + i < N ? src[first + i] : 0u;
 #pragma unroll
   for (int i = 0; i < SHARE; i++)
-    if (threadIdx.x % 32 == i % 32 && src + first + i < end)
-      dst[first + i] = v[i];
+    if (threadIdx.x % 32 == i % 32 && first + i < N) {
+      dst0[first + i] = v[i];
+      dst1[first + i] = v[i];
+    }
+}
+
+/* v, which the compiler may no longer recompute from its sources: the
+ * walk's lane values stay in registers instead of being derived from
+ * threadIdx (a slow special register read) in every iteration. */
+__device__ __forceinline__ int
+pinned (int v)
+{
+  asm volatile ("mov.b32 %0, %0;" : "+r" (v));
+  return v;
 }
 
 /* A lane's share of the tap matrices.  KS k-steps of 16 window samples
@@ -153,7 +171,7 @@ template < int KS, int VA > struct MmaFragments
    * 4u + i, pi (8 + 2u + i) = 4u + 2 + i (u < 4, i < 2), so that the
    * vertical products leave lane t samples 4t .. 4t + 3 of its rows, one
    * 32-bit store each. */
-  __device__ MmaFragments (const MmaTables & tb, int ry, int e, int g, int t)
+  __device__ MmaFragments (const MmaTables & tt, int ry, int e, int g, int t)
   {
     const int pi = 2 * g - (g & 1);     /* pi (g); pi (g + 8) = pi + 2 */
 
@@ -162,17 +180,17 @@ template < int KS, int VA > struct MmaFragments
       /* k slots 2t, 2t + 1 | 2t + 8, 2t + 9 are bytes 4s .. 4s + 3 of
        * the lane's window word, which starts at window sample 4 KS t */
       const int d = MMA_TAP0 + 4 * KS * t + 4 * s - e - pi;
-      h[s][0] = tb.h[d];
-      h[s][1] = tb.h[d - 2];
-      h[s][2] = tb.h[d + 2];
-      h[s][3] = tb.h[d];
+      h[s][0] = tt.copy[0].h[d];
+      h[s][1] = tt.copy[0].h[d - 2];
+      h[s][2] = tt.copy[0].h[d + 2];
+      h[s][3] = tt.copy[1].h[d];
     }
 #pragma unroll
     for (int i = 0; i < NV; i++) {
       /* tile i's row k is row 8 i + k - 8 VA of the block */
       const int d = MMA_TAP0 + 8 * i + 2 * t - 8 * VA - g + ry;
-      v[i][0] = tb.v[d];
-      v[i][1] = tb.v[d - 8];
+      v[i][0] = tt.copy[0].v[d];
+      v[i][1] = tt.copy[1].v[d - 8];
     }
   }
 };
@@ -239,15 +257,14 @@ mma_load (const SepParams & p, int y, int x, bool whole,
 
 /* The thread's rows of the pair of tiles from row y (rows y + g and
  * y + 8 + g): two loads where the pair lies inside the plane and the
- * window inside the rows (the warp agrees), else through mma_load.  src:
- * the lane's window in row g. */
+ * window inside the rows (the warp agrees), else through mma_load.  a:
+ * the lane's window in row y + g, where the plane has that row. */
 template < int KS > __device__ __forceinline__ void
-mma_load_pair (const SepParams & p, const uint8_t * src, int y, int g,
+mma_load_pair (const SepParams & p, const uint8_t * a, int y, int g,
     int x, bool inner, bool whole, const int (&cm)[4 * KS],
     uint32_t (&w)[2][KS])
 {
   if (inner && y >= 0 && y + 16 <= p.height) {
-    const uint8_t *a = src + (ptrdiff_t) y * p.src_pitch;
     mma_load_word < KS > (a, w[0]);
     mma_load_word < KS > (a + 8 * p.src_pitch, w[1]);
   } else {
@@ -256,12 +273,13 @@ mma_load_pair (const SepParams & p, const uint8_t * src, int y, int g,
   }
 }
 
-/* floor (v) for v in [0, 255.5] (the + 0.5 is in the sums), in the low
- * byte. */
+/* floor (v) in the low byte, for v in [0, 256) (the + 0.5 is in the
+ * sums): taps >= 0 summing to at most 1.0001 each way (mma_takes) keep
+ * an output within 0.29 of a sum in [0.5, 255.53], so no clamp. */
 __device__ __forceinline__ uint32_t
 mma_round (float v)
 {
-  return __float_as_uint (__fadd_rd (fminf (v, 255.5f), 8388608.0f));
+  return __float_as_uint (__fadd_rd (v, 8388608.0f));
 }
 
 /* The 4 output bytes of a lane's row, from a vertical product's
@@ -279,13 +297,12 @@ mma_pack (const float (&acc)[2][4], int half)
  * (lane (g, t) holds samples x + 4t .. x + 4t + 3 of rows y + g and
  * y + 8 + g): 32-bit stores where the block lies inside the band and the
  * strip inside an aligned row (`fast`, the warp agrees), else each sample
- * guarded.  dst: the lane's first sample in row g. */
+ * guarded.  d: the lane's first sample in row y + g. */
 __device__ __forceinline__ void
-mma_store (const SepParams & p, uint8_t * dst, const float (&acc)[2][4],
+mma_store (const SepParams & p, uint8_t * d, const float (&acc)[2][4],
     int x, int y, int g, int t, int y_end, bool fast)
 {
   if (fast && y + 16 <= y_end) {
-    uint8_t *d = dst + (ptrdiff_t) y * p.dst_pitch;
     *(uint32_t *) d = mma_pack (acc, 0);
     *(uint32_t *) (d + 8 * p.dst_pitch) = mma_pack (acc, 1);
     return;
@@ -305,30 +322,30 @@ mma_store (const SepParams & p, uint8_t * dst, const float (&acc)[2][4],
   }
 }
 
-/* v, which the compiler may no longer recompute from its sources: the
- * walk's lane values stay in registers instead of being derived from
- * threadIdx (a slow special register read) in every iteration. */
-__device__ __forceinline__ int
-pinned (int v)
+/* f (0) && f (1) && ... && f (P - 1), each index a compile-time
+ * constant (std::integral_constant): one period of an unrolled walk. */
+template < class F, int... U > __device__ __forceinline__ bool
+mma_steps (F & f, std::integer_sequence < int, U... >)
 {
-  asm volatile ("mov.b32 %0, %0;" : "+r" (v));
-  return v;
-}
-
-template < typename T > __device__ __forceinline__ T *
-pinned (T * v)
-{
-  asm volatile ("mov.b64 %0, %0;" : "+l" (v));
-  return v;
+  return (f (std::integral_constant < int, U > ()) && ...);
 }
 
 /* One warp: the strip of output samples [c0, c0 + 16) of rows
- * [y0, y_end). */
+ * [y0, y_end).
+ *
+ * The walk holds the window words of three pairs of tiles (the one it
+ * computes and the two in flight behind it) and the accumulators of the
+ * VA + 1 output blocks that the current pair feeds, both as rings: it is
+ * unrolled by a period of P pairs, a multiple of both rings' lengths, so
+ * that every slot is a register of its own and nothing is copied (a copy
+ * of a load's word would wait for the load). */
 template < int KS, int VA > __device__ void
-mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
-    int c0, int y0, int y_end)
+mma_strip (const SepParams & p, const MmaTables & tt, int c0, int y0,
+    int y_end)
 {
   constexpr int ALIGN = 4 * KS;         /* bytes a thread's window word */
+  constexpr int NB = VA + 1;            /* blocks a pair feeds */
+  constexpr int P = NB % 3 == 0 ? NB : 3 * NB;     /* lcm (3, NB) */
   const int lane = pinned (threadIdx.x % 32), g = lane / 4, t = lane % 4;
   const int reach = p.rx * p.nc;
   const int e = mma_lead (reach, ALIGN);
@@ -342,14 +359,15 @@ mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
       && x + ALIGN <= p.ws);
   const bool fast = pinned (p.dst_aligned && c0 + 16 <= p.ws);
   const MmaFragments < KS, VA > fr (tt, p.ry, e, g, t);
-  const float bias_h[4] = { tb.bias_h, tb.bias_h, tb.bias_h, tb.bias_h };
+  float bias_h[4], bias_v[4];
   int cm[4 * KS];
-  float acc[VA + 1][2][4];
-  uint32_t w[3][2][KS];         /* three pairs of tiles' window words */
-  /* the lane's window in row g, its first output in row g */
-  const uint8_t *src = pinned (p.src + x + (ptrdiff_t) g * p.src_pitch);
-  uint8_t *dst = pinned (p.dst + c0 + 4 * t + (ptrdiff_t) g * p.dst_pitch);
+  float acc[NB][2][4];
+  uint32_t w[3][2][KS];
   int yt = y0 - 8 * VA;         /* the first row of the pair of tiles */
+  /* the lane's window in row yt + g (then of the pairs it loads ahead);
+   * its first output in row y0 + g */
+  const uint8_t *src = p.src + x + (ptrdiff_t) (yt + g) * p.src_pitch;
+  uint8_t *dst = p.dst + c0 + 4 * t + (ptrdiff_t) (y0 + g) * p.dst_pitch;
   const int pairs = (y_end - y0 + 15) / 16 + VA;
   int pr = 0;
 
@@ -359,21 +377,34 @@ mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
       cm[i] = mma_source (p.border, x + i, p.nc, p.width);
   }
 #pragma unroll
-  for (int k = 0; k <= VA; k++)
+  for (int j = 0; j < 4; j++) {
+    bias_h[j] = tt.copy[0].bias_h[j];
+    bias_v[j] = tt.copy[0].bias_v[j];
+  }
+  /* (the blocks above y0 are computed but not stored) */
+#pragma unroll
+  for (int k = 0; k < NB; k++)
 #pragma unroll
     for (int n = 0; n < 2; n++)
 #pragma unroll
       for (int j = 0; j < 4; j++)
-        acc[k][n][j] = tb.bias_v;
-  /* A pair of tiles: the loads of the pair two ahead into `ahead`, the
-   * freed buffer (the loads stay in flight for two pairs: the walk is
-   * unrolled by three, so that no buffer is copied, which would wait for
-   * its loads), then the horizontal and vertical products of `cur`, and
-   * the block they complete stored. */
-  auto step =[&](const uint32_t (&cur)[2][KS], uint32_t (&ahead)[2][KS]) {
+        acc[k][n][j] = bias_v[j];
+  mma_load_pair < KS > (p, src, yt, g, x, inner, whole, cm, w[0]);
+  src += 16 * (ptrdiff_t) p.src_pitch;
+  mma_load_pair < KS > (p, src, yt + 16, g, x, inner, whole, cm, w[1]);
+  src += 16 * (ptrdiff_t) p.src_pitch;
+  /* A pair of tiles: the loads of the pair two ahead into the freed
+   * buffer, then the horizontal and vertical products of this one, and
+   * the block they complete stored.  Pair u of the period: block k of the
+   * pair (k = 0 the one it completes) accumulates in acc[(u + k) % NB]. */
+  auto step =[&](auto period_index) {
+    constexpr int u = decltype (period_index)::value;
+    const uint32_t (&cur)[2][KS] = w[u % 3];
+
     if (pr >= pairs)
       return false;
-    mma_load_pair < KS > (p, src, yt + 32, g, x, inner, whole, cm, ahead);
+    mma_load_pair < KS > (p, src, yt + 32, g, x, inner, whole, cm,
+        w[(u + 2) % 3]);
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       float c[4];
@@ -384,38 +415,34 @@ mma_strip (const SepParams & p, const MmaTaps & tb, const MmaTables & tt,
       for (int s = 1; s < KS; s++)
         mma_k16 (c, fr.h[s], __byte_perm (cur[h][s], 0x64646464u, 0x4140),
             __byte_perm (cur[h][s], 0x64646464u, 0x4342), c);
-      /* (sample g or g + 8, rows 2t, 2t + 1): the vertical B fragments */
-      const uint32_t b0 = half2_bits (c[0], c[1]);
-      const uint32_t b1 = half2_bits (c[2], c[3]);
+      /* (sample g or g + 8, rows 2t, 2t + 1): the vertical B fragments;
+       * the last block starts from the bias */
+      const uint32_t b[2] = { half2_bits (c[0], c[1]),
+        half2_bits (c[2], c[3])
+      };
 #pragma unroll
-      for (int k = 0; k <= VA; k++) {
-        mma_k8 (acc[k][0], fr.v[2 * (VA - k) + h], b0);
-        mma_k8 (acc[k][1], fr.v[2 * (VA - k) + h], b1);
-      }
+      for (int k = 0; k <= VA; k++)
+#pragma unroll
+        for (int n = 0; n < 2; n++) {
+          float (&a)[4] = acc[(u + k) % NB][n];
+          if (k == VA && h == 0)
+            mma_k8 (a, fr.v[2 * (VA - k) + h], b[n], bias_v);
+          else
+            mma_k8 (a, fr.v[2 * (VA - k) + h], b[n], a);
+        }
     }
-    if (pr >= VA)
-      mma_store (p, dst, acc[0], c0, y0 + 16 * (pr - VA), g, t, y_end,
+    if (pr >= VA) {
+      mma_store (p, dst, acc[u % NB], c0, y0 + 16 * (pr - VA), g, t, y_end,
           fast);
-#pragma unroll
-    for (int k = 0; k < VA; k++)
-#pragma unroll
-      for (int n = 0; n < 2; n++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-          acc[k][n][j] = acc[k + 1][n][j];
-#pragma unroll
-    for (int n = 0; n < 2; n++)
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        acc[VA][n][j] = tb.bias_v;
+      dst += 16 * (ptrdiff_t) p.dst_pitch;
+    }
     pr++;
     yt += 16;
+    src += 16 * (ptrdiff_t) p.src_pitch;
     return true;
   };
 
-  mma_load_pair < KS > (p, src, yt, g, x, inner, whole, cm, w[0]);
-  mma_load_pair < KS > (p, src, yt + 16, g, x, inner, whole, cm, w[1]);
-  while (step (w[0], w[2]) && step (w[1], w[0]) && step (w[2], w[1]));
+  while (mma_steps (step, std::make_integer_sequence < int, P > ()));
 }
 
 /* How a launch's warps split the band: bands of `rows` rows, each of
@@ -465,9 +492,11 @@ mma_work (const SepParams & p, const MmaGrid & gr, int w, int *c0, int *y0,
   return *y0 < *y_end;
 }
 
-/* A band of p, 4 warps a block (MmaGrid). */
+/* A band of p, 4 warps a block (MmaGrid).  At KS = 2, VA = 1 (reach up
+ * to 8: the radii that matter most) 5 blocks an SM fit 96 registers
+ * without spilling; the others keep 4 (128 registers). */
 template < int KS, int VA > __global__ void
-__launch_bounds__ (MMA_THREADS)
+__launch_bounds__ (MMA_THREADS, KS == 2 && VA == 1 ? 5 : 4)
 sep_mma (const __grid_constant__ SepParams p,
     const __grid_constant__ MmaTaps tb, const MmaGrid gr)
 {
@@ -478,7 +507,7 @@ sep_mma (const __grid_constant__ SepParams p,
   __syncthreads ();
   if (mma_work (p, gr, blockIdx.x * MMA_WARPS + threadIdx.x / 32, &c0, &y0,
           &y_end))
-    mma_strip < KS, VA > (p, tb, tt, c0, y0, y_end);
+    mma_strip < KS, VA > (p, tt, c0, y0, y_end);
 }
 
 /* Host side ------------------------------------------------------------ */
@@ -512,8 +541,10 @@ mma_taps_init (MmaTaps & tb, const SepParams & p)
     sum_h += __half2float (__float2half_rn (p.kx[j]));
   for (int j = 0; j <= 2 * p.ry; j++)
     sum_v += __half2float (__float2half_rn (p.ky[j]));
-  tb.bias_h = -1024.0f * sum_h - 128.0f;
-  tb.bias_v = 128.0f * sum_v + 0.5f;
+  for (int j = 0; j < 4; j++) {
+    tb.bias_h[j] = -1024.0f * sum_h - 128.0f;
+    tb.bias_v[j] = 128.0f * sum_v + 0.5f;
+  }
 }
 
 /* Launches the kernel over the band of p: as many bands as make the
@@ -566,6 +597,18 @@ launch_mma_k (const SepParams & p, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
+/* Whether the n taps sum to at most 1 (plus float error), as mma_round's
+ * missing clamp needs (the dispatch's taps_bounded). */
+static bool
+mma_taps_bounded (const float *k, int n)
+{
+  float sum = 0.0f;
+
+  for (int i = 0; i < n; i++)
+    sum += k[i];
+  return sum <= 1.0001f;
+}
+
 bool
 mma_takes (const SepParams & p)
 {
@@ -573,7 +616,9 @@ mma_takes (const SepParams & p)
 
   if (!(p.sb == 1 && (p.nc == 1 || p.nc == 2)
           && p.combine == CUCONV_COMBINE_NONE && p.taps_nonneg
-          && p.rx * p.nc <= MMA_MAX_REACH && p.ry <= MMA_MAX_REACH))
+          && p.rx * p.nc <= MMA_MAX_REACH && p.ry <= MMA_MAX_REACH
+          && mma_taps_bounded (p.kx, 2 * p.rx + 1)
+          && mma_taps_bounded (p.ky, 2 * p.ry + 1)))
     return false;
   if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&major,
           cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
