@@ -59,12 +59,13 @@ int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
  * memory of the current context: each plane uploaded in one copy,
  * filtered as cuconv_filter_device () does and downloaded in one copy,
  * the first plane (luma) ahead of the others so that its download
- * overlaps their filtering; all of it ordered after the work already on
- * stream (a cudaStream_t of the context), and stream made to wait for it.
- * Returns at once: src must stay unchanged and dst unread until stream
- * has reached that point.  Frames alternate between two sets of device
- * buffers, so that one frame's upload overlaps the previous one's
- * download.  Pageable planes give the same result, with copies that do
+ * overlaps their filtering; stream (a cudaStream_t of the context) is made
+ * to wait for all of it.  Returns at once: src must stay unchanged and dst
+ * unread until stream has reached that point.  The frame does not wait
+ * for the work already on stream (which holds the previous frame's end):
+ * src must be written when the call is made, and nothing else may use
+ * dst until then.  Frames alternate between two sets of device buffers,
+ * so that one frame's upload overlaps the previous one's download.  Pageable planes give the same result, with copies that do
  * not overlap.  Returns 0, or non-zero with st filled, all that was
  * enqueued then finished. */
 int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,

@@ -46,10 +46,9 @@ struct _CuconvStrips
   /* one of each per plane and strip of a frame */
   cudaEvent_t uploaded[CUCONV_EVENTS], filtered[CUCONV_EVENTS];
   cudaEvent_t downloaded[CUCONV_EVENTS];
-  /* enqueued frames: the caller's stream at the call, each group's steps
-   * (each waited for in the call that records it), and each slot's last
-   * frame downloaded */
-  cudaEvent_t queued, group_uploaded[CUCONV_GROUPS];
+  /* enqueued frames: each group's steps (each waited for in the call that
+   * records it), and each slot's last frame downloaded */
+  cudaEvent_t group_uploaded[CUCONV_GROUPS];
   cudaEvent_t group_filtered[CUCONV_GROUPS], slot_done[CUCONV_SLOTS];
   /* slot 0 also serves the strip pipeline, the only one with staging */
   DevPlane planes[CUCONV_SLOTS][CUCONV_MAX_PLANES];
@@ -94,8 +93,6 @@ cuconv_strips_new (CuconvStatus * st)
     if (!e)
       e = create_event (&cc->downloaded[i]);
   }
-  if (!e)
-    e = create_event (&cc->queued);
   for (i = 0; i < CUCONV_GROUPS && !e; i++) {
     e = create_event (&cc->group_uploaded[i]);
     if (!e)
@@ -153,7 +150,6 @@ cuconv_strips_free (CuconvStrips * cc)
     destroy_event (cc->filtered[i]);
     destroy_event (cc->downloaded[i]);
   }
-  destroy_event (cc->queued);
   for (i = 0; i < CUCONV_GROUPS; i++) {
     destroy_event (cc->group_uploaded[i]);
     destroy_event (cc->group_filtered[i]);
@@ -470,7 +466,9 @@ copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
  * while the previous frame (the other slot) downloads.  up starts once the
  * slot's previous frame is downloaded: its kernels had read src and its
  * download had read dst by then.  The caller's stream waits for the last
- * download, which comes after everything else of the frame. */
+ * download, which comes after everything else of the frame; up does not
+ * wait for the caller's stream, which holds the previous frame's wait: it
+ * would start no upload before the previous frame is done. */
 static int
 enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, cudaStream_t stream,
@@ -482,9 +480,6 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
 
   first[n_groups] = n_planes;
   slot_planes (cc, slot, planes, n_planes, dev);
-  CHECK (cudaEventRecord (cc->queued, stream), "cannot record a CUDA event");
-  CHECK (cudaStreamWaitEvent (cc->up, cc->queued, 0),
-      "cannot order CUDA streams");
   CHECK (cudaStreamWaitEvent (cc->up, cc->slot_done[slot], 0),
       "cannot order CUDA streams");
   for (g = 0; g < n_groups; g++) {
