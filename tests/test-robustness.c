@@ -111,10 +111,11 @@ running_under_memory_tool (void)
 
 /* ------------------------------------------------------------------ */
 /* The checker: pad probes around one cudaconvolve that pair each output
- * buffer with the input it came from (the element filters in its
- * streaming thread, one buffer at a time), check that timestamps, duration
- * and offsets are kept, and compare every `every`-th output with the CPU
- * reference run on its input with the element's settings of the moment.
+ * buffer with the input it came from (frames leave in the order they
+ * came, one behind while the element keeps a frame in flight; a flush
+ * drops the one in flight), check that timestamps, duration and offsets
+ * are kept, and compare every `every`-th output with the CPU reference run
+ * on its input with the element's settings of the moment.
  * Failures are counted, not asserted, since probes run in streaming
  * threads; the test asserts on the counts. */
 
@@ -124,7 +125,7 @@ typedef struct
   GstElement *element;
   GstVideoInfo info;
   gboolean have_info;
-  GstBuffer *in;                /* the input being filtered */
+  GQueue in;                    /* the inputs not yet out, oldest first */
   guint every;                  /* 0: no reference comparison */
   guint64 n_in, n_out, n_compared, n_bad;
   gchar first[256];             /* the first failure */
@@ -153,7 +154,11 @@ checker_sink_probe (GstPad * pad, GstPadProbeInfo * pinfo, gpointer data)
   g_mutex_lock (&c->lock);
   if (pinfo->type & GST_PAD_PROBE_TYPE_BUFFER) {
     c->n_in++;
-    gst_buffer_replace (&c->in, GST_PAD_PROBE_INFO_BUFFER (pinfo));
+    g_queue_push_tail (&c->in,
+        gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (pinfo)));
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (pinfo)) ==
+      GST_EVENT_FLUSH_STOP) {
+    g_queue_clear_full (&c->in, (GDestroyNotify) gst_buffer_unref);
   } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (pinfo)) ==
       GST_EVENT_CAPS) {
     GstCaps *caps;
@@ -184,7 +189,7 @@ checker_src_probe (GstPad * pad, GstPadProbeInfo * pinfo, gpointer data)
   }
   c->n_out++;
   /* a second output for one input is caught here too */
-  in = g_steal_pointer (&c->in);
+  in = g_queue_pop_head (&c->in);
   if (!in) {
     checker_bad (c, "output %" G_GUINT64_FORMAT " has no input",
         c->n_out - 1);
@@ -236,11 +241,13 @@ checker_attach (GstElement * e, guint every)
   GstPad *pad;
 
   g_mutex_init (&c->lock);
+  g_queue_init (&c->in);
   c->element = e;
   c->every = every;
   pad = gst_element_get_static_pad (e, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, checker_sink_probe, c, NULL);
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      checker_sink_probe, c, NULL);
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (e, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, checker_src_probe, c,
@@ -273,7 +280,7 @@ checker_check_and_free (Checker * c, guint64 n_out, const gchar * what)
   }
   fail_unless (c->n_compared > 0 || c->every == 0, "%s: nothing compared",
       what);
-  gst_clear_buffer (&c->in);
+  g_queue_clear_full (&c->in, (GDestroyNotify) gst_buffer_unref);
   g_mutex_clear (&c->lock);
   g_free (c);
 }
