@@ -630,8 +630,8 @@ mma_takes (const SepParams & p)
 
 /* The fewest samples and the smallest radius (both ways) at which the
  * tensor cores beat the tiles, as measured on an H100
- * (docs/performance.md): at 3840x2160 17.4 us at every radius up to 8
- * against the tiles' 16.5 at radius 4 and 24.3 at 8; at 1920x1080 the
+ * (docs/performance.md): at 3840x2160 16.8 us at every radius up to 8
+ * against the tiles' 16.5 at radius 4 and 24.4 at 8; at 1920x1080 the
  * tiles win (or tie) at every radius up to 16: a warp's band is too
  * short to pay for its apron tiles and the launch's fixed costs. */
 #define MMA_MIN_SAMPLES (4 << 20)
