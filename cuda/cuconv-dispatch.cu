@@ -60,17 +60,23 @@ all_ops (const CuconvPlane & pl, int op)
  * and an 8-bit blur none above, so every result must lie in [0, 255.5),
  * which non-negative taps summing to at most 1 (plus float error) in each
  * direction guarantee: gaussian, box and normalised custom blurs. */
-static bool
-taps_bounded (const CuconvTaps & t)
+bool
+taps_bounded (const float *w, int n)
 {
   float sum = 0.0f;
 
-  for (int i = 0; i <= 2 * t.radius; i++) {
-    if (t.w[i] < 0.0f)
+  for (int i = 0; i < n; i++) {
+    if (w[i] < 0.0f)
       return false;
-    sum += t.w[i];
+    sum += w[i];
   }
   return sum <= 1.0001f;
+}
+
+static bool
+taps_bounded (const CuconvTaps & t)
+{
+  return taps_bounded (t.w, 2 * t.radius + 1);
 }
 
 /* Whether plane pl is one the tuned kernels (cuconv-separable.cu,

@@ -120,6 +120,10 @@ bool stream_takes (const SepParams & p);
 bool stream_fills (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
+/* Whether the n taps are >= 0 and sum to at most 1 (plus float error),
+ * as the kernels whose rounding has no clamp need (cuconv-dispatch.cu). */
+bool taps_bounded (const float *w, int n);
+
 /* The tensor-core blur (cuconv-mma.cu): whether it takes p (an 8-bit blur
  * of 1 or 2 components, reach rx * nc and ry up to 16, taps >= 0, a device
  * of compute capability 8.0 or newer), whether it also beats the tiles on

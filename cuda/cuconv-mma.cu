@@ -273,24 +273,20 @@ mma_load_pair (const SepParams & p, const uint8_t * a, int y, int g,
   }
 }
 
-/* floor (v) in the low byte, for v in [0, 256) (the + 0.5 is in the
- * sums): taps >= 0 summing to at most 1.0001 each way (mma_takes) keep
- * an output within 0.29 of a sum in [0.5, 255.53], so no clamp. */
-__device__ __forceinline__ uint32_t
-mma_round (float v)
-{
-  return __float_as_uint (__fadd_rd (v, 8388608.0f));
-}
-
 /* The 4 output bytes of a lane's row, from a vertical product's
- * accumulators (n-tiles 0 and 1, the row's two of each). */
+ * accumulators (n-tiles 0 and 1, the row's two of each), each floor (v)
+ * (the + 0.5 is in the sums).  No clamp: taps >= 0 summing to at most
+ * 1.0001 each way (mma_takes) keep an output within 0.29 of a sum in
+ * [0.5, 255.53]. */
 __device__ __forceinline__ uint32_t
 mma_pack (const float (&acc)[2][4], int half)
 {
-  return __byte_perm (__byte_perm (mma_round (acc[0][2 * half]),
-          mma_round (acc[0][2 * half + 1]), 0x0040),
-      __byte_perm (mma_round (acc[1][2 * half]),
-          mma_round (acc[1][2 * half + 1]), 0x0040), 0x5410);
+  const uint32_t lo = __byte_perm (floor_bits (acc[0][2 * half]),
+      floor_bits (acc[0][2 * half + 1]), 0x0040);
+  const uint32_t hi = __byte_perm (floor_bits (acc[1][2 * half]),
+      floor_bits (acc[1][2 * half + 1]), 0x0040);
+
+  return __byte_perm (lo, hi, 0x5410);
 }
 
 /* Stores the output block of rows y .. y + 15 of the strip from sample x
@@ -597,18 +593,6 @@ launch_mma_k (const SepParams & p, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-/* Whether the n taps sum to at most 1 (plus float error), as mma_round's
- * missing clamp needs (the dispatch's taps_bounded). */
-static bool
-mma_taps_bounded (const float *k, int n)
-{
-  float sum = 0.0f;
-
-  for (int i = 0; i < n; i++)
-    sum += k[i];
-  return sum <= 1.0001f;
-}
-
 bool
 mma_takes (const SepParams & p)
 {
@@ -617,8 +601,9 @@ mma_takes (const SepParams & p)
   if (!(p.sb == 1 && (p.nc == 1 || p.nc == 2)
           && p.combine == CUCONV_COMBINE_NONE && p.taps_nonneg
           && p.rx * p.nc <= MMA_MAX_REACH && p.ry <= MMA_MAX_REACH
-          && mma_taps_bounded (p.kx, 2 * p.rx + 1)
-          && mma_taps_bounded (p.ky, 2 * p.ry + 1)))
+          /* mma_pack has no clamp */
+          && taps_bounded (p.kx, 2 * p.rx + 1)
+          && taps_bounded (p.ky, 2 * p.ry + 1)))
     return false;
   if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&major,
           cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {

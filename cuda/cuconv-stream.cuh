@@ -284,13 +284,12 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
     } else {
       v = t0[c];
     }
-    /* adding 2^23 rounding down leaves floor (v) in the low bits */
-    b[c] = __float_as_uint (__fadd_rd (v, 8388608.0f));
+    b[c] = floor_bits (v);
   }
 #pragma unroll
   for (int q = 0; q < C / 4; q++)
-    out[q] = __byte_perm (__byte_perm (b[4 * q], b[4 * q + 1], 0x0040),
-        __byte_perm (b[4 * q + 2], b[4 * q + 3], 0x0040), 0x5410);
+    out[q] = pack_low_bytes (b[4 * q], b[4 * q + 1], b[4 * q + 2],
+        b[4 * q + 3]);
 
   uint8_t *d = p.dst + (size_t) y * p.dst_pitch + x;
   if (GATHER && x + C > p.ws) {

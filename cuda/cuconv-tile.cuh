@@ -239,6 +239,22 @@ combine_terms (int combine, float amount, float s, float t0, float t1)
 
 /* Rounding -------------------------------------------------------------- */
 
+/* floor (v) in the low bits, for v in [0, 2^23): adding 2^23 rounding
+ * down leaves it in the mantissa. */
+__device__ __forceinline__ uint32_t
+floor_bits (float v)
+{
+  return __float_as_uint (__fadd_rd (v, 8388608.0f));
+}
+
+/* The low bytes of a, b, c and d, in that order, as one word. */
+__device__ __forceinline__ uint32_t
+pack_low_bytes (uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+  return __byte_perm (__byte_perm (a, b, 0x0040), __byte_perm (c, d,
+          0x0040), 0x5410);
+}
+
 /* Rounds half away from zero and saturates to 0..255, exactly as
  * cuconv_round_sat_u8, for v in [0, 255.5): the byte lands in the low bits
  * of the result.  The tuned kernels' taps are non-negative and sum to at
@@ -248,19 +264,14 @@ combine_terms (int combine, float amount, float s, float t0, float t1)
 __device__ __forceinline__ uint32_t
 round_sat_bits (float v)
 {
-  const float t = v + 0.5f;
-  /* adding 2^23 rounding down leaves floor (t) in the mantissa */
-  return __float_as_uint (__fadd_rd (t, 8388608.0f));
+  return floor_bits (v + 0.5f);
 }
 
 __device__ __forceinline__ uint32_t
 pack4 (const float4 & a)
 {
-  const uint32_t lo = __byte_perm (round_sat_bits (a.x),
-      round_sat_bits (a.y), 0x0040);
-  const uint32_t hi = __byte_perm (round_sat_bits (a.z),
-      round_sat_bits (a.w), 0x0040);
-  return __byte_perm (lo, hi, 0x5410);
+  return pack_low_bytes (round_sat_bits (a.x), round_sat_bits (a.y),
+      round_sat_bits (a.z), round_sat_bits (a.w));
 }
 
 /* The 4 16-bit words of samples a (each in [0, 65535.5), clamped by the
