@@ -38,8 +38,9 @@
  *
  * --only times the table rows of that name (and radius) alone, for
  * profiling one kernel.  --tiled takes the fused tile kernels where the
- * dispatch would take the streaming kernel (CUCONV_PATH_TILED), in the
- * table and the whole frames: the two compared in one run.  --mma takes
+ * dispatch would take the streaming kernel or the tensor-core blur
+ * (CUCONV_PATH_TILED), in the table and the whole frames: the two compared
+ * in one run.  --mma takes
  * the tensor-core blur wherever it takes a plane (CUCONV_PATH_MMA).
  *
  * Exits 77 without a usable CUDA device.
