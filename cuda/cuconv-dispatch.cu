@@ -187,9 +187,16 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
         : launch_wide (pl, f, stream);
   }
   if (f.n_terms == 0) {
-    /* the 2-D matrix (cuconv-matrix.cu) */
+    /* the 2-D matrix: through the strips where they take it and path
+     * allows them, else its tiles (cuconv-matrix.cu) */
     MatrixParams mp;
 
+    if (path == CUCONV_PATH_AUTO || path == CUCONV_PATH_STREAM) {
+      e = launch_stream_matrix (pl, f.m, f.settings.border, row_begin,
+          row_end, path == CUCONV_PATH_STREAM, stream);
+      if (e != cudaErrorNotSupported)
+        return e;
+    }
     matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
     return launch_matrix (mp, stream);
   }

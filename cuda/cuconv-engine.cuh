@@ -120,6 +120,15 @@ bool stream_takes (const SepParams & p);
 bool stream_fills (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
+/* The 2-D matrix m of rows [row_begin, row_end) of plane pl through the
+ * streaming kernel (cuconv-stream.cu): one filtered 8-bit component,
+ * radius 1 to ST_MAX_RADIUS, 16-byte aligned rows, and unless forced a
+ * whole plane large enough for it to win (stream_fills);
+ * cudaErrorNotSupported otherwise. */
+cudaError_t launch_stream_matrix (const CuconvPlane & pl,
+    const CuconvMatrix & m, CuconvBorder border, int row_begin,
+    int row_end, bool forced, cudaStream_t stream);
+
 /* Whether the n taps are >= 0 and sum to at most 1 (plus float error),
  * as the kernels whose rounding has no clamp need (cuconv-dispatch.cu). */
 bool taps_bounded (const float *w, int n);

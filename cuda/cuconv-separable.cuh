@@ -35,9 +35,10 @@ constexpr int CHUNKS = TILE_W / H_CHUNK;
 
 /* What a tuned tile writes: the blur, the unsharp mask of it
  * (kernel=sharpen), or two terms combined as p.combine says (sobel,
- * laplacian). */
+ * laplacian); the streaming kernel also the 2-D matrix (n_terms 0),
+ * whose rows are in p.kx. */
 enum SepOut
-{ OUT_BLUR, OUT_SHARPEN, OUT_TWO_TERMS };
+{ OUT_BLUR, OUT_SHARPEN, OUT_TWO_TERMS, OUT_MATRIX };
 
 __host__ __device__ constexpr int
 out_terms (int out)

@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the streaming separable kernel's plane launcher: 8-bit
  * samples, radius 1 to ST_MAX_RADIUS, a blur of one or two components,
- * the unsharp mask of one, or two terms of one (sobel, laplacian).  The
- * strips are in cuconv-stream.cuh.
+ * the unsharp mask of one, two terms of one (sobel, laplacian) or the 2-D
+ * matrix of one.  The strips are in cuconv-stream.cuh.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -80,6 +80,34 @@ launch_stream (const SepParams & p, cudaStream_t stream)
       return cudaErrorNotSupported;
   }
   return launch (p, stream);
+}
+
+cudaError_t
+launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
+    CuconvBorder border, int row_begin, int row_end, bool forced,
+    cudaStream_t stream)
+{
+  const int k = 2 * m.radius + 1;
+  SepParams p;
+
+  if (pl.n_comp != 1 || cuconv_plane_sample_bytes (&pl) != 1
+      || pl.op[0] != CUCONV_COMP_FILTER || m.radius < 1
+      || m.radius > ST_MAX_RADIUS)
+    return cudaErrorNotSupported;
+  band_params_init (p, pl, row_begin, row_end);
+  p.ws = p.width;
+  p.nc = p.sb = 1;
+  p.rx = p.ry = m.radius;
+  p.border = border;
+  p.src_aligned16 = ((uintptr_t) pl.src | p.src_pitch) % 16 == 0;
+  p.mask = 0xffu;
+  p.maxv = 255.0f;
+  memcpy (p.kx, m.w, sizeof (float) * k * k);
+  if (!p.src_aligned16 || ((uintptr_t) p.dst | p.dst_pitch) % 16 != 0
+      || !(forced || stream_fills (p)))
+    return cudaErrorNotSupported;
+  return m.radius == 1 ? launch_stream_r < 1, 1, OUT_MATRIX > (p, stream)
+      : launch_stream_r < 2, 1, OUT_MATRIX > (p, stream);
 }
 
 }                               /* namespace cuconv */

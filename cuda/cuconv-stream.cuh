@@ -12,7 +12,9 @@
  * compile-time names: the walk is unrolled by one period of 2R + 1 rows);
  * an output row is rounded, packed and stored as soon as its last input
  * row is in.  No shared memory and no barrier.  The loads run one period
- * ahead of the arithmetic.
+ * ahead of the arithmetic.  The 2-D matrix (3x3, 5x5) walks the same way:
+ * each input row's sum with matrix row t goes into the output row t rows
+ * above it.
  *
  * The strips cover the inner columns, whose windows lie inside the rows:
  * their loads and stores have no checks, and only a row outside the plane
@@ -51,11 +53,13 @@ template < int RAD, int NCOMP, int OUTPUT > struct StreamShape
   static constexpr int NT = out_terms (OUT);
   static constexpr int K = 2 * R + 1;   /* taps */
   /* samples a thread across, and output rows a thread, as measured
-   * fastest (H100, 3840x2160): 16 x 12 for the radius-1 blur, 8 x 16
-   * where more accumulators or the sharpen's source rows crowd the
-   * registers */
-  static constexpr int C = OUT == OUT_BLUR && R == 1 ? 16 : 8;
-  static constexpr int S = OUT == OUT_BLUR && R == 1 ? 12 : 16;
+   * fastest (H100, 3840x2160): 16 x 12 for the radius-1 blur and the 3x3
+   * matrix; 8 x 16 where more accumulators or the sharpen's source rows
+   * crowd the registers, 8 x 24 for the 5x5 matrix */
+  static constexpr bool WIDE = (OUT == OUT_BLUR || OUT == OUT_MATRIX)
+      && R == 1;
+  static constexpr int C = WIDE ? 16 : 8;
+  static constexpr int S = WIDE ? 12 : OUT == OUT_MATRIX ? 24 : 16;
   static constexpr int A = R * NC;      /* apron, samples each side */
   static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
   static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
@@ -231,16 +235,21 @@ stream_floats (const uint32_t * w, float *f)
     f[i] = u8_to_f (w[(Sh::E - Sh::A + i) / 4], (Sh::E - Sh::A + i) % 4);
 }
 
-/* Term m's horizontal sum at sample c of the row f (stream_floats). */
+/* a plus the K taps w times the row f (stream_floats) from sample c. */
+template < class Sh > __device__ __forceinline__ float
+stream_dot (const float *w, const float *f, int c, float a)
+{
+#pragma unroll
+  for (int i = 0; i < Sh::K; i++)
+    a = fmaf (w[i], f[c + i * Sh::NC], a);
+  return a;
+}
+
+/* Term m's horizontal sum at sample c of the row f. */
 template < class Sh > __device__ __forceinline__ float
 stream_hsum (const SepParams & p, const float *f, int m, int c)
 {
-  float h = 0.0f;
-
-#pragma unroll
-  for (int i = 0; i < Sh::K; i++)
-    h = fmaf (p.kx[m * SEP_TERM2 + i], f[c + i * Sh::NC], h);
-  return h;
+  return stream_dot < Sh > (p.kx + m * SEP_TERM2, f, c, 0.0f);
 }
 
 /* The square root of the sobel magnitude: the approximate instruction
@@ -256,8 +265,8 @@ stream_sqrt (float v)
 
 /* Output row y of the strip at x from its terms' sums t0 and t1 and, for
  * the sharpen, the source row's words src: combined, rounded, packed and
- * stored, where it lies in the band and the row.  The blur's and the
- * sharpen's sums hold the rounding's + 0.5 already. */
+ * stored, where it lies in the band and the row.  The blur's, the
+ * sharpen's and the matrix's sums hold the rounding's + 0.5 already. */
 template < class Sh, bool GATHER > __device__ __forceinline__ void
 stream_store (const SepParams & p, int x, int y, const float *t0,
     const float *t1, const uint32_t * src)
@@ -281,6 +290,9 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
       v = fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
           stream_sqrt (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
           fabsf (t0[c] + t1[c]), p.maxv) + 0.5f;
+    } else if (OUT == OUT_MATRIX) {
+      /* taps of either sign: saturated to [0, maxv] */
+      v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
     } else {
       v = t0[c];
     }
@@ -315,7 +327,7 @@ stream_strip (const SepParams & p, int x, int y0)
   constexpr int R = Sh::R, OUT = Sh::OUT;
   constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S;
   constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
-  /* the blur's and sharpen's sums start at the rounding's 0.5 */
+  /* the blur's, sharpen's and matrix's sums start at the rounding's 0.5 */
   constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   uint32_t ring[K][NW];
   uint32_t src[K][C / 4];       /* the sharpen's source rows */
@@ -345,11 +357,22 @@ stream_strip (const SepParams & p, int x, int y0)
         stream_load < Sh, false > (p, x, y0 - R + j + K, false, ring[u]);
 
       /* the row's horizontal sums, each into the 2R + 1 output rows it
-       * feeds: output row j - t takes it with vertical tap t (rows
-       * before the strip's first take it too, into slots that are
-       * started afresh before their own output row uses them) */
+       * feeds: output row j - t takes it with vertical tap t, or for
+       * the matrix, its sum with matrix row t (rows before the strip's
+       * first take it too, into slots that are started afresh before
+       * their own output row uses them) */
+      if (OUT == OUT_MATRIX) {
 #pragma unroll
-      for (int m = 0; m < NT; m++) {
+        for (int c = 0; c < C; c++) {
+#pragma unroll
+          for (int t = 0; t < K; t++) {
+            float &a = acc[0][(u + K - t) % K][c];
+            a = stream_dot < Sh > (p.kx + t * K, f, c, t == 0 ? INIT : a);
+          }
+        }
+      }
+#pragma unroll
+      for (int m = 0; m < NT && OUT != OUT_MATRIX; m++) {
 #pragma unroll
         for (int c = 0; c < C; c++) {
           const float h = stream_hsum < Sh > (p, f, m, c);
@@ -401,7 +424,8 @@ stream_edge_row (const SepParams & p, int x, int y)
     for (int m = 0; m < NT; m++) {
 #pragma unroll
       for (int c = 0; c < C; c++)
-        acc[m][c] = fmaf (p.ky[m * SEP_TERM2 + t],
+        acc[m][c] = OUT == OUT_MATRIX ? stream_dot < Sh > (p.kx + t * K, f,
+            c, acc[m][c]) : fmaf (p.ky[m * SEP_TERM2 + t],
             stream_hsum < Sh > (p, f, m, c), acc[m][c]);
     }
   }

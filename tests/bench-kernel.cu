@@ -3,8 +3,8 @@
  * Times cuconv_filter_device (), the engine's entry point with its
  * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
  * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
- * 3x3, 7x7 and 31x31 matrices (random, non-separable, normalised), and 16-bit
- * gaussians at 3840x2160.  When built with HAVE_NPP it times NPP's same
+ * 3x3, 5x5, 7x7 and 31x31 matrices (random, non-separable, normalised),
+ * and 16-bit gaussians at 3840x2160.  When built with HAVE_NPP it times NPP's same
  * operation on the same planes where NPP has one: the gaussians with
  * nppiFilterGaussAdvancedBorder_{8u,16u}_C1R_Ctx (our taps), the box with
  * nppiFilterBoxBorder_8u_C1R_Ctx, the matrices with
@@ -299,6 +299,7 @@ static const Row table_rows[] = {
   {"laplacian", CUCONV_KERNEL_LAPLACIAN, 1, 0, 8, 0, 0.0},
   {"laplacian", CUCONV_KERNEL_LAPLACIAN, 3, 0, 8, 0, 0.0},
   {"custom 3x3", CUCONV_KERNEL_CUSTOM, 0, 3, 8, 0, 0.0},
+  {"custom 5x5", CUCONV_KERNEL_CUSTOM, 0, 5, 8, 0, 0.0},
   {"custom 7x7", CUCONV_KERNEL_CUSTOM, 0, 7, 8, 0, 0.0},
   {"custom 31x31", CUCONV_KERNEL_CUSTOM, 0, 31, 8, 0, 0.0},
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 2, 0, 16, 1, 0.0},
