@@ -252,17 +252,6 @@ stream_hsum (const SepParams & p, const float *f, int m, int c)
   return stream_dot < Sh > (p.kx + m * SEP_TERM2, f, c, 0.0f);
 }
 
-/* The square root of the sobel magnitude: the approximate instruction
- * (relative error about 2^-22), well inside the +-1 of the output. */
-__device__ __forceinline__ float
-stream_sqrt (float v)
-{
-  float r;
-
-  asm ("sqrt.approx.ftz.f32 %0, %1;":"=f" (r):"f" (v));
-  return r;
-}
-
 /* Output row y of the strip at x from its terms' sums t0 and t1 and, for
  * the sharpen, the source row's words src: combined, rounded, packed and
  * stored, where it lies in the band and the row.  The blur's, the
@@ -288,7 +277,7 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
           p.maxv + 0.5f);
     } else if (OUT == OUT_TWO_TERMS) {
       v = fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
-          stream_sqrt (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
+          sqrt_approx (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
           fabsf (t0[c] + t1[c]), p.maxv) + 0.5f;
     } else if (OUT == OUT_MATRIX) {
       /* taps of either sign: saturated to [0, maxv] */
