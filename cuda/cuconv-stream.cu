@@ -64,9 +64,9 @@ launch_stream (const SepParams & p, cudaStream_t stream)
 
   if (!stream_takes (p))
     return cudaErrorNotSupported;
-  switch ((p.rx * 2 + p.nc - 1) * 3 + out) {
+  switch ((p.rx * 2 + p.nc - 1) * 4 + out) {
 #define CUCONV_STREAM_CASE(R, NC, OUT) \
-    case (R * 2 + NC - 1) * 3 + OUT: \
+    case (R * 2 + NC - 1) * 4 + OUT: \
       launch = launch_stream_r < R, NC, OUT >; \
       break;
 #define CUCONV_STREAM_CASES(R) \
@@ -78,6 +78,16 @@ launch_stream (const SepParams & p, cudaStream_t stream)
 #undef CUCONV_STREAM_CASE
     default:
       return cudaErrorNotSupported;
+  }
+  if (out == OUT_SHARPEN) {
+    /* the strips sum s + amount (s - blur) as (1 + amount) s plus the
+     * blur's taps times -amount: no source row kept for the store */
+    SepParams q = p;
+
+    for (int t = 0; t <= 2 * p.ry; t++)
+      q.ky[t] = -p.amount * p.ky[t];
+    q.amount = 1.0f + p.amount;
+    return launch (q, stream);
   }
   return launch (p, stream);
 }

@@ -54,8 +54,8 @@ template < int RAD, int NCOMP, int OUTPUT > struct StreamShape
   static constexpr int K = 2 * R + 1;   /* taps */
   /* samples a thread across, and output rows a thread, as measured
    * fastest (H100, 3840x2160): 16 x 12 for the radius-1 blur and the 3x3
-   * matrix; 8 x 16 where more accumulators or the sharpen's source rows
-   * crowd the registers, 8 x 24 for the 5x5 matrix */
+   * matrix; 8 x 16 where more accumulators crowd the registers, 8 x 24
+   * for the 5x5 matrix */
   static constexpr bool WIDE = (OUT == OUT_BLUR || OUT == OUT_MATRIX)
       && R == 1;
   static constexpr int C = WIDE ? 16 : 8;
@@ -252,13 +252,13 @@ stream_hsum (const SepParams & p, const float *f, int m, int c)
   return stream_dot < Sh > (p.kx + m * SEP_TERM2, f, c, 0.0f);
 }
 
-/* Output row y of the strip at x from its terms' sums t0 and t1 and, for
- * the sharpen, the source row's words src: combined, rounded, packed and
- * stored, where it lies in the band and the row.  The blur's, the
- * sharpen's and the matrix's sums hold the rounding's + 0.5 already. */
+/* Output row y of the strip at x from its terms' sums t0 and t1:
+ * combined, rounded, packed and stored, where it lies in the band and the
+ * row.  The blur's, the sharpen's and the matrix's sums hold the
+ * rounding's + 0.5 already. */
 template < class Sh, bool GATHER > __device__ __forceinline__ void
 stream_store (const SepParams & p, int x, int y, const float *t0,
-    const float *t1, const uint32_t * src)
+    const float *t1)
 {
   constexpr int C = Sh::C, OUT = Sh::OUT;
   uint32_t b[C], out[C / 4];
@@ -269,19 +269,13 @@ stream_store (const SepParams & p, int x, int y, const float *t0,
   for (int c = 0; c < C; c++) {
     float v;
 
-    if (OUT == OUT_SHARPEN) {
-      /* s + amount (s - blur), clamped to [0, maxv], plus 0.5: s and the
-       * sum both carry the 0.5, which cancels in their difference */
-      const float s = u8_to_f (src[c / 4], c % 4, 0.5f);
-      v = fminf (fmaxf (fmaf (p.amount, s - t0[c], s), 0.5f),
-          p.maxv + 0.5f);
+    if (OUT == OUT_SHARPEN || OUT == OUT_MATRIX) {
+      /* taps of either sign: saturated to [0, maxv] */
+      v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
     } else if (OUT == OUT_TWO_TERMS) {
       v = fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
           sqrt_approx (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
           fabsf (t0[c] + t1[c]), p.maxv) + 0.5f;
-    } else if (OUT == OUT_MATRIX) {
-      /* taps of either sign: saturated to [0, maxv] */
-      v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
     } else {
       v = t0[c];
     }
@@ -314,12 +308,11 @@ template < class Sh > __device__ __forceinline__ void
 stream_strip (const SepParams & p, int x, int y0)
 {
   constexpr int R = Sh::R, OUT = Sh::OUT;
-  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, S = Sh::S;
+  constexpr int C = Sh::C, A = Sh::A, S = Sh::S;
   constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
   /* the blur's, sharpen's and matrix's sums start at the rounding's 0.5 */
   constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   uint32_t ring[K][NW];
-  uint32_t src[K][C / 4];       /* the sharpen's source rows */
   float acc[NT][K][C];
 
 #pragma unroll
@@ -337,17 +330,13 @@ stream_strip (const SepParams & p, int x, int y0)
       if (ROWS % K != 0 && j >= ROWS)
         break;
       stream_floats < Sh > (ring[u], f);
-      if (OUT == OUT_SHARPEN) {
-#pragma unroll
-        for (int q = 0; q < C / 4; q++)
-          src[u][q] = ring[u][E / 4 + q];
-      }
       if (j + K < ROWS)
         stream_load < Sh, false > (p, x, y0 - R + j + K, false, ring[u]);
 
       /* the row's horizontal sums, each into the 2R + 1 output rows it
        * feeds: output row j - t takes it with vertical tap t, or for
-       * the matrix, its sum with matrix row t (rows before the strip's
+       * the matrix, its sum with matrix row t; the sharpen's output row
+       * j - R also takes the row's own samples (rows before the strip's
        * first take it too, into slots that are started afresh before
        * their own output row uses them) */
       if (OUT == OUT_MATRIX) {
@@ -369,12 +358,14 @@ stream_strip (const SepParams & p, int x, int y0)
           for (int t = 0; t < K; t++) {
             float &a = acc[m][(u + K - t) % K][c];
             a = fmaf (p.ky[m * SEP_TERM2 + t], h, t == 0 ? INIT : a);
+            if (OUT == OUT_SHARPEN && t == R)
+              a = fmaf (p.amount, f[c + A], a);
           }
         }
       }
       if (j >= 2 * R)
         stream_store < Sh, false > (p, x, y0 + j - 2 * R, acc[0][(u + 1) % K],
-            acc[NT - 1][(u + 1) % K], src[(u + K - R) % K]);
+            acc[NT - 1][(u + 1) % K]);
     }
   }
 }
@@ -386,10 +377,9 @@ template < class Sh > __device__ __forceinline__ void
 stream_edge_row (const SepParams & p, int x, int y)
 {
   constexpr int R = Sh::R, OUT = Sh::OUT;
-  constexpr int C = Sh::C, A = Sh::A, E = Sh::E, NT = Sh::NT, K = Sh::K;
+  constexpr int C = Sh::C, A = Sh::A, NT = Sh::NT, K = Sh::K;
   constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   const bool near = p.width > C + A;
-  uint32_t src[C / 4];
   float acc[NT][C];
 
 #pragma unroll
@@ -404,21 +394,19 @@ stream_edge_row (const SepParams & p, int x, int y)
 
     stream_load < Sh, true > (p, x, y - R + t, near, w);
     stream_floats < Sh > (w, f);
-    if (OUT == OUT_SHARPEN && t == R) {
-#pragma unroll
-      for (int q = 0; q < C / 4; q++)
-        src[q] = w[E / 4 + q];
-    }
 #pragma unroll
     for (int m = 0; m < NT; m++) {
 #pragma unroll
-      for (int c = 0; c < C; c++)
+      for (int c = 0; c < C; c++) {
         acc[m][c] = OUT == OUT_MATRIX ? stream_dot < Sh > (p.kx + t * K, f,
             c, acc[m][c]) : fmaf (p.ky[m * SEP_TERM2 + t],
             stream_hsum < Sh > (p, f, m, c), acc[m][c]);
+        if (OUT == OUT_SHARPEN && t == R)
+          acc[m][c] = fmaf (p.amount, f[c + A], acc[m][c]);
+      }
     }
   }
-  stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1], src);
+  stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1]);
 }
 
 /* Thread t of a band of p.  The edge columns' threads come first, a row
