@@ -543,29 +543,50 @@ mma_taps_init (MmaTaps & tb, const SepParams & p)
   }
 }
 
+/* Devices whose blocks of each sep_mma resident an SM are remembered;
+ * others are asked at every launch. */
+#define MMA_KNOWN_DEVICES 16
+
+/* Blocks of sep_mma < KS, VA > resident an SM of the current device (at
+ * least 1), asked once a device: two models of GPU in one process each
+ * get their own. */
+template < int KS, int VA > static int
+mma_resident_per_sm (void)
+{
+  static std::atomic < int > known[MMA_KNOWN_DEVICES];
+  int dev, n = 0;
+
+  if (cudaGetDevice (&dev) != cudaSuccess) {
+    cudaGetLastError ();
+    return 1;
+  }
+  if (dev >= 0 && dev < MMA_KNOWN_DEVICES)
+    n = known[dev].load (std::memory_order_relaxed);
+  if (n > 0)
+    return n;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&n, sep_mma < KS, VA >,
+          MMA_THREADS, 0) != cudaSuccess || n < 1) {
+    cudaGetLastError ();
+    return 1;
+  }
+  if (dev >= 0 && dev < MMA_KNOWN_DEVICES)
+    known[dev].store (n, std::memory_order_relaxed);
+  return n;
+}
+
 /* Launches the kernel over the band of p: as many bands as make the
  * grid one wave of resident blocks (the more rows a warp, the more
  * outputs share its apron tiles), in whole blocks of 16 rows. */
 template < int KS, int VA > static cudaError_t
 launch_mma_k (const SepParams & p, cudaStream_t stream)
 {
-  static std::atomic < int > resident_per_sm;
   const int reach = p.rx * p.nc, e = mma_lead (reach, 4 * KS);
   const int band = p.row_end - p.row_begin;
-  int per_sm = resident_per_sm.load (std::memory_order_relaxed);
+  const int per_sm = mma_resident_per_sm < KS, VA > ();
   int sms, items, warps;
   MmaGrid gr;
   MmaTaps tb;
 
-  if (per_sm == 0) {
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-            sep_mma < KS, VA >, MMA_THREADS, 0) != cudaSuccess
-        || per_sm < 1) {
-      cudaGetLastError ();
-      per_sm = 1;
-    }
-    resident_per_sm.store (per_sm, std::memory_order_relaxed);
-  }
   if (device_sm_count (&sms) != cudaSuccess) {
     cudaGetLastError ();
     sms = 1;
