@@ -122,8 +122,8 @@ cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
 /* The 2-D matrix m of rows [row_begin, row_end) of plane pl through the
  * streaming kernel (cuconv-stream.cu): one filtered 8-bit component,
- * radius 1 to ST_MAX_RADIUS, 16-byte aligned rows, and unless forced a
- * whole plane large enough for it to win (stream_fills);
+ * 16-byte aligned rows, and unless forced the 3x3 on a whole plane or the
+ * 5x5 on one large enough for it to win (stream_fills);
  * cudaErrorNotSupported otherwise. */
 cudaError_t launch_stream_matrix (const CuconvPlane & pl,
     const CuconvMatrix & m, CuconvBorder border, int row_begin,

@@ -43,23 +43,42 @@ constexpr int ST_THREADS = 128;
  * registers of a thread wide enough to share its conversions. */
 constexpr int ST_MAX_RADIUS = 2;
 
+/* Samples a thread across, and output rows a thread, as measured
+ * fastest on a 3840x2160 plane (H100): 16 x 12 for the radius-1 blur and
+ * the 3x3 matrix; 8 x 16 where more accumulators crowd the registers,
+ * 8 x 24 for the 5x5 matrix. */
+__host__ __device__ constexpr bool
+stream_wide (int r, int out)
+{
+  return (out == OUT_BLUR || out == OUT_MATRIX) && r == 1;
+}
+
+__host__ __device__ constexpr int
+stream_cols (int r, int out)
+{
+  return stream_wide (r, out) ? 16 : 8;
+}
+
+__host__ __device__ constexpr int
+stream_rows (int r, int out)
+{
+  return stream_wide (r, out) ? 12 : out == OUT_MATRIX ? 24 : 16;
+}
+
 /* The shape of the streaming kernel of radius RAD, NCOMP interleaved
- * components and output OUTPUT (SepOut). */
-template < int RAD, int NCOMP, int OUTPUT > struct StreamShape
+ * components and output OUTPUT (SepOut): COLS samples across (16 or 8)
+ * and ROWS output rows a thread. */
+template < int RAD, int NCOMP, int OUTPUT,
+    int COLS = stream_cols (RAD, OUTPUT),
+    int ROWS = stream_rows (RAD, OUTPUT) > struct StreamShape
 {
   static constexpr int R = RAD;
   static constexpr int NC = NCOMP;
   static constexpr int OUT = OUTPUT;
   static constexpr int NT = out_terms (OUT);
   static constexpr int K = 2 * R + 1;   /* taps */
-  /* samples a thread across, and output rows a thread, as measured
-   * fastest (H100, 3840x2160): 16 x 12 for the radius-1 blur and the 3x3
-   * matrix; 8 x 16 where more accumulators crowd the registers, 8 x 24
-   * for the 5x5 matrix */
-  static constexpr bool WIDE = (OUT == OUT_BLUR || OUT == OUT_MATRIX)
-      && R == 1;
-  static constexpr int C = WIDE ? 16 : 8;
-  static constexpr int S = WIDE ? 12 : OUT == OUT_MATRIX ? 24 : 16;
+  static constexpr int C = COLS;
+  static constexpr int S = ROWS;
   static constexpr int A = R * NC;      /* apron, samples each side */
   static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
   static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
