@@ -768,7 +768,10 @@ GST_END_TEST;
 /* ------------------------------------------------------------------ */
 /* State cycles */
 
-/* The device's memory in use, in bytes; 0 when there is no device to ask. */
+/* The device's memory in use, in bytes; 0 when there is no device to ask.
+ * Device-wide (cudaMemGetInfo): every process's allocations count, so the
+ * state-cycle test needs the GPU to itself, as gpu-host.sh runs it (beside
+ * test-gpu and compute-sanitizer on one GPU it saw 547 MB of theirs). */
 static guint64
 gpu_used_bytes (void)
 {
