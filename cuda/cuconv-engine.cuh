@@ -85,6 +85,12 @@ struct SepParams
   float ky[CUCONV_TILE_MAX_TAPS];
 };
 
+/* Fills what p says of rows [row_begin, row_end) of plane pl (device
+ * pointers) read through border: everything but the taps, radii and
+ * combine (cuconv-separable.cu). */
+void sep_plane_init (SepParams & p, const CuconvPlane & pl,
+    CuconvBorder border, int row_begin, int row_end);
+
 /* Fills p for rows [row_begin, row_end) of plane pl (device pointers)
  * filtered by f: its first term's taps (a blur or sharpen), or both terms
  * padded to one radius (two terms, radius at most CUCONV_FIXED_MAX_RADIUS;

@@ -71,11 +71,9 @@ launch_stream420 (const FrameParams & fp0, cudaStream_t stream)
   for (int i = 0; i < 3; i++) {
     fp.first_block[i] = blocks;
     if (i == 0)
-      blocks += (stream_threads < StreamShape < 1, 1, OUT_BLUR > >
-          (fp.plane[0]) + ST_THREADS - 1) / ST_THREADS;
+      blocks += stream_blocks < StreamShape < 1, 1, OUT_BLUR > > (fp.plane[0]);
     else if (i < fp.n)
-      blocks += (stream_threads < StreamShape < 1, NC, OUT_BLUR > >
-          (fp.plane[i]) + ST_THREADS - 1) / ST_THREADS;
+      blocks += stream_blocks < StreamShape < 1, NC, OUT_BLUR > > (fp.plane[i]);
   }
   fp.first_block[3] = blocks;
   stream_frame420 < NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);

@@ -45,26 +45,34 @@ sep_generic (const __grid_constant__ SepParams p, int tile_h)
 
 /* Host side ------------------------------------------------------------ */
 
-bool
-sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvFilter & f,
+void
+sep_plane_init (SepParams & p, const CuconvPlane & pl, CuconvBorder border,
     int row_begin, int row_end)
 {
-  const CuconvTaps *x = cuconv_filter_taps_x (&f, &pl);
-  const CuconvTaps *y = cuconv_filter_taps_y (&f, &pl);
   const int sb = cuconv_plane_sample_bytes (&pl);
 
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.ws = pl.width * pl.n_comp;
   p.sb = sb;
-  p.border = f.settings.border;
+  p.border = border;
   p.shift = sb == 2 ? pl.shift : 0;
   p.mask = sb == 2 ? (1u << pl.depth) - 1 : 0xffu;
   p.maxv = (float) p.mask;
-  p.combine = f.combine;
-  p.amount = f.amount;
   p.src_aligned16 = ((uintptr_t) pl.src % 16 == 0) && (p.src_pitch % 16 == 0);
   p.dst_aligned = ((uintptr_t) pl.dst | p.dst_pitch) % (4 * sb) == 0;
+}
+
+bool
+sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end)
+{
+  const CuconvTaps *x = cuconv_filter_taps_x (&f, &pl);
+  const CuconvTaps *y = cuconv_filter_taps_y (&f, &pl);
+
+  sep_plane_init (p, pl, f.settings.border, row_begin, row_end);
+  p.combine = f.combine;
+  p.amount = f.amount;
   if (f.n_terms == 2) {
     const CuconvTaps *x2 = &f.x2[pl.sub_x - 1], *y2 = &f.y2[pl.sub_y - 1];
     const int r = std::max (std::max (x->radius, y->radius),

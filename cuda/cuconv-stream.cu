@@ -27,10 +27,8 @@ sep_stream (const __grid_constant__ SepParams p)
 template < class Sh > static cudaError_t
 launch_shape (const SepParams & p, cudaStream_t stream)
 {
-  const int threads = stream_threads < Sh > (p);
-
-  sep_stream < Sh > <<< (threads + ST_THREADS - 1) / ST_THREADS,
-      ST_THREADS, 0, stream >>> (p);
+  sep_stream < Sh > <<< stream_blocks < Sh > (p), ST_THREADS, 0,
+      stream >>> (p);
   return cudaGetLastError ();
 }
 
@@ -40,14 +38,22 @@ launch_stream_r (const SepParams & p, cudaStream_t stream)
   return launch_shape < StreamShape < R, NC, OUT > > (p, stream);
 }
 
+/* Whether the strips can walk p: 8-bit samples of 1 or 2 components,
+ * one radius of 1 to ST_MAX_RADIUS both ways, 16-byte aligned rows. */
+static bool
+stream_fits (const SepParams & p)
+{
+  return p.sb == 1 && (p.nc == 1 || p.nc == 2) && p.rx == p.ry
+      && p.rx >= 1 && p.rx <= ST_MAX_RADIUS && p.src_aligned16
+      && ((uintptr_t) p.dst | p.dst_pitch) % 16 == 0;
+}
+
 bool
 stream_takes (const SepParams & p)
 {
   /* a blur's rounding has no clamp below 0 (launch_separable) */
-  return p.sb == 1 && (p.nc == 1 || p.nc == 2) && p.rx == p.ry
-      && p.rx >= 1 && p.rx <= ST_MAX_RADIUS && p.src_aligned16
-      && ((uintptr_t) p.dst | p.dst_pitch) % 16 == 0
-      && (p.combine != CUCONV_COMBINE_NONE || p.taps_nonneg);
+  return stream_fits (p) && (p.combine != CUCONV_COMBINE_NONE
+      || p.taps_nonneg);
 }
 
 bool
@@ -105,21 +111,13 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
   const int k = 2 * m.radius + 1;
   SepParams p;
 
-  if (pl.n_comp != 1 || cuconv_plane_sample_bytes (&pl) != 1
-      || pl.op[0] != CUCONV_COMP_FILTER || m.radius < 1
-      || m.radius > ST_MAX_RADIUS)
+  if (pl.n_comp != 1 || pl.op[0] != CUCONV_COMP_FILTER)
     return cudaErrorNotSupported;
-  band_params_init (p, pl, row_begin, row_end);
-  p.ws = p.width;
-  p.nc = p.sb = 1;
+  sep_plane_init (p, pl, border, row_begin, row_end);
   p.rx = p.ry = m.radius;
-  p.border = border;
-  p.src_aligned16 = ((uintptr_t) pl.src | p.src_pitch) % 16 == 0;
-  p.mask = 0xffu;
-  p.maxv = 255.0f;
-  memcpy (p.kx, m.w, sizeof (float) * k * k);
-  if (!p.src_aligned16 || ((uintptr_t) p.dst | p.dst_pitch) % 16 != 0)
+  if (!stream_fits (p))
     return cudaErrorNotSupported;
+  memcpy (p.kx, m.w, sizeof (float) * k * k);
   if (m.radius == 2)
     return forced || stream_fills (p) ? launch_stream_r < 2, 1,
         OUT_MATRIX > (p, stream) : cudaErrorNotSupported;

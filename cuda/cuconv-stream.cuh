@@ -109,6 +109,13 @@ stream_threads (const SepParams & p)
   return (cols - (hi - lo)) * rows + (hi - lo) * ((rows + Sh::S - 1) / Sh::S);
 }
 
+/* Blocks of ST_THREADS threads that a band of p takes. */
+template < class Sh > __host__ __device__ __forceinline__ int
+stream_blocks (const SepParams & p)
+{
+  return (stream_threads < Sh > (p) + ST_THREADS - 1) / ST_THREADS;
+}
+
 /* cuconv_border_index () for a column px less than n outside a row of
  * n > 1 pixels, with selects instead of branches. */
 __device__ __forceinline__ int
