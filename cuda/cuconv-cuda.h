@@ -65,8 +65,9 @@ int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
  * for the work already on stream (which holds the previous frame's end):
  * src must be written when the call is made, and nothing else may use
  * dst until then.  Frames alternate between two sets of device buffers,
- * so that one frame's upload overlaps the previous one's download.  Pageable planes give the same result, with copies that do
- * not overlap.  Returns 0, or non-zero with st filled, all that was
+ * so that one frame's upload overlaps the previous one's download.
+ * Pageable planes give the same result, with copies that do not
+ * overlap.  Returns 0, or non-zero with st filled, all that was
  * enqueued then finished. */
 int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st);

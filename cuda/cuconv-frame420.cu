@@ -73,7 +73,8 @@ launch_stream420 (const FrameParams & fp0, cudaStream_t stream)
     if (i == 0)
       blocks += stream_blocks < StreamShape < 1, 1, OUT_BLUR > > (fp.plane[0]);
     else if (i < fp.n)
-      blocks += stream_blocks < StreamShape < 1, NC, OUT_BLUR > > (fp.plane[i]);
+      blocks += stream_blocks < StreamShape < 1, NC, OUT_BLUR > >
+          (fp.plane[i]);
   }
   fp.first_block[3] = blocks;
   stream_frame420 < NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);

@@ -4,8 +4,8 @@
  * dispatch, on one plane at 3840x2160 and 1920x1080 (clamp border): 8-bit
  * gaussian and box at radius 1..16, sharpen, sobel and laplacian, custom
  * 3x3, 5x5, 7x7 and 31x31 matrices (random, non-separable, normalised),
- * and 16-bit gaussians at 3840x2160.  When built with HAVE_NPP it times NPP's same
- * operation on the same planes where NPP has one: the gaussians with
+ * and 16-bit gaussians at 3840x2160.  When built with HAVE_NPP it times
+ * NPP's same operation on the same planes where NPP has one: the gaussians with
  * nppiFilterGaussAdvancedBorder_{8u,16u}_C1R_Ctx (our taps), the box with
  * nppiFilterBoxBorder_8u_C1R_Ctx, the matrices with
  * nppiFilterBorder32f_8u_C1R_Ctx (our taps, reversed: NPP convolves),
@@ -40,8 +40,8 @@
  * profiling one kernel.  --tiled takes the fused tile kernels where the
  * dispatch would take the streaming kernel or the tensor-core blur
  * (CUCONV_PATH_TILED), in the table and the whole frames: the two compared
- * in one run.  --mma takes
- * the tensor-core blur wherever it takes a plane (CUCONV_PATH_MMA).
+ * in one run.  --mma takes the tensor-core blur wherever it takes a plane
+ * (CUCONV_PATH_MMA).
  *
  * Exits 77 without a usable CUDA device.
  *
