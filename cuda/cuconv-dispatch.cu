@@ -131,8 +131,8 @@ dispatch_chooses (CuconvPath path)
 /* The fused kernels of one or two separable terms of radius up to
  * CUCONV_TILE_MAX_RADIUS: the tensor-core blur where it beats the tiles
  * (any plane it takes on CUCONV_PATH_MMA), the streaming kernel where it
- * takes the plane and filter and the plane fills the device (any plane on
- * CUCONV_PATH_STREAM; neither on CUCONV_PATH_TILED), else the tuned tiles
+ * takes the plane and filter and beats the tiles (stream_pays; any plane
+ * on CUCONV_PATH_STREAM; neither on CUCONV_PATH_TILED), else the tuned tiles
  * where they have a kernel for them, else the general one. */
 static cudaError_t
 launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
@@ -146,7 +146,7 @@ launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
         && mma_pays (p)) ? launch_mma (p, stream) : cudaErrorNotSupported;
 
     if (e == cudaErrorNotSupported && (path == CUCONV_PATH_STREAM
-            || (path == CUCONV_PATH_AUTO && stream_fills (p))))
+            || (path == CUCONV_PATH_AUTO && stream_pays (p))))
       e = launch_stream (p, stream);
 
     if (e == cudaErrorNotSupported)

@@ -113,23 +113,26 @@ struct FrameParams
 
 /* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch, through
  * the streaming kernel where it takes every plane and path allows it (on
- * AUTO: where the luma plane fills the device), else the tuned tiles;
+ * AUTO: a whole frame at radius 1), else the tuned tiles;
  * cudaErrorNotSupported for any other geometry or radius. */
 cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
     cudaStream_t stream);
 
 /* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
  * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
- * rows), whether p is a whole plane large enough for it to beat the
- * tiles, and the launch; cudaErrorNotSupported where it does not take p. */
+ * rows); whether p is a whole plane of at least ST_MIN_SAMPLES samples
+ * (fills) or of fewer (small: StreamSmall's strips); whether the
+ * dispatch streams p (pays: it beats the tiles); and the launch,
+ * cudaErrorNotSupported where it does not take p. */
 bool stream_takes (const SepParams & p);
 bool stream_fills (const SepParams & p);
+bool stream_small (const SepParams & p);
+bool stream_pays (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
 /* The 2-D matrix m of rows [row_begin, row_end) of plane pl through the
  * streaming kernel (cuconv-stream.cu): one filtered 8-bit component,
- * 16-byte aligned rows, and unless forced the 3x3 on a whole plane or the
- * 5x5 on one large enough for it to win (stream_fills);
+ * 16-byte aligned rows, and unless forced a whole plane;
  * cudaErrorNotSupported otherwise. */
 cudaError_t launch_stream_matrix (const CuconvPlane & pl,
     const CuconvMatrix & m, CuconvBorder border, int row_begin,

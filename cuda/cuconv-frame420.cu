@@ -2,11 +2,10 @@
  * 8- or 16-bit samples (I420, NV12, I420_10LE, P010) through the tuned
  * separable tiles in one launch, which saves the ramp and tail of the
  * chroma planes' launches.  The radii are the tuned
- * kernel's (CUCONV_FIXED_RADII).  An 8-bit frame with a large luma plane
- * (4K) at radius 1 takes the streaming kernel instead (cuconv-stream.cuh),
- * in one launch too; one whose luma plane the tensor cores take (4K,
- * radius 5 and up: cuconv-mma.cu) is declined, its planes launched one by
- * one.
+ * kernel's (CUCONV_FIXED_RADII).  A whole 8-bit frame at radius 1 takes
+ * the streaming kernel instead (cuconv-stream.cuh), in one launch too;
+ * one whose luma plane the tensor cores take (4K, radius 5 and up:
+ * cuconv-mma.cu) is declined, its planes launched one by one.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -41,13 +40,12 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
 }
 
 /* The same frame through the streaming kernel at radius 1 (the chroma's
- * too): each block takes ST_THREADS threads of one plane. */
-template < int NC > __global__ void
+ * too), in strips of shape Luma and Chroma: each block takes ST_THREADS
+ * threads of one plane. */
+template < class Luma, class Chroma > __global__ void
 __launch_bounds__ (ST_THREADS)
 stream_frame420 (const __grid_constant__ FrameParams fp)
 {
-  typedef StreamShape < 1, 1, OUT_BLUR > Luma;
-  typedef StreamShape < 1, NC, OUT_BLUR > Chroma;
   const int b = blockIdx.x;
 
   if (b < fp.first_block[1])
@@ -62,8 +60,8 @@ stream_frame420 (const __grid_constant__ FrameParams fp)
 
 /* Host side ------------------------------------------------------------ */
 
-template < int NC > static cudaError_t
-launch_stream420 (const FrameParams & fp0, cudaStream_t stream)
+template < class Luma, class Chroma > static cudaError_t
+launch_stream420_shape (const FrameParams & fp0, cudaStream_t stream)
 {
   FrameParams fp = fp0;
   int blocks = 0;
@@ -71,14 +69,32 @@ launch_stream420 (const FrameParams & fp0, cudaStream_t stream)
   for (int i = 0; i < 3; i++) {
     fp.first_block[i] = blocks;
     if (i == 0)
-      blocks += stream_blocks < StreamShape < 1, 1, OUT_BLUR > > (fp.plane[0]);
+      blocks += stream_blocks < Luma > (fp.plane[0]);
     else if (i < fp.n)
-      blocks += stream_blocks < StreamShape < 1, NC, OUT_BLUR > >
-          (fp.plane[i]);
+      blocks += stream_blocks < Chroma > (fp.plane[i]);
   }
   fp.first_block[3] = blocks;
-  stream_frame420 < NC > <<< blocks, ST_THREADS, 0, stream >>> (fp);
+  stream_frame420 < Luma, Chroma > <<< blocks, ST_THREADS, 0, stream >>>
+      (fp);
   return cudaGetLastError ();
+}
+
+/* Each plane of the frame in the shape of its own size: StreamSmall
+ * below ST_MIN_SAMPLES (the chroma planes of a 4K frame too), else the
+ * radius-1 blur's. */
+template < int NC > static cudaError_t
+launch_stream420 (const FrameParams & fp, cudaStream_t stream)
+{
+  typedef StreamShape < 1, 1, OUT_BLUR > Luma;
+  typedef StreamShape < 1, NC, OUT_BLUR > Chroma;
+  typedef StreamSmall < 1, 1, OUT_BLUR > SmallLuma;
+  typedef StreamSmall < 1, NC, OUT_BLUR > SmallChroma;
+
+  if (stream_small (fp.plane[0]))
+    return launch_stream420_shape < SmallLuma, SmallChroma > (fp, stream);
+  if (stream_small (fp.plane[1]))
+    return launch_stream420_shape < Luma, SmallChroma > (fp, stream);
+  return launch_stream420_shape < Luma, Chroma > (fp, stream);
 }
 
 template < int R, int NC, int SB > static cudaError_t
@@ -138,7 +154,8 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
   /* the streaming frame at radius 1 only: at radius 2 it measured no
    * faster than the tiles (docs/performance.md) */
   bool streaming = l.rx == 1 && (path == CUCONV_PATH_STREAM
-      || (path == CUCONV_PATH_AUTO && stream_fills (l)));
+      || (path == CUCONV_PATH_AUTO && (stream_fills (l)
+              || stream_small (l))));
 
   for (int i = 0; i < fp.n; i++)
     streaming &= stream_takes (fp.plane[i]);

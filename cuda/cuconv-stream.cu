@@ -35,7 +35,8 @@ launch_shape (const SepParams & p, cudaStream_t stream)
 template < int R, int NC, int OUT > static cudaError_t
 launch_stream_r (const SepParams & p, cudaStream_t stream)
 {
-  return launch_shape < StreamShape < R, NC, OUT > > (p, stream);
+  return stream_small (p) ? launch_shape < StreamSmall < R, NC, OUT > > (p,
+      stream) : launch_shape < StreamShape < R, NC, OUT > > (p, stream);
 }
 
 /* Whether the strips can walk p: 8-bit samples of 1 or 2 components,
@@ -63,6 +64,24 @@ stream_fills (const SepParams & p)
    * tiles, which their tests cover */
   return p.row_begin == 0 && p.row_end == p.height
       && (double) p.ws * p.height >= ST_MIN_SAMPLES;
+}
+
+bool
+stream_small (const SepParams & p)
+{
+  return p.row_begin == 0 && p.row_end == p.height
+      && (double) p.ws * p.height < ST_MIN_SAMPLES;
+}
+
+bool
+stream_pays (const SepParams & p)
+{
+  /* on a smaller plane, StreamSmall's strips beat the tiles at radius 1
+   * and for the sharpen at radius 2, not for the radius-2 blur (H200,
+   * 1920x1080, us: blur 4.2 against 5.1, sobel 5.3 against 6.2, sharpen
+   * 6.0 against 6.5; the radius-2 blur 5.9 against 5.5) */
+  return stream_fills (p) || (stream_small (p) && p.nc == 1
+      && (p.ry == 1 || p.combine == CUCONV_COMBINE_SHARPEN));
 }
 
 cudaError_t
@@ -118,18 +137,13 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
   if (!stream_fits (p))
     return cudaErrorNotSupported;
   memcpy (p.kx, m.w, sizeof (float) * k * k);
-  if (m.radius == 2)
-    return forced || stream_fills (p) ? launch_stream_r < 2, 1,
-        OUT_MATRIX > (p, stream) : cudaErrorNotSupported;
-  if (stream_fills (p))
-    return launch_stream_r < 1, 1, OUT_MATRIX > (p, stream);
-  /* the 3x3 on a smaller whole plane: short strips of 8 samples, enough
-   * of them to fill the device (H100, 1920x1080: 5.5 us against 8.4 for
-   * the 4K shape and 7.7 for the tiles) */
-  if (forced || (p.row_begin == 0 && p.row_end == p.height))
-    return launch_shape < StreamShape < 1, 1, OUT_MATRIX, 8, 4 > > (p,
-        stream);
-  return cudaErrorNotSupported;
+  /* whole planes, the smaller ones in StreamSmall's strips (H200,
+   * 1920x1080, us: the 3x3 4.6 against 7.7 for its tiles, the 5x5 8.7
+   * against 9.4) */
+  if (!forced && !stream_fills (p) && !stream_small (p))
+    return cudaErrorNotSupported;
+  return m.radius == 2 ? launch_stream_r < 2, 1, OUT_MATRIX > (p, stream)
+      : launch_stream_r < 1, 1, OUT_MATRIX > (p, stream);
 }
 
 }                               /* namespace cuconv */

@@ -33,15 +33,16 @@
  * path), and the fused gaussian and sobel against the global path forced
  * (the crossover); --wide times those rows alone.
  *
- *   bench-kernel [--reps=N] [--tiled | --mma] [--regions | --wide |
- *                --only=NAME[:R]]
+ *   bench-kernel [--reps=N] [--tiled | --mma | --stream] [--regions |
+ *                --wide | --frames | --only=NAME[:R]]
  *
  * --only times the table rows of that name (and radius) alone, for
- * profiling one kernel.  --tiled takes the fused tile kernels where the
+ * profiling one kernel; --regions, --wide and --frames those parts
+ * alone.  --tiled takes the fused tile kernels where the
  * dispatch would take the streaming kernel or the tensor-core blur
  * (CUCONV_PATH_TILED), in the table and the whole frames: the two compared
  * in one run.  --mma takes the tensor-core blur wherever it takes a plane
- * (CUCONV_PATH_MMA).
+ * (CUCONV_PATH_MMA), --stream the streaming kernel (CUCONV_PATH_STREAM).
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -937,7 +938,7 @@ main (int argc, char **argv)
   double copy_bw, fma_rate;
   char date[64];
   time_t now = time (NULL);
-  bool regions_only = false, wide_only = false;
+  bool regions_only = false, wide_only = false, frames_only = false;
 
   setvbuf (stdout, NULL, _IOLBF, 0);    /* rows survive a timeout */
   for (i = 1; i < argc; i++) {
@@ -947,10 +948,14 @@ main (int argc, char **argv)
       base_path = CUCONV_PATH_TILED;
     else if (strcmp (argv[i], "--mma") == 0)
       base_path = CUCONV_PATH_MMA;
+    else if (strcmp (argv[i], "--stream") == 0)
+      base_path = CUCONV_PATH_STREAM;
     else if (strcmp (argv[i], "--regions") == 0)
       regions_only = true;
     else if (strcmp (argv[i], "--wide") == 0)
       wide_only = true;
+    else if (strcmp (argv[i], "--frames") == 0)
+      frames_only = true;
     else if (strncmp (argv[i], "--only=", 7) == 0) {
       static char name[64];
       char *colon;
@@ -963,9 +968,8 @@ main (int argc, char **argv)
       }
       only_name = name;
     } else {
-      printf ("usage: %s [--reps=N] [--tiled | --mma] [--regions | --wide | "
-          "--only=NAME[:R]]\n",
-          argv[0]);
+      printf ("usage: %s [--reps=N] [--tiled | --mma | --stream] [--regions "
+          "| --wide | --frames | --only=NAME[:R]]\n", argv[0]);
       return 2;
     }
   }
@@ -980,14 +984,16 @@ main (int argc, char **argv)
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   strftime (date, sizeof (date), "%Y-%m-%d %H:%M UTC", gmtime (&now));
 
-  if (regions_only) {
+  if (regions_only || frames_only) {
     int r;
 
-    printf ("## bench-kernel --regions\n\n- GPU: %s (sm_%d%d, %d SMs)\n"
+    printf ("## bench-kernel %s\n\n- GPU: %s (sm_%d%d, %d SMs)\n"
         "- driver API version %d.%d, CUDA runtime %d.%d\n- date: %s\n",
-        prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-        drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
-    r = bench_regions (prop, stream);
+        regions_only ? "--regions" : "--frames", prop.name, prop.major,
+        prop.minor, prop.multiProcessorCount, drv / 1000,
+        (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
+    r = regions_only ? bench_regions (prop, stream) : bench_frames (prop,
+        stream);
     CHECK (cudaStreamDestroy (stream));
     return r;
   }
@@ -1016,7 +1022,9 @@ main (int argc, char **argv)
   printf ("- path: %s\n", base_path == CUCONV_PATH_TILED ? "--tiled, the "
       "fused tile kernels where the dispatch would stream or use the tensor "
       "cores" : base_path == CUCONV_PATH_MMA ? "--mma, the tensor-core blur "
-      "wherever it takes the plane" : "the dispatch's");
+      "wherever it takes the plane" : base_path == CUCONV_PATH_STREAM ?
+      "--stream, the streaming kernel wherever it takes the plane" :
+      "the dispatch's");
   printf ("- one plane through cuconv_filter_device () (the engine's "
       "dispatch included), border clamp (NPP: replicate), pitch = row "
       "bytes rounded up to 256; time per plane = median of %d batches of "
