@@ -109,12 +109,8 @@ __device__ __forceinline__ void
 build_border_tables (CuconvBorder border, int nc, int width, int height,
     int *colmap, int span, int x_first, int *rowmap, int rows, int y_first)
 {
-  for (int c = threadIdx.x; c < span; c += THREADS) {
-    const int s = x_first + c;
-    const int px = s >= 0 ? s / nc : -((-s + nc - 1) / nc);
-    const int xi = cuconv_border_index (border, px, width);
-    colmap[c] = xi < 0 ? -1 : xi * nc + (s - px * nc);
-  }
+  for (int c = threadIdx.x; c < span; c += THREADS)
+    colmap[c] = border_sample (border, x_first + c, nc, width);
   for (int r = threadIdx.x; r < rows; r += THREADS)
     rowmap[r] = cuconv_border_index (border, y_first + r, height);
 }
