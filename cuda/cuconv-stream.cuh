@@ -17,12 +17,14 @@
  * above it.
  *
  * The strips cover the inner columns, whose windows lie inside the rows:
- * their loads and stores have no checks, and only a row outside the plane
- * maps through the border (out of line).  The one or two columns on each
- * side take a thread per output row instead, which gathers its 2R + 1
- * input rows sample by sample through the border mode (cuconv-border.h):
- * spread over many threads, those uncoalesced gathers finish well before
- * the strips do.  Both sum in the same order, so they agree to the bit.
+ * their loads and stores have no checks.  A strip whose rows lie inside
+ * the plane walks them by pointer; only the first and last strips of a
+ * plane map rows through the border (out of line).  The one or two
+ * columns on each side take a thread per output row instead, which
+ * gathers its 2R + 1 input rows sample by sample through the border mode
+ * (cuconv-border.h): spread over many threads, those uncoalesced gathers
+ * finish well before the strips do.  Both sum in the same order, so they
+ * agree to the bit.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
