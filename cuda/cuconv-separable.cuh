@@ -217,15 +217,13 @@ source4 (const SepParams & p, int x, int y, bool guard)
 
 /* One output sample from its terms, clamped to [0, maxv] so that the
  * rounding is exact: the unsharp mask of the source sample s, or two
- * terms combined as the CPU reference combines them, the magnitude's
- * square root approximate (sqrt_approx). */
+ * terms combined (two_terms_approx). */
 template < int OUT > __device__ __forceinline__ float
 sep_output (const SepParams & p, float s, float t0, float t1)
 {
   if (OUT == OUT_SHARPEN)
     return fminf (fmaxf (s + p.amount * (s - t0), 0.0f), p.maxv);
-  return fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
-      sqrt_approx (fmaf (t0, t0, t1 * t1)) : fabsf (t0 + t1), p.maxv);
+  return fminf (two_terms_approx (p.combine, t0, t1), p.maxv);
 }
 
 /* The 4 output samples at (x, y) of a blur (t0) or as OUT combines t0 and

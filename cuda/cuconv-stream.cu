@@ -18,10 +18,10 @@ sep_stream (const __grid_constant__ SepParams p)
   stream_thread < Sh > (p, blockIdx.x * ST_THREADS + threadIdx.x);
 }
 
-/* The fewest samples a plane needs for the streaming kernel to win: its
- * threads walk strips of many rows, so a small plane has too few of them
- * to fill the device (measured on an H100: faster than the tiles at
- * 3840x2160, slower at 1920x1080). */
+/* The fewest samples of a plane for the large shapes: their threads walk
+ * strips of many rows, so a smaller plane has too few of them to fill the
+ * device and takes StreamSmall's (measured on an H200: at 1920x1080 the
+ * radius-1 blur took 8.3 us in the large shape, 4.6 in StreamSmall's). */
 #define ST_MIN_SAMPLES (4 << 20)
 
 template < class Sh > static cudaError_t
@@ -57,20 +57,24 @@ stream_takes (const SepParams & p)
       || p.taps_nonneg);
 }
 
+/* Whether p is a whole plane: the strips' bands of a host-memory frame
+ * keep the tiles, which their tests cover. */
+static bool
+stream_whole (const SepParams & p)
+{
+  return p.row_begin == 0 && p.row_end == p.height;
+}
+
 bool
 stream_fills (const SepParams & p)
 {
-  /* whole planes: the strips' bands of a host-memory frame keep the
-   * tiles, which their tests cover */
-  return p.row_begin == 0 && p.row_end == p.height
-      && (double) p.ws * p.height >= ST_MIN_SAMPLES;
+  return stream_whole (p) && (double) p.ws * p.height >= ST_MIN_SAMPLES;
 }
 
 bool
 stream_small (const SepParams & p)
 {
-  return p.row_begin == 0 && p.row_end == p.height
-      && (double) p.ws * p.height < ST_MIN_SAMPLES;
+  return stream_whole (p) && (double) p.ws * p.height < ST_MIN_SAMPLES;
 }
 
 bool
@@ -140,7 +144,7 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
   /* whole planes, the smaller ones in StreamSmall's strips (H200,
    * 1920x1080, us: the 3x3 4.6 against 7.7 for its tiles, the 5x5 8.7
    * against 9.4) */
-  if (!forced && !stream_fills (p) && !stream_small (p))
+  if (!forced && !stream_whole (p))
     return cudaErrorNotSupported;
   return m.radius == 2 ? launch_stream_r < 2, 1, OUT_MATRIX > (p, stream)
       : launch_stream_r < 1, 1, OUT_MATRIX > (p, stream);

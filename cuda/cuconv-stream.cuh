@@ -352,9 +352,7 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
       /* taps of either sign: saturated to [0, maxv] */
       v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
     } else if (OUT == OUT_TWO_TERMS) {
-      v = fminf (p.combine == CUCONV_COMBINE_MAGNITUDE ?
-          sqrt_approx (fmaf (t0[c], t0[c], t1[c] * t1[c])) :
-          fabsf (t0[c] + t1[c]), p.maxv) + 0.5f;
+      v = fminf (two_terms_approx (p.combine, t0[c], t1[c]), p.maxv) + 0.5f;
     } else {
       v = t0[c];
     }

@@ -245,6 +245,15 @@ sqrt_approx (float v)
   return r;
 }
 
+/* Two terms combined as combine says (MAGNITUDE or ABS_SUM) in the tuned
+ * kernels, the magnitude's square root approximate (sqrt_approx). */
+__device__ __forceinline__ float
+two_terms_approx (int combine, float t0, float t1)
+{
+  return combine == CUCONV_COMBINE_MAGNITUDE ?
+      sqrt_approx (fmaf (t0, t0, t1 * t1)) : fabsf (t0 + t1);
+}
+
 /* Rounding -------------------------------------------------------------- */
 
 /* floor (v) in the low bits, for v in [0, 2^23): adding 2^23 rounding

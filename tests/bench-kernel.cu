@@ -307,7 +307,8 @@ static const Row table_rows[] = {
   {"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 4, 0, 16, 1, 0.0},
 };
 
-/* --tiled, --mma: the path of the table rows and whole frames. */
+/* --tiled, --mma, --stream: the path of the table rows and whole
+ * frames. */
 static CuconvPath base_path = CUCONV_PATH_AUTO;
 
 /* --only: the table rows of this name (and radius, when only_radius >= 0)
