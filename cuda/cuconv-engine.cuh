@@ -57,6 +57,12 @@ band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
  * taps after the first's, from kx + SEP_TERM2 and ky + SEP_TERM2. */
 #define SEP_TERM2 (2 * CUCONV_FIXED_MAX_RADIUS + 1)
 
+/* The largest radius the streaming kernel takes: past it the tiled
+ * kernel's shared rows win (measured, docs/performance.md: at radius 3 and
+ * 4 it is slower), since 2R + 1 rows of accumulators no longer fit the
+ * registers of a thread wide enough to share its loads. */
+#define ST_MAX_RADIUS 2
+
 struct SepParams
 {
   const uint8_t *src;
@@ -83,6 +89,12 @@ struct SepParams
   float amount;                 /* SHARPEN: in + amount * (in - v) */
   float kx[CUCONV_TILE_MAX_TAPS];
   float ky[CUCONV_TILE_MAX_TAPS];
+  /* the streaming kernel's: each term's horizontal taps as 16-bit
+   * integers, two to a word, its horizontal sums' bias and its vertical
+   * sum's start (stream_prepare, cuconv-stream.cu) */
+  uint32_t kq[2][ST_MAX_RADIUS + 1];
+  int hbias[2];
+  float vinit[2];
 };
 
 /* Fills what p says of rows [row_begin, row_end) of plane pl (device
@@ -120,11 +132,13 @@ cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
 
 /* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
  * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
- * rows); whether p is a whole plane of at least ST_MIN_SAMPLES samples
- * (fills) or of fewer (small: StreamSmall's strips); whether the
- * dispatch streams p (pays: it beats the tiles); and the launch,
- * cudaErrorNotSupported where it does not take p. */
-bool stream_takes (const SepParams & p);
+ * rows, taps whose quantization moves no result by more than
+ * ST_MAX_ERROR), q then holding p as its strips take it; whether p is a
+ * whole plane of at least ST_MIN_SAMPLES samples (fills) or of fewer
+ * (small: StreamSmall's strips); whether the dispatch streams p (pays:
+ * it beats the tiles); and the launch, cudaErrorNotSupported where it
+ * does not take p. */
+bool stream_takes (const SepParams & p, SepParams & q);
 bool stream_fills (const SepParams & p);
 bool stream_small (const SepParams & p);
 bool stream_pays (const SepParams & p);

@@ -79,16 +79,17 @@ launch_stream420_shape (const FrameParams & fp0, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-/* Each plane of the frame in the shape of its own size: StreamSmall
- * below ST_MIN_SAMPLES (the chroma planes of a 4K frame too), else the
- * radius-1 blur's. */
-template < int NC > static cudaError_t
+/* Each plane of the frame (luma radius R, chroma (R + 1) / 2) in the
+ * shape of its own size: StreamSmall below ST_MIN_SAMPLES (the chroma
+ * planes of a 4K frame too), else the blur's. */
+template < int R, int NC > static cudaError_t
 launch_stream420 (const FrameParams & fp, cudaStream_t stream)
 {
-  typedef StreamShape < 1, 1, OUT_BLUR > Luma;
-  typedef StreamShape < 1, NC, OUT_BLUR > Chroma;
-  typedef StreamSmall < 1, 1, OUT_BLUR > SmallLuma;
-  typedef StreamSmall < 1, NC, OUT_BLUR > SmallChroma;
+  constexpr int RC = (R + 1) / 2;
+  typedef StreamShape < R, 1, OUT_BLUR > Luma;
+  typedef StreamShape < RC, NC, OUT_BLUR > Chroma;
+  typedef StreamSmall < R, 1, OUT_BLUR > SmallLuma;
+  typedef StreamSmall < RC, NC, OUT_BLUR > SmallChroma;
 
   if (stream_small (fp.plane[0]))
     return launch_stream420_shape < SmallLuma, SmallChroma > (fp, stream);
@@ -151,16 +152,20 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
     default:
       return cudaErrorNotSupported;
   }
-  /* the streaming frame at radius 1 only: at radius 2 it measured no
-   * faster than the tiles (docs/performance.md) */
-  bool streaming = l.rx == 1 && (path == CUCONV_PATH_STREAM
+  bool streaming = l.rx <= 2 && (path == CUCONV_PATH_STREAM
       || (path == CUCONV_PATH_AUTO && (stream_fills (l)
               || stream_small (l))));
 
+  FrameParams q = fp;
+
   for (int i = 0; i < fp.n; i++)
-    streaming &= stream_takes (fp.plane[i]);
-  if (streaming)
-    launch = c.nc == 1 ? launch_stream420 < 1 > : launch_stream420 < 2 >;
+    streaming &= stream_takes (fp.plane[i], q.plane[i]);
+  if (streaming) {
+    launch = l.rx == 1 ? (c.nc == 1 ? launch_stream420 < 1, 1 >
+        : launch_stream420 < 1, 2 >) : (c.nc == 1 ? launch_stream420 < 2, 1 >
+        : launch_stream420 < 2, 2 >);
+    return launch (q, stream);
+  }
   return launch (fp, stream);
 }
 

@@ -5,6 +5,11 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
+#include <string.h>
+
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 #include "cuconv-stream.cuh"
@@ -49,12 +54,121 @@ stream_fits (const SepParams & p)
       && ((uintptr_t) p.dst | p.dst_pitch) % 16 == 0;
 }
 
+/* How far (in samples) a streamed result may lie from the float taps'
+ * sum, from its quantized horizontal taps, at most: past it the dispatch
+ * keeps the tiles (docs/design.md, section 7a). */
+#define ST_MAX_ERROR (1.0 / 16)
+
+/* The float whose bits are b. */
+static double
+bits_float (int b)
+{
+  float f;
+
+  memcpy (&f, &b, sizeof (f));
+  return f;
+}
+
+/* How far the n taps k rounded to multiples of 1 / s may move a sum of
+ * 8-bit samples: 255 times the larger of the roundings' positive and
+ * negative sums. */
+static double
+quantize_error (const float *k, int n, double s)
+{
+  double pos = 0.0, neg = 0.0;
+
+  for (int i = 0; i < n; i++) {
+    const double d = lrint (k[i] * s) / s - k[i];
+
+    if (d > 0.0)
+      pos += d;
+    else
+      neg -= d;
+  }
+  return 255.0 * std::max (pos, neg);
+}
+
+/* Quantizes the n taps k (n = 2R + 1) for stream_hsums: K_i = round (s
+ * k_i) for a scale s whose K_i fit 16 bits and whose sums of 8-bit
+ * samples fit the bias's range, [0, 2^23) for taps >= 0 (bias 2^23),
+ * else [-2^22, 2^22) (bias 1.5 * 2^23); packed two to a word, the last
+ * tap alone in the high half.  Sets kq, *bias (bits) and *scale; returns
+ * quantize_error (). */
+static double
+quantize_taps (const float *k, int n, uint32_t * kq, int *bias,
+    double *scale)
+{
+  double sum_abs = 0.0, max_abs = 0.0, s;
+  bool nonneg = true;
+  int q[2 * ST_MAX_RADIUS + 1];
+
+  for (int i = 0; i < n; i++) {
+    sum_abs += fabs (k[i]);
+    max_abs = std::max (max_abs, (double) fabs (k[i]));
+    nonneg &= k[i] >= 0.0f;
+  }
+  /* each rounding adds at most half a unit a tap: 255 n / 2 */
+  s = max_abs > 0.0 ? std::min (32767.0 / max_abs,
+      ((nonneg ? 1 << 23 : 1 << 22) - 255.0 * n) / (255.0 * sum_abs)) : 1.0;
+  /* the largest such scale, or the power of two under it, which keeps
+   * taps of few bits exact (sobel's 1, 2, 1 and -1, 0, 1) */
+  if (quantize_error (k, n, exp2 (floor (log2 (s)))) <= quantize_error (k,
+          n, s))
+    s = exp2 (floor (log2 (s)));
+  for (int i = 0; i < n; i++)
+    q[i] = (int) lrint (k[i] * s);
+  for (int j = 0; j < n / 2; j++)
+    kq[j] = (uint16_t) q[2 * j] | (uint32_t) (uint16_t) q[2 * j + 1] << 16;
+  kq[n / 2] = (uint32_t) (uint16_t) q[n - 1] << 16;
+  *bias = nonneg ? 0x4B000000 : 0x4B400000;
+  *scale = s;
+  return quantize_error (k, n, s);
+}
+
+/* Fills q with p as the strips take it: the horizontal taps quantized
+ * (stream_hsums), each term's vertical taps divided by its horizontal
+ * scale, and the vertical sums' start, which takes the biases back out
+ * (and holds the rounding's 0.5 for the blur and sharpen).  The sharpen
+ * s + amount (s - blur) becomes (1 + amount) s plus the blur's taps times
+ * -amount: no source row kept for the store.  False when the quantized
+ * taps may move a result by more than ST_MAX_ERROR. */
+static bool
+stream_prepare (const SepParams & p, SepParams & q)
+{
+  const int n = 2 * p.rx + 1;
+  const bool two = p.combine == CUCONV_COMBINE_MAGNITUDE
+      || p.combine == CUCONV_COMBINE_ABS_SUM;
+  double err = 0.0;
+
+  q = p;
+  if (p.combine == CUCONV_COMBINE_SHARPEN) {
+    for (int t = 0; t < n; t++)
+      q.ky[t] = -p.amount * p.ky[t];
+    q.amount = 1.0f + p.amount;
+  }
+  for (int m = 0; m < (two ? 2 : 1); m++) {
+    float *ky = q.ky + m * SEP_TERM2;
+    double s, start = two ? 0.0 : 0.5, ky_abs = 0.0;
+    const double e = quantize_taps (q.kx + m * SEP_TERM2, n, q.kq[m],
+        &q.hbias[m], &s);
+
+    for (int t = 0; t < n; t++) {
+      ky_abs += fabs (ky[t]);
+      ky[t] = (float) (ky[t] / s);
+      start -= bits_float (q.hbias[m]) * ky[t];
+    }
+    q.vinit[m] = (float) start;
+    err += e * ky_abs;
+  }
+  return err <= ST_MAX_ERROR;
+}
+
 bool
-stream_takes (const SepParams & p)
+stream_takes (const SepParams & p, SepParams & q)
 {
   /* a blur's rounding has no clamp below 0 (launch_separable) */
   return stream_fits (p) && (p.combine != CUCONV_COMBINE_NONE
-      || p.taps_nonneg);
+      || p.taps_nonneg) && stream_prepare (p, q);
 }
 
 /* Whether p is a whole plane: the strips' bands of a host-memory frame
@@ -95,8 +209,9 @@ launch_stream (const SepParams & p, cudaStream_t stream)
   const int out = p.combine == CUCONV_COMBINE_SHARPEN ? OUT_SHARPEN
       : p.combine == CUCONV_COMBINE_NONE ? OUT_BLUR : OUT_TWO_TERMS;
   Launcher launch = NULL;
+  SepParams q;
 
-  if (!stream_takes (p))
+  if (!stream_takes (p, q))
     return cudaErrorNotSupported;
   switch ((p.rx * 2 + p.nc - 1) * 4 + out) {
 #define CUCONV_STREAM_CASE(R, NC, OUT) \
@@ -113,17 +228,7 @@ launch_stream (const SepParams & p, cudaStream_t stream)
     default:
       return cudaErrorNotSupported;
   }
-  if (out == OUT_SHARPEN) {
-    /* the strips sum s + amount (s - blur) as (1 + amount) s plus the
-     * blur's taps times -amount: no source row kept for the store */
-    SepParams q = p;
-
-    for (int t = 0; t <= 2 * p.ry; t++)
-      q.ky[t] = -p.amount * p.ky[t];
-    q.amount = 1.0f + p.amount;
-    return launch (q, stream);
-  }
-  return launch (p, stream);
+  return launch (q, stream);
 }
 
 cudaError_t
@@ -138,14 +243,13 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
     return cudaErrorNotSupported;
   sep_plane_init (p, pl, border, row_begin, row_end);
   p.rx = p.ry = m.radius;
-  if (!stream_fits (p))
-    return cudaErrorNotSupported;
-  memcpy (p.kx, m.w, sizeof (float) * k * k);
   /* whole planes, the smaller ones in StreamSmall's strips (H200,
    * 1920x1080, us: the 3x3 4.6 against 7.7 for its tiles, the 5x5 8.7
    * against 9.4) */
-  if (!forced && !stream_whole (p))
+  if (!stream_fits (p) || (!forced && !stream_whole (p)))
     return cudaErrorNotSupported;
+  memcpy (p.kx, m.w, sizeof (float) * k * k);
+  p.vinit[0] = 0.5f;
   return m.radius == 2 ? launch_stream_r < 2, 1, OUT_MATRIX > (p, stream)
       : launch_stream_r < 1, 1, OUT_MATRIX > (p, stream);
 }

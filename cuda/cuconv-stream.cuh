@@ -39,12 +39,6 @@ namespace cuconv {
 
 constexpr int ST_THREADS = 128;
 
-/* The largest radius the streaming kernel takes: past it the tiled
- * kernel's shared rows win (measured, docs/performance.md: at radius 3 and
- * 4 it is slower), since 2R + 1 rows of accumulators no longer fit the
- * registers of a thread wide enough to share its conversions. */
-constexpr int ST_MAX_RADIUS = 2;
-
 /* Samples a thread across, and output rows a thread, as measured
  * fastest on a 3840x2160 plane (H100): 16 x 10 for the radius-1 blur
  * (9.5 us against 9.9 for 16 x 12: its 12 input rows are four whole
@@ -306,8 +300,8 @@ stream_load (const SepParams & p, int x, int y, bool near, uint32_t * w)
   stream_load_row < Sh > (p.src + (size_t) yy * p.src_pitch + x, w);
 }
 
-/* The floats of the C + 2A samples the taps read, from the loaded row
- * w. */
+/* The floats of the C + 2A samples the matrix's taps read, from the
+ * loaded row w. */
 template < class Sh > __device__ __forceinline__ void
 stream_floats (const uint32_t * w, float *f)
 {
@@ -322,15 +316,80 @@ stream_dot (const float *w, const float *f, int c, float a)
 {
 #pragma unroll
   for (int i = 0; i < Sh::K; i++)
-    a = fmaf (w[i], f[c + i * Sh::NC], a);
+    a = fmaf (w[i], f[c + i], a);
   return a;
 }
 
-/* Term m's horizontal sum at sample c of the row f. */
-template < class Sh > __device__ __forceinline__ float
-stream_hsum (const SepParams & p, const float *f, int m, int c)
+/* c plus the signed 16-bit halves of a times bytes 0 and 1 of b (HI:
+ * bytes 2 and 3), in one instruction. */
+template < bool HI > __device__ __forceinline__ int
+dp2a (uint32_t a, uint32_t b, int c)
 {
-  return stream_dot < Sh > (p.kx + m * SEP_TERM2, f, c, 0.0f);
+  int d;
+
+  if (HI)
+    asm ("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (a), "r" (b),
+        "r" (c));
+  else
+    asm ("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r" (d) : "r" (a), "r" (b),
+        "r" (c));
+  return d;
+}
+
+/* The horizontal sums h of the loaded row w at its C samples, with the
+ * quantized taps of term or matrix row m (stream_quantize): each the
+ * bias hbias[m] plus the integer sum of the taps times the samples, whose
+ * bits are the float bias + sum exactly (the sum lies within the bias's
+ * range).  Two taps an instruction, read from the samples' bytes as they
+ * were loaded: the window's words (a component's bytes, from 2
+ * components), and those words shifted by one byte for the pairs that
+ * start at an odd byte; the last tap pairs with the sample before it. */
+template < class Sh > __device__ __forceinline__ void
+stream_hsums (const SepParams & p, const uint32_t * w, int m, float *h)
+{
+  constexpr int NC = Sh::NC, R = Sh::R, NQ = Sh::NW / NC;
+  constexpr int E0 = (Sh::E - Sh::A) / NC;
+  static_assert (NC == 1 || (NC == 2 && Sh::NW % 2 == 0),
+      "a component's bytes in whole words");
+  uint32_t s[NC][NQ], sh[NC][NQ];
+
+#pragma unroll
+  for (int q = 0; q < NC; q++) {
+#pragma unroll
+    for (int k = 0; k < NQ; k++)
+      s[q][k] = NC == 1 ? w[k] : __byte_perm (w[2 * k], w[2 * k + 1],
+          q == 0 ? 0x6420 : 0x7531);
+#pragma unroll
+    for (int k = 0; k < NQ; k++)
+      sh[q][k] = __byte_perm (s[q][k], k + 1 < NQ ? s[q][k + 1] : 0u,
+          0x4321);
+  }
+#pragma unroll
+  for (int c = 0; c < Sh::C; c++) {
+    const int q = c % NC;
+    int a = p.hbias[m];
+
+#pragma unroll
+    for (int j = 0; j <= R; j++) {
+      /* the first byte of pair j (of the last tap and the one before) */
+      const int i = E0 + c / NC + (j < R ? 2 * j : 2 * R - 1);
+      const uint32_t b = i % 2 == 0 ? s[q][i / 4] : sh[q][i / 4];
+
+      a = i % 4 < 2 ? dp2a < false > (p.kq[m][j], b, a)
+          : dp2a < true > (p.kq[m][j], b, a);
+    }
+    h[c] = __int_as_float (a);
+  }
+}
+
+/* Sample c of the loaded row w as a float: its byte moved to the low
+ * bits and converted (two instructions, with no selector to keep in a
+ * register as u8_to_f's). */
+template < class Sh > __device__ __forceinline__ float
+stream_sample (const uint32_t * w, int c)
+{
+  return __uint2float_rn (__byte_perm (w[(Sh::E + c) / 4], 0u,
+          0x4440u | (Sh::E + c) % 4));
 }
 
 /* An output row of the strip at x from its terms' sums t0 and t1:
@@ -402,8 +461,6 @@ stream_strip (const SepParams & p, int x, int y0)
   constexpr int R = Sh::R, OUT = Sh::OUT;
   constexpr int C = Sh::C, A = Sh::A, S = Sh::S;
   constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
-  /* the blur's, sharpen's and matrix's sums start at the rounding's 0.5 */
-  constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   uint32_t ring[K][NW];
   float acc[NT][K][C];
   /* BY_POINTER: the next row to load and the next output row */
@@ -427,11 +484,20 @@ stream_strip (const SepParams & p, int x, int y0)
 #pragma unroll
     for (int u = 0; u < K; u++) {
       const int j = j0 + u;
-      float f[C + 2 * A];
+      float h[NT][C], own[C], f[OUT == OUT_MATRIX ? C + 2 * A : 1];
 
       if (ROWS % K != 0 && j >= ROWS)
         break;
-      stream_floats < Sh > (ring[u], f);
+      if (OUT == OUT_MATRIX) {
+        stream_floats < Sh > (ring[u], f);
+      } else {
+#pragma unroll
+        for (int m = 0; m < NT; m++)
+          stream_hsums < Sh > (p, ring[u], m, h[m]);
+      }
+#pragma unroll
+      for (int c = 0; c < C && OUT == OUT_SHARPEN; c++)
+        own[c] = stream_sample < Sh > (ring[u], c);
       if (j + K < ROWS) {
         if (BY_POINTER) {
           stream_load_row < Sh > (in, ring[u]);
@@ -447,27 +513,21 @@ stream_strip (const SepParams & p, int x, int y0)
        * j - R also takes the row's own samples (rows before the strip's
        * first take it too, into slots that are started afresh before
        * their own output row uses them) */
-      if (OUT == OUT_MATRIX) {
+#pragma unroll
+      for (int m = 0; m < NT; m++) {
 #pragma unroll
         for (int c = 0; c < C; c++) {
-#pragma unroll
-          for (int t = 0; t < K; t++) {
-            float &a = acc[0][(u + K - t) % K][c];
-            a = stream_dot < Sh > (p.kx + t * K, f, c, t == 0 ? INIT : a);
-          }
-        }
-      }
-#pragma unroll
-      for (int m = 0; m < NT && OUT != OUT_MATRIX; m++) {
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-          const float h = stream_hsum < Sh > (p, f, m, c);
 #pragma unroll
           for (int t = 0; t < K; t++) {
             float &a = acc[m][(u + K - t) % K][c];
-            a = fmaf (p.ky[m * SEP_TERM2 + t], h, t == 0 ? INIT : a);
+            const float a0 = t == 0 ? p.vinit[m] : a;
+
+            if (OUT == OUT_MATRIX)
+              a = stream_dot < Sh > (p.kx + t * K, f, c, a0);
+            else
+              a = fmaf (p.ky[m * SEP_TERM2 + t], h[m][c], a0);
             if (OUT == OUT_SHARPEN && t == R)
-              a = fmaf (p.amount, f[c + A], a);
+              a = fmaf (p.amount, own[c], a);
           }
         }
       }
@@ -491,7 +551,6 @@ stream_edge_row (const SepParams & p, int x, int y)
 {
   constexpr int R = Sh::R, OUT = Sh::OUT;
   constexpr int C = Sh::C, A = Sh::A, NT = Sh::NT, K = Sh::K;
-  constexpr float INIT = OUT == OUT_TWO_TERMS ? 0.0f : 0.5f;
   const bool near = p.width > C + A;
   float acc[NT][C];
 
@@ -499,23 +558,25 @@ stream_edge_row (const SepParams & p, int x, int y)
   for (int m = 0; m < NT; m++)
 #pragma unroll
     for (int c = 0; c < C; c++)
-      acc[m][c] = INIT;
+      acc[m][c] = p.vinit[m];
 #pragma unroll 1
   for (int t = 0; t < K; t++) {
     uint32_t w[Sh::NW];
-    float f[C + 2 * A];
+    float h[C], f[OUT == OUT_MATRIX ? C + 2 * A : 1];
 
     stream_load < Sh, true > (p, x, y - R + t, near, w);
-    stream_floats < Sh > (w, f);
+    if (OUT == OUT_MATRIX)
+      stream_floats < Sh > (w, f);
 #pragma unroll
     for (int m = 0; m < NT; m++) {
+      if (OUT != OUT_MATRIX)
+        stream_hsums < Sh > (p, w, m, h);
 #pragma unroll
       for (int c = 0; c < C; c++) {
         acc[m][c] = OUT == OUT_MATRIX ? stream_dot < Sh > (p.kx + t * K, f,
-            c, acc[m][c]) : fmaf (p.ky[m * SEP_TERM2 + t],
-            stream_hsum < Sh > (p, f, m, c), acc[m][c]);
+            c, acc[m][c]) : fmaf (p.ky[m * SEP_TERM2 + t], h[c], acc[m][c]);
         if (OUT == OUT_SHARPEN && t == R)
-          acc[m][c] = fmaf (p.amount, f[c + A], acc[m][c]);
+          acc[m][c] = fmaf (p.amount, stream_sample < Sh > (w, c), acc[m][c]);
       }
     }
   }
