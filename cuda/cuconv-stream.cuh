@@ -6,15 +6,18 @@
  * A thread owns C adjacent samples of a row (16 or 8) and a strip of S
  * output rows below them.  It walks down its strip one input row at a
  * time: a 16- or 8-byte load of the row's C samples and a 4- or 8-byte
- * load of the apron on each side, converted to floats once; each
- * horizontal sum goes straight into the 2R + 1 output rows it feeds,
- * whose accumulators stay in registers (a ring whose slots are
- * compile-time names: the walk is unrolled by one period of 2R + 1 rows);
- * an output row is rounded, packed and stored as soon as its last input
- * row is in.  No shared memory and no barrier.  The loads run one period
- * ahead of the arithmetic.  The 2-D matrix (3x3, 5x5) walks the same way:
- * each input row's sum with matrix row t goes into the output row t rows
- * above it.
+ * load of the apron on each side.  The row's horizontal sums are read
+ * from its bytes as loaded, two taps a dp2a instruction (16-bit integer
+ * taps, quantized on the host: stream_prepare, cuconv-stream.cu), and no
+ * sample is converted to a float; each sum goes straight into the 2R + 1
+ * output rows it feeds, whose float accumulators stay in registers (a
+ * ring whose slots are compile-time names: the walk is unrolled by one
+ * period of 2R + 1 rows); an output row is rounded, packed and stored as
+ * soon as its last input row is in.  No shared memory and no barrier.
+ * The loads run one period ahead of the arithmetic.  The 2-D matrix (3x3,
+ * 5x5) walks the same way, in floats (a row's sums with each matrix row
+ * share its conversions; dp2a measured slower there): each input row's
+ * sum with matrix row t goes into the output row t rows above it.
  *
  * The strips cover the inner columns, whose windows lie inside the rows:
  * their loads and stores have no checks.  A strip whose rows lie inside
@@ -337,7 +340,7 @@ dp2a (uint32_t a, uint32_t b, int c)
 }
 
 /* The horizontal sums h of the loaded row w at its C samples, with the
- * quantized taps of term or matrix row m (stream_quantize): each the
+ * quantized taps of term m (stream_prepare): each the
  * bias hbias[m] plus the integer sum of the taps times the samples, whose
  * bits are the float bias + sum exactly (the sum lies within the bias's
  * range).  Two taps an instruction, read from the samples' bytes as they
