@@ -2,8 +2,9 @@
  * 8- or 16-bit samples (I420, NV12, I420_10LE, P010) through the tuned
  * separable tiles in one launch, which saves the ramp and tail of the
  * chroma planes' launches.  The radii are the tuned
- * kernel's (CUCONV_FIXED_RADII).  A whole 8-bit frame at radius 1 takes
- * the streaming kernel instead (cuconv-stream.cuh), in one launch too;
+ * kernel's (CUCONV_FIXED_RADII).  A whole 8-bit frame at luma radius 1
+ * or 2 takes the streaming kernel instead (cuconv-stream.cuh), in one
+ * launch too;
  * one whose luma plane the tensor cores take (4K, radius 5 and up:
  * cuconv-mma.cu) is declined, its planes launched one by one.
  *
@@ -39,9 +40,9 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
-/* The same frame through the streaming kernel at radius 1 (the chroma's
- * too), in strips of shape Luma and Chroma: each block takes ST_THREADS
- * threads of one plane. */
+/* The same frame through the streaming kernel at luma radius 1 or 2
+ * (the chroma's 1), in strips of shape Luma and Chroma: each block takes
+ * ST_THREADS threads of one plane. */
 template < class Luma, class Chroma > __global__ void
 __launch_bounds__ (ST_THREADS)
 stream_frame420 (const __grid_constant__ FrameParams fp)

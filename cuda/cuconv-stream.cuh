@@ -340,13 +340,13 @@ dp2a (uint32_t a, uint32_t b, int c)
 }
 
 /* The horizontal sums h of the loaded row w at its C samples, with the
- * quantized taps of term m (stream_prepare): each the
- * bias hbias[m] plus the integer sum of the taps times the samples, whose
- * bits are the float bias + sum exactly (the sum lies within the bias's
- * range).  Two taps an instruction, read from the samples' bytes as they
- * were loaded: the window's words (a component's bytes, from 2
- * components), and those words shifted by one byte for the pairs that
- * start at an odd byte; the last tap pairs with the sample before it. */
+ * quantized taps of term m (stream_prepare): each the bias hbias[m] plus
+ * the integer sum of the taps times the samples, whose bits are the float
+ * bias + sum exactly (the sum lies within the bias's range).  Two taps an
+ * instruction, read from the samples' bytes as they were loaded: the
+ * window's words (a component's bytes, from 2 components), and those
+ * words shifted by one byte for the pairs that start at an odd byte; the
+ * last tap pairs with the sample before it. */
 template < class Sh > __device__ __forceinline__ void
 stream_hsums (const SepParams & p, const uint32_t * w, int m, float *h)
 {

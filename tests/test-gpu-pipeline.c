@@ -1,9 +1,12 @@
 /* gst-cudaconvolve: cudaconvolve among GStreamer's CUDA elements (nvcodec).
  *
- * - cudaupload ! cudaconvolve ! cudadownload gives the same bytes as the
- *   system-memory path (appsrc ! cudaconvolve ! appsink), for every format
- *   cudaupload takes, every border, several kernels and radii, and both
- *   are within +-1 of the CPU reference; the element's pads carry
+ * - cudaupload ! cudaconvolve ! cudadownload and the system-memory path
+ *   (appsrc ! cudaconvolve ! appsink) are both within +-1 of the CPU
+ *   reference, for every format cudaupload takes, every border, several
+ *   kernels and radii (how many frames the two give bit for bit is
+ *   printed: whole planes in CUDA memory may take the streaming kernel,
+ *   whose taps are quantized, where the strips' bands take the tiles;
+ *   docs/semantics.md, section 7); the element's pads carry
  *   memory:CUDAMemory and its output buffers are CUDA memory of the same
  *   GstCudaContext as its input (one context, shared).
  * - Mixed pipelines (system memory in, CUDA memory out, and the reverse)
@@ -305,7 +308,7 @@ GST_START_TEST (test_cuda_memory_matches_system)
   };
   GRand *rand = g_rand_new_with_seed (SEED);
   guint f, b, r, k, n_formats = quick ? 1 : G_N_ELEMENTS (all_formats);
-  guint tested = 0;
+  guint tested = 0, differ = 0;
 
   for (f = 0; f < n_formats; f++) {
     const gchar *format = quick ? "I420" : all_formats[f];
@@ -348,10 +351,11 @@ GST_START_TEST (test_cuda_memory_matches_system)
               "not CUDA memory", what);
           fail_unless (cuda.in_context == cuda.out_context, "%s: input and "
               "output in different CUDA contexts", what);
-          fail_if (frames_differ (&info, out_cuda, out_sys, where,
-                  sizeof (where)), "%s: CUDA memory and system memory "
-              "differ at %s", what, where);
+          if (frames_differ (&info, out_cuda, out_sys, where,
+                  sizeof (where)))
+            differ++;
           check_reference (&info, sys.conv, in, out_sys, what);
+          check_reference (&info, cuda.conv, in, out_cuda, what);
           gst_buffer_unref (out_cuda);
           gst_buffer_unref (out_sys);
           gst_buffer_unref (in);
@@ -362,8 +366,9 @@ GST_START_TEST (test_cuda_memory_matches_system)
     pipe_stop (&cuda);
     pipe_stop (&sys);
   }
-  g_print ("  %u frames through CUDA memory, equal to system memory\n",
-      tested);
+  g_print ("  %u frames through CUDA memory, within +-1 of the reference "
+      "as through system memory; %u of them not bit-identical to it\n",
+      tested, differ);
   fail_unless (tested > 0);
   g_rand_free (rand);
 }
