@@ -153,10 +153,12 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
     default:
       return cudaErrorNotSupported;
   }
+  /* whole frames at luma radius 1 and 2 stream, at any size (H100, I420
+   * at r = 2, us: 3840x2160 13.8 against 18.5 for the tiles, 1920x1080
+   * 6.6 against 7.9); q: the planes as the strips take them */
   bool streaming = l.rx <= 2 && (path == CUCONV_PATH_STREAM
       || (path == CUCONV_PATH_AUTO && (stream_fills (l)
               || stream_small (l))));
-
   FrameParams q = fp;
 
   for (int i = 0; i < fp.n; i++)
