@@ -98,7 +98,7 @@ static double
 quantize_taps (const float *k, int n, uint32_t * kq, int *bias,
     double *scale)
 {
-  double sum_abs = 0.0, max_abs = 0.0, s;
+  double sum_abs = 0.0, max_abs = 0.0;
   bool nonneg = true;
   int q[2 * ST_MAX_RADIUS + 1];
 
@@ -108,13 +108,16 @@ quantize_taps (const float *k, int n, uint32_t * kq, int *bias,
     nonneg &= k[i] >= 0.0f;
   }
   /* each rounding adds at most half a unit a tap: 255 n / 2 */
-  s = max_abs > 0.0 ? std::min (32767.0 / max_abs,
+  const double s_max = max_abs > 0.0 ? std::min (32767.0 / max_abs,
       ((nonneg ? 1 << 23 : 1 << 22) - 255.0 * n) / (255.0 * sum_abs)) : 1.0;
-  /* the largest such scale, or the power of two under it, which keeps
-   * taps of few bits exact (sobel's 1, 2, 1 and -1, 0, 1) */
-  if (quantize_error (k, n, exp2 (floor (log2 (s)))) <= quantize_error (k,
-          n, s))
-    s = exp2 (floor (log2 (s)));
+  /* the largest such scale, or the power of two under it where that
+   * rounds no worse: it keeps taps of few bits exact (sobel's 1, 2, 1 and
+   * -1, 0, 1) */
+  const double s_pow2 = exp2 (floor (log2 (s_max)));
+  const double e_max = quantize_error (k, n, s_max);
+  const double e_pow2 = quantize_error (k, n, s_pow2);
+  const double s = e_pow2 <= e_max ? s_pow2 : s_max;
+
   for (int i = 0; i < n; i++)
     q[i] = (int) lrint (k[i] * s);
   for (int j = 0; j < n / 2; j++)
@@ -122,7 +125,7 @@ quantize_taps (const float *k, int n, uint32_t * kq, int *bias,
   kq[n / 2] = (uint32_t) (uint16_t) q[n - 1] << 16;
   *bias = nonneg ? 0x4B000000 : 0x4B400000;
   *scale = s;
-  return quantize_error (k, n, s);
+  return std::min (e_pow2, e_max);
 }
 
 /* Fills q with p as the strips take it: the horizontal taps quantized
