@@ -43,10 +43,16 @@ namespace cuconv {
 constexpr int ST_THREADS = 128;
 
 /* Samples a thread across, and output rows a thread, as measured
- * fastest on a 3840x2160 plane (H100): 16 x 10 for the radius-1 blur
- * (9.5 us against 9.9 for 16 x 12: its 12 input rows are four whole
- * periods of the walk), 16 x 12 for the 3x3 matrix; 8 x 16 where more
- * accumulators crowd the registers, 8 x 24 for the 5x5 matrix. */
+ * fastest on a 3840x2160 plane (H200, us, 2026-11-28): 16 x 9 for the
+ * radius-1 blur and the 3x3 matrix (7.9 against 8.2 for 16 x 10; 9.5
+ * against 9.9 for 16 x 12); 8 x 13 for the sharpen and two terms at
+ * radius 1 (sobel 12.0 against 13.1 for 8 x 16, laplacian 11.9 against
+ * 13.0), 8 x 16 at radius 2 (blur 10.0, 10.2 for 8 x 14, 11.2 for
+ * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  Which
+ * count wins depends on how the blocks fall on the SMs more than on the
+ * rows a strip shares its apron among: none of the counts near these is
+ * better on all rows, and a count chosen at run time to spread the
+ * blocks evenly lost to these (docs/design.md, 7a). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)
 {
@@ -62,8 +68,8 @@ stream_cols (int r, int out)
 __host__ __device__ constexpr int
 stream_rows (int r, int out)
 {
-  return stream_wide (r, out) ? (out == OUT_BLUR ? 10 : 12)
-      : out == OUT_MATRIX ? 24 : 16;
+  return stream_wide (r, out) ? 9 : out == OUT_MATRIX ? 24 : r == 1 ? 13
+      : 16;
 }
 
 /* The shape of the streaming kernel of radius RAD, NCOMP interleaved
@@ -406,19 +412,29 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
   constexpr int C = Sh::C, OUT = Sh::OUT;
   uint32_t b[C], out[C / 4];
 
+  if (OUT == OUT_MATRIX && p.taps_nonneg) {
+    /* taps >= 0 summing to at most 1 (launch_stream_matrix): no clamp,
+     * by a branch the whole launch takes alike (3840x2160, 3x3: 9.9 us
+     * against 10.3 with the clamp, H200) */
 #pragma unroll
-  for (int c = 0; c < C; c++) {
-    float v;
+    for (int c = 0; c < C; c++)
+      b[c] = floor_bits (t0[c]);
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      float v;
 
-    if (OUT == OUT_SHARPEN || OUT == OUT_MATRIX) {
-      /* taps of either sign: saturated to [0, maxv] */
-      v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
-    } else if (OUT == OUT_TWO_TERMS) {
-      v = fminf (two_terms_approx (p.combine, t0[c], t1[c]), p.maxv) + 0.5f;
-    } else {
-      v = t0[c];
+      if (OUT == OUT_SHARPEN || OUT == OUT_MATRIX) {
+        /* taps of either sign: saturated to [0, maxv] */
+        v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
+      } else if (OUT == OUT_TWO_TERMS) {
+        v = fminf (two_terms_approx (p.combine, t0[c], t1[c]),
+            p.maxv) + 0.5f;
+      } else {
+        v = t0[c];
+      }
+      b[c] = floor_bits (v);
     }
-    b[c] = floor_bits (v);
   }
 #pragma unroll
   for (int q = 0; q < C / 4; q++)

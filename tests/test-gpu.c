@@ -210,6 +210,7 @@ typedef struct
   int x_len, y_len;
   double x[9], y[9];
   int side;                     /* a matrix: filled by matrix_fill () */
+  int positive;                 /* the matrix's taps all > 0 */
   int max_w;                    /* the largest width it runs at (--quick:
                                  * 17), 0: all */
   int race;                     /* in --race */
@@ -244,6 +245,10 @@ static const General general[] = {
       1, 9, 0, {1, 1, 2, 2, 3, 2, 2, 1, 1}},
   {"custom matrix 3x3", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 3},
   {"custom matrix 5x5", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_LUMA, .side = 5},
+  {"custom matrix 3x3 taps > 0", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO,
+      .side = 3, .positive = 1},
+  {"custom matrix 5x5 taps > 0", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_ALL,
+      .side = 5, .positive = 1},
   {"custom matrix 7x7", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_ALL, .side = 7,
       .race = 1},
   {"custom matrix 31x31", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 31,
@@ -254,16 +259,17 @@ static const General general[] = {
 
 /* Non-separable matrices: a sharpening 3x3 (sum 1, not normalised), and
  * larger ones of mostly positive weights with negative ones among them,
- * normalised. */
+ * normalised; positive: a tent plus a diagonal, all > 0, normalised (the
+ * streamed matrix's store without a clamp). */
 static void
-matrix_fill (CuconvSettings * s, int side)
+matrix_fill (CuconvSettings * s, int side, int positive)
 {
   static const double sharpen3[9] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
   const int r = side / 2;
   int i, j;
 
   s->matrix_side = side;
-  if (side == 3) {
+  if (side == 3 && !positive) {
     memcpy (s->matrix, sharpen3, sizeof (sharpen3));
     return;
   }
@@ -271,8 +277,8 @@ matrix_fill (CuconvSettings * s, int side)
   for (j = -r; j <= r; j++)
     for (i = -r; i <= r; i++)
       s->matrix[(j + r) * side + i + r] = (double) (r + 1 - abs (i))
-          * (r + 1 - abs (j)) + ((i * 7 + j * 3) % 5 == 0 ? -2.0 * r : 0.0)
-          + (i == 2 * j ? 3.0 : 0.0);
+          * (r + 1 - abs (j)) + (positive ? 0.0 : (i * 7 + j * 3) % 5 == 0 ?
+          -2.0 * r : 0.0) + (i == 2 * j ? 3.0 : 0.0);
 }
 
 /* One setting of the run, and which formats it runs on. */
@@ -906,7 +912,7 @@ setting_from_general (Setting * out, const General * gs, int b)
   memcpy (out->s.custom_x, gs->x, sizeof (gs->x));
   memcpy (out->s.custom_y, gs->y, sizeof (gs->y));
   if (gs->side)
-    matrix_fill (&out->s, gs->side);
+    matrix_fill (&out->s, gs->side, gs->positive);
 }
 
 static int
