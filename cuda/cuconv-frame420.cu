@@ -49,6 +49,7 @@ stream_frame420 (const __grid_constant__ FrameParams fp)
 {
   const int b = blockIdx.x;
 
+  stream_grid_wait ();
   if (b < fp.first_block[1])
     stream_thread < Luma > (fp.plane[0], b * ST_THREADS + threadIdx.x);
   else if (b < fp.first_block[2])
@@ -75,9 +76,8 @@ launch_stream420_shape (const FrameParams & fp0, cudaStream_t stream)
       blocks += stream_blocks < Chroma > (fp.plane[i]);
   }
   fp.first_block[3] = blocks;
-  stream_frame420 < Luma, Chroma > <<< blocks, ST_THREADS, 0, stream >>>
-      (fp);
-  return cudaGetLastError ();
+  return stream_launch (stream_frame420 < Luma, Chroma >, blocks, fp,
+      stream);
 }
 
 /* A plane of the frame of ST_MIN_SAMPLES or more, radius R, NC
