@@ -48,11 +48,10 @@ constexpr int ST_THREADS = 128;
  * against 9.9 for 16 x 12); 8 x 13 for the sharpen and two terms at
  * radius 1 (sobel 12.0 against 13.1 for 8 x 16, laplacian 11.9 against
  * 13.0), 8 x 16 at radius 2 (blur 10.0, 10.2 for 8 x 14, 11.2 for
- * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  Which
- * count wins depends on how the blocks fall on the SMs more than on the
- * rows a strip shares its apron among: none of the counts near these is
- * better on all rows, and a count chosen at run time to spread the
- * blocks evenly lost to these (docs/design.md, 7a). */
+ * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  No
+ * simple rule picks them: neither the apron's share nor how evenly the
+ * blocks fall on the SMs (a count chosen at run time to spread them lost
+ * to these: docs/design.md, 7a). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)
 {
