@@ -82,8 +82,9 @@ struct SepParams
   int border;
   int src_aligned16;            /* src and src_pitch are multiples of 16 */
   int dst_aligned;              /* dst and dst_pitch: of 4 samples */
-  int taps_nonneg;              /* all taps >= 0 (a streamed matrix's: and
-                                 * summing to at most 1): no clamp */
+  int taps_nonneg;              /* all taps >= 0: a blur needs no clamp
+                                 * (a streamed matrix: taps >= 0 summing
+                                 * to at most 1 + 2^-10) */
   int shift;                    /* a sample is (word >> shift) & mask */
   uint32_t mask;
   float maxv;                   /* mask as a float: the saturation */
