@@ -83,8 +83,7 @@ struct SepParams
   int src_aligned16;            /* src and src_pitch are multiples of 16 */
   int dst_aligned;              /* dst and dst_pitch: of 4 samples */
   int taps_nonneg;              /* all taps >= 0: a blur needs no clamp
-                                 * (a streamed matrix: taps >= 0 summing
-                                 * to at most 1 + 2^-10) */
+                                 * (a streamed matrix: taps_bounded) */
   int shift;                    /* a sample is (word >> shift) & mask */
   uint32_t mask;
   float maxv;                   /* mask as a float: the saturation */

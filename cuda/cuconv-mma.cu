@@ -617,7 +617,7 @@ launch_mma_k (const SepParams & p, cudaStream_t stream)
 bool
 mma_takes (const SepParams & p)
 {
-  int dev, major;
+  int major;
 
   if (!(p.sb == 1 && (p.nc == 1 || p.nc == 2)
           && p.combine == CUCONV_COMBINE_NONE && p.taps_nonneg
@@ -626,8 +626,7 @@ mma_takes (const SepParams & p)
           && taps_bounded (p.kx, 2 * p.rx + 1)
           && taps_bounded (p.ky, 2 * p.ry + 1)))
     return false;
-  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&major,
-          cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+  if (device_cc_major (&major) != cudaSuccess) {
     cudaGetLastError ();
     return false;
   }

@@ -240,7 +240,6 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
     cudaStream_t stream)
 {
   const int k = 2 * m.radius + 1;
-  double sum = 0.0;
   SepParams p;
 
   if (pl.n_comp != 1 || pl.op[0] != CUCONV_COMP_FILTER)
@@ -254,14 +253,9 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
     return cudaErrorNotSupported;
   memcpy (p.kx, m.w, sizeof (float) * k * k);
   p.vinit[0] = 0.5f;
-  /* taps >= 0 summing to at most 1 + 2^-10 keep a sum + 0.5 of 8-bit
-   * samples under 255.75: no clamp (stream_store_row) */
-  p.taps_nonneg = 1;
-  for (int i = 0; i < k * k; i++) {
-    p.taps_nonneg &= m.w[i] >= 0.0f;
-    sum += m.w[i];
-  }
-  p.taps_nonneg &= sum <= 1.0 + 1.0 / 1024;
+  /* taps >= 0 summing to at most 1 (plus float error) keep a sum + 0.5
+   * of 8-bit samples under 255.6: no clamp (stream_store_row) */
+  p.taps_nonneg = taps_bounded (m.w, k * k);
   return m.radius == 2 ? launch_stream_r < 2, 1, OUT_MATRIX > (p, stream)
       : launch_stream_r < 1, 1, OUT_MATRIX > (p, stream);
 }

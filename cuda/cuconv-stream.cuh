@@ -626,10 +626,9 @@ stream_launch (void (*k) (P), int blocks, const P & arg, cudaStream_t stream)
 {
   cudaLaunchConfig_t cfg = { };
   cudaLaunchAttribute attr;
-  int dev, major = 0;
+  int major = 0;
 
-  if (cudaGetDevice (&dev) != cudaSuccess || cudaDeviceGetAttribute (&major,
-          cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+  if (device_cc_major (&major) != cudaSuccess)
     cudaGetLastError ();        /* not sticky: an ordinary launch */
   cfg.gridDim = dim3 (blocks);
   cfg.blockDim = dim3 (ST_THREADS);

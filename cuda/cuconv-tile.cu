@@ -36,6 +36,18 @@ device_sm_count (int *sms)
   return cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, dev);
 }
 
+cudaError_t
+device_cc_major (int *major)
+{
+  int dev;
+  const cudaError_t e = cudaGetDevice (&dev);
+
+  if (e != cudaSuccess)
+    return e;
+  return cudaDeviceGetAttribute (major, cudaDevAttrComputeCapabilityMajor,
+      dev);
+}
+
 int
 fill_two_waves (int tile_h, int min_h, int cols, int rows)
 {

@@ -343,6 +343,9 @@ cudaError_t device_smem_optin (int *bytes);
 /* The multiprocessors of the current device. */
 cudaError_t device_sm_count (int *sms);
 
+/* The compute capability's major number of the current device. */
+cudaError_t device_cc_major (int *major);
+
 /* The largest tile, in units (rows, or groups of rows) from max_units
  * halved down to no fewer than min_units, whose dynamic shared memory
  * smem_for (units) fits a block of the current device: *units and *smem,
