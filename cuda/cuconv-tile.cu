@@ -13,39 +13,34 @@
 
 namespace cuconv {
 
-cudaError_t
-device_smem_optin (int *bytes)
+/* Attribute a of the current device. */
+static cudaError_t
+device_attribute (cudaDeviceAttr a, int *v)
 {
   int dev;
   const cudaError_t e = cudaGetDevice (&dev);
 
   if (e != cudaSuccess)
     return e;
-  return cudaDeviceGetAttribute (bytes,
-      cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  return cudaDeviceGetAttribute (v, a, dev);
+}
+
+cudaError_t
+device_smem_optin (int *bytes)
+{
+  return device_attribute (cudaDevAttrMaxSharedMemoryPerBlockOptin, bytes);
 }
 
 cudaError_t
 device_sm_count (int *sms)
 {
-  int dev;
-  const cudaError_t e = cudaGetDevice (&dev);
-
-  if (e != cudaSuccess)
-    return e;
-  return cudaDeviceGetAttribute (sms, cudaDevAttrMultiProcessorCount, dev);
+  return device_attribute (cudaDevAttrMultiProcessorCount, sms);
 }
 
 cudaError_t
 device_cc_major (int *major)
 {
-  int dev;
-  const cudaError_t e = cudaGetDevice (&dev);
-
-  if (e != cudaSuccess)
-    return e;
-  return cudaDeviceGetAttribute (major, cudaDevAttrComputeCapabilityMajor,
-      dev);
+  return device_attribute (cudaDevAttrComputeCapabilityMajor, major);
 }
 
 int
