@@ -29,6 +29,7 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
   constexpr int RC = (R + 1) / 2;
   const int b = blockIdx.x;
 
+  grid_dep_wait ();
   if (b < fp.first_block[1])
     tile_fixed < R, 1, SB, OUT_BLUR > (fp.plane[0], b % fp.tiles_x[0],
         b / fp.tiles_x[0]);
@@ -49,7 +50,7 @@ stream_frame420 (const __grid_constant__ FrameParams fp)
 {
   const int b = blockIdx.x;
 
-  stream_grid_wait ();
+  grid_dep_wait ();
   if (b < fp.first_block[1])
     stream_thread < Luma > (fp.plane[0], b * ST_THREADS + threadIdx.x);
   else if (b < fp.first_block[2])
@@ -76,8 +77,8 @@ launch_stream420_shape (const FrameParams & fp0, cudaStream_t stream)
       blocks += stream_blocks < Chroma > (fp.plane[i]);
   }
   fp.first_block[3] = blocks;
-  return stream_launch (stream_frame420 < Luma, Chroma >, blocks, fp,
-      stream);
+  return launch_pdl (stream_frame420 < Luma, Chroma >, blocks, ST_THREADS,
+      0, stream, fp);
 }
 
 /* A plane of the frame of ST_MIN_SAMPLES or more, radius R, NC
@@ -130,8 +131,8 @@ launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
   fp.first_block[3] = blocks;
   return launch_smem ((const void *) sep_frame420 < R, NC, SB >, smem,
       smem_limit,[&]{
-        sep_frame420 < R, NC, SB > <<< blocks, THREADS, smem, stream >>>
-        (fp);});
+        launch_pdl (sep_frame420 < R, NC, SB >, blocks, THREADS, smem,
+            stream, fp);});
 }
 
 cudaError_t

@@ -499,8 +499,11 @@ sep_mma (const __grid_constant__ SepParams p,
   __shared__ MmaTables tt;
   int c0, y0, y_end;
 
+  /* the tables come from the parameters: copied while the grid before
+   * ends */
   mma_tables_load (tt, tb);
   __syncthreads ();
+  grid_dep_wait ();
   if (mma_work (p, gr, blockIdx.x * MMA_WARPS + threadIdx.x / 32, &c0, &y0,
           &y_end))
     mma_strip < KS, VA > (p, tt, c0, y0, y_end);
@@ -609,9 +612,8 @@ launch_mma_k (const SepParams & p, cudaStream_t stream)
   gr.bands = (band + gr.rows - 1) / gr.rows;
   warps = gr.bands * items;
   mma_taps_init (tb, p);
-  sep_mma < KS, VA > <<< (warps + MMA_WARPS - 1) / MMA_WARPS, MMA_THREADS,
-      0, stream >>> (p, tb, gr);
-  return cudaGetLastError ();
+  return launch_pdl (sep_mma < KS, VA >, (warps + MMA_WARPS - 1) / MMA_WARPS,
+      MMA_THREADS, 0, stream, p, tb, gr);
 }
 
 bool

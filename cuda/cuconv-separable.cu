@@ -19,6 +19,7 @@ template < int R, int NC, int SB, int OUT > __global__ void
 __launch_bounds__ (THREADS, fixed_min_blocks (R))
 sep_fixed (const __grid_constant__ SepParams p)
 {
+  grid_dep_wait ();
   tile_fixed < R, NC, SB, OUT > (p, blockIdx.x, blockIdx.y);
 }
 
@@ -114,8 +115,8 @@ launch_fixed (const SepParams & p, cudaStream_t stream)
 
   return launch_smem ((const void *) sep_fixed < R, NC, SB, OUT >, smem,
       smem_limit,[&]{
-        sep_fixed < R, NC, SB, OUT > <<< grid, THREADS, smem, stream >>>
-        (p);});
+        launch_pdl (sep_fixed < R, NC, SB, OUT >, grid, THREADS, smem, stream,
+            p);});
 }
 
 template < int NC, int SB, int OUT > static FixedLauncher

@@ -20,7 +20,7 @@ template < class Sh > __global__ void
 __launch_bounds__ (ST_THREADS)
 sep_stream (const __grid_constant__ SepParams p)
 {
-  stream_grid_wait ();
+  grid_dep_wait ();
   stream_thread < Sh > (p, blockIdx.x * ST_THREADS + threadIdx.x);
 }
 
@@ -33,8 +33,8 @@ sep_stream (const __grid_constant__ SepParams p)
 template < class Sh > static cudaError_t
 launch_shape (const SepParams & p, cudaStream_t stream)
 {
-  return stream_launch (sep_stream < Sh >, stream_blocks < Sh > (p), p,
-      stream);
+  return launch_pdl (sep_stream < Sh >, stream_blocks < Sh > (p),
+      ST_THREADS, 0, stream, p);
 }
 
 template < int R, int NC, int OUT > static cudaError_t

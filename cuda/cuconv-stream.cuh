@@ -601,45 +601,6 @@ stream_edge_row (const SepParams & p, int x, int y)
   stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1]);
 }
 
-/* Programmatic dependent launch (sm_90; launched by stream_launch): the
- * grid's blocks may be launched before the grid ahead of it in the stream
- * has finished, and wait here until it has and its writes are visible.
- * The launch of back-to-back grids overlaps the end of the one before
- * (H100, us: 3840x2160 r = 2 blur 10.5 -> 10.2, 3x3 9.9 -> 9.5, 1920x1080
- * r = 1 blur 4.4 -> 4.1).  The grid lets the next launch only as it ends
- * (no griddepcontrol.launch_dependents): released at its start, the next
- * grid's blocks filled the SMs that finished first, unevenly (r = 1 blur
- * 8.8 -> 10.3, 5x5 18.4 -> 24.4). */
-__device__ __forceinline__ void
-stream_grid_wait (void)
-{
-#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile ("griddepcontrol.wait;":::"memory");
-#endif
-}
-
-/* Launches kernel k of ST_THREADS-thread blocks on stream, its launch
- * allowed to overlap the grid before it (stream_grid_wait) on devices of
- * compute capability 9.0 and up. */
-template < class P > static inline cudaError_t
-stream_launch (void (*k) (P), int blocks, const P & arg, cudaStream_t stream)
-{
-  cudaLaunchConfig_t cfg = { };
-  cudaLaunchAttribute attr;
-  int major = 0;
-
-  if (device_cc_major (&major) != cudaSuccess)
-    cudaGetLastError ();        /* not sticky: an ordinary launch */
-  cfg.gridDim = dim3 (blocks);
-  cfg.blockDim = dim3 (ST_THREADS);
-  cfg.stream = stream;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = major >= 9 ? 1 : 0;
-  return cudaLaunchKernelEx (&cfg, k, arg);
-}
-
 /* Thread t of a band of p: an edge row or a strip (stream_role).  Run by
  * whole warps (the vote). */
 template < class Sh > __device__ __forceinline__ void

@@ -43,6 +43,18 @@ device_cc_major (int *major)
   return device_attribute (cudaDevAttrComputeCapabilityMajor, major);
 }
 
+bool
+device_takes_pdl (void)
+{
+  int major;
+
+  if (device_cc_major (&major) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: an ordinary launch */
+    return false;
+  }
+  return major >= 9;
+}
+
 int
 fill_two_waves (int tile_h, int min_h, int cols, int rows)
 {

@@ -13,6 +13,7 @@
 #define __CUCONV_TILE_CUH__
 
 #include <atomic>
+#include <utility>
 
 #include "cuconv-engine.cuh"
 #include "cuconv-border.h"
@@ -376,6 +377,53 @@ fit_tile (int max_units, int min_units, F smem_for, int *units,
  * divides the tallest tile, so strips of whole tallest tiles still hold
  * whole tiles. */
 int fill_two_waves (int tile_h, int min_h, int cols, int rows);
+
+/* Programmatic dependent launch (sm_90; launched by launch_pdl): the
+ * grid's blocks may be launched before the grid ahead of it in the stream
+ * has finished, and wait here, before their first access to memory,
+ * until it has and its writes are visible.  The launch of back-to-back
+ * grids overlaps the end of the one before (H100, 3840x2160, us: the
+ * streamed r = 2 blur 10.5 -> 10.2, 3x3 9.9 -> 9.5; the tiles' sobel
+ * r = 3 21.9 -> 21.4, blur r = 4 16.5 -> 16.2, 16-bit r = 4 20.8 ->
+ * 20.5; the tensor cores' r = 8 16.8 -> 16.4).  Used by the kernels of
+ * whole planes and frames at small radii (streamed, tiled, tensor
+ * cores); the others launch as usual.  A grid lets the next one go only as it ends (no
+ * griddepcontrol.launch_dependents): released at its start, the next
+ * grid's blocks filled the SMs that finished first, unevenly (r = 1 blur
+ * 8.8 -> 10.3, 5x5 18.4 -> 24.4). */
+__device__ __forceinline__ void
+grid_dep_wait (void)
+{
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;":::"memory");
+#endif
+}
+
+/* Whether the current device takes programmatic dependent launches
+ * (compute capability 9.0 and up). */
+bool device_takes_pdl (void);
+
+/* Launches kernel k (which calls grid_dep_wait before it touches memory)
+ * over grid blocks of block threads with smem bytes of dynamic shared
+ * memory on stream, its launch allowed to overlap the end of the grid
+ * before it where the device takes that. */
+template < typename ... P, typename ... A > static inline cudaError_t
+launch_pdl (void (*k) (P ...), dim3 grid, dim3 block, size_t smem,
+    cudaStream_t stream, A && ... args)
+{
+  cudaLaunchConfig_t cfg = { };
+  cudaLaunchAttribute attr;
+
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = device_takes_pdl ()? 1 : 0;
+  return cudaLaunchKernelEx (&cfg, k, std::forward < A > (args) ...);
+}
 
 /* What a kernel's dynamic shared memory limit has been raised to, and in
  * which context: one per kernel, a static of its launcher. */
