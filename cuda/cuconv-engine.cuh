@@ -57,13 +57,15 @@ band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
  * taps after the first's, from kx + SEP_TERM2 and ky + SEP_TERM2. */
 #define SEP_TERM2 (2 * CUCONV_FIXED_MAX_RADIUS + 1)
 
-/* The largest radius the streaming kernel takes: past it the tiled
- * kernel's shared rows win (measured, docs/performance.md: at radius 3 and
- * 4 it is slower or no faster, with the integer horizontal sums too:
- * H100, 3840x2160, sobel r = 3 22.5 us against 21.1, the r = 4 blur 16.6
- * against 16.6), since 2R + 1 rows of accumulators no longer fit the
- * registers of a thread wide enough to share its loads. */
-#define ST_MAX_RADIUS 2
+/* The largest radius the streaming kernel takes, for the blur of one
+ * component (two terms of one: 3; the sharpen, two components and the
+ * 2-D matrix: 2; stream_max_radius, cuconv-stream.cu).  From radius 3 a
+ * thread walks 4 samples across, so that its 2R + 1 rows of accumulators
+ * fit the registers (8 across: sobel r = 3 22.5 us against the tiles'
+ * 21.1; 4 across: 20.2 against 21.5, and the r = 4 blur 14.6 against
+ * 16.3; H100, 3840x2160).  From radius 5 the tensor cores take the blurs
+ * of large planes (mma_pays). */
+#define ST_MAX_RADIUS 4
 
 struct SepParams
 {

@@ -1,7 +1,8 @@
 /* gst-cudaconvolve: the streaming separable kernel's plane launcher: 8-bit
- * samples, radius 1 to ST_MAX_RADIUS, a blur of one or two components,
- * the unsharp mask of one, two terms of one (sobel, laplacian) or the 2-D
- * matrix of one.  The strips are in cuconv-stream.cuh.
+ * samples, a blur of one component (radius 1 to ST_MAX_RADIUS) or two
+ * (1 and 2), the unsharp mask of one (1 and 2), two terms of one (sobel,
+ * laplacian: 1 to 3) or the 2-D matrix of one (3x3, 5x5).  The strips are
+ * in cuconv-stream.cuh.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -45,13 +46,26 @@ launch_stream_r (const SepParams & p, cudaStream_t stream)
 }
 
 /* Whether the strips can walk p: 8-bit samples of 1 or 2 components,
- * one radius of 1 to ST_MAX_RADIUS both ways, 16-byte aligned rows. */
+ * one radius of 1 to max_r both ways, 16-byte aligned rows. */
 static bool
-stream_fits (const SepParams & p)
+stream_fits (const SepParams & p, int max_r)
 {
   return p.sb == 1 && (p.nc == 1 || p.nc == 2) && p.rx == p.ry
-      && p.rx >= 1 && p.rx <= ST_MAX_RADIUS && p.src_aligned16
+      && p.rx >= 1 && p.rx <= max_r && p.src_aligned16
       && ((uintptr_t) p.dst | p.dst_pitch) % 16 == 0;
+}
+
+/* The largest radius with strips for p's filter (launch_stream's cases):
+ * ST_MAX_RADIUS for the blur of one component, 3 for two terms of one,
+ * else 2. */
+static int
+stream_max_radius (const SepParams & p)
+{
+  if (p.nc != 1)
+    return 2;
+  if (p.combine == CUCONV_COMBINE_NONE)
+    return ST_MAX_RADIUS;
+  return p.combine == CUCONV_COMBINE_SHARPEN ? 2 : 3;
 }
 
 /* How far (in samples) a streamed result may lie from the float taps'
@@ -170,8 +184,9 @@ bool
 stream_takes (const SepParams & p, SepParams & q)
 {
   /* a blur's rounding has no clamp below 0 (launch_separable) */
-  return stream_fits (p) && (p.combine != CUCONV_COMBINE_NONE
-      || p.taps_nonneg) && stream_prepare (p, q);
+  return stream_fits (p, stream_max_radius (p))
+      && (p.combine != CUCONV_COMBINE_NONE || p.taps_nonneg)
+      && stream_prepare (p, q);
 }
 
 /* Whether p is a whole plane: the strips' bands of a host-memory frame
@@ -226,6 +241,8 @@ launch_stream (const SepParams & p, cudaStream_t stream)
     CUCONV_STREAM_CASE (R, 1, OUT_SHARPEN) \
     CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS)
       CUCONV_STREAM_CASES (1) CUCONV_STREAM_CASES (2)
+      CUCONV_STREAM_CASE (3, 1, OUT_TWO_TERMS)
+      CUCONV_STREAM_CASE (3, 1, OUT_BLUR) CUCONV_STREAM_CASE (4, 1, OUT_BLUR)
 #undef CUCONV_STREAM_CASES
 #undef CUCONV_STREAM_CASE
     default:
@@ -249,7 +266,7 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
   /* whole planes, the smaller ones in StreamSmall's strips (H200,
    * 1920x1080, us: the 3x3 4.6 against 7.7 for its tiles, the 5x5 8.7
    * against 9.4) */
-  if (!stream_fits (p) || (!forced && !stream_whole (p)))
+  if (!stream_fits (p, 2) || (!forced && !stream_whole (p)))
     return cudaErrorNotSupported;
   memcpy (p.kx, m.w, sizeof (float) * k * k);
   p.vinit[0] = 0.5f;

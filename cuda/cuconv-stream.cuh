@@ -3,10 +3,10 @@
  * plane launcher (cuconv-stream.cu) and the one launch of a 4:2:0 frame
  * (cuconv-frame420.cu).
  *
- * A thread owns C adjacent samples of a row (16 or 8) and a strip of S
- * output rows below them.  It walks down its strip one input row at a
- * time: a 16- or 8-byte load of the row's C samples and a 4- or 8-byte
- * load of the apron on each side.  The row's horizontal sums are read
+ * A thread owns C adjacent samples of a row (16, 8 or 4) and a strip of
+ * S output rows below them.  It walks down its strip one input row at a
+ * time: a 16-, 8- or 4-byte load of the row's C samples and a 4- or
+ * 8-byte load of the apron on each side.  The row's horizontal sums are read
  * from its bytes as loaded, two taps a dp2a instruction (16-bit integer
  * taps, quantized on the host: stream_prepare, cuconv-stream.cu), and no
  * sample is converted to a float; each sum goes straight into the 2R + 1
@@ -41,6 +41,12 @@
 namespace cuconv {
 
 constexpr int ST_THREADS = 128;
+#ifndef ST_SH_ROWS
+#define ST_SH_ROWS 16
+#endif
+#ifndef ST_R4_ROWS
+#define ST_R4_ROWS 27
+#endif
 
 /* Samples a thread across, and output rows a thread, as measured
  * fastest on a 3840x2160 plane (H200, us, 2026-11-28): 16 x 9 for the
@@ -61,18 +67,20 @@ stream_wide (int r, int out)
 __host__ __device__ constexpr int
 stream_cols (int r, int out)
 {
-  return stream_wide (r, out) ? 16 : 8;
+  return stream_wide (r, out) ? 16 : r >= 3 || (r == 2
+      && out == OUT_SHARPEN) ? 4 : 8;
 }
 
 __host__ __device__ constexpr int
 stream_rows (int r, int out)
 {
   return stream_wide (r, out) ? 9 : out == OUT_MATRIX ? 24 : r == 1 ? 13
-      : 16;
+      : r == 2 ? (out == OUT_SHARPEN ? ST_SH_ROWS : 16) : r == 3 ? 16
+      : ST_R4_ROWS;
 }
 
 /* The shape of the streaming kernel of radius RAD, NCOMP interleaved
- * components and output OUTPUT (SepOut): COLS samples across (16 or 8)
+ * components and output OUTPUT (SepOut): COLS samples across (16, 8, 4)
  * and ROWS output rows a thread; SPREAD: the edge rows' warps spread
  * among the strips' (stream_role). */
 template < int RAD, int NCOMP, int OUTPUT,
@@ -94,12 +102,15 @@ struct StreamShape
 };
 
 /* The shape for whole planes below ST_MIN_SAMPLES (cuconv-stream.cu):
- * short strips of 8 samples (2R + 2 rows: two periods of the walk),
- * enough of them to fill the device, and the edge rows' warps spread
- * (H200, 1920x1080, radius-1 blur: 4.6 us, against 8.3 in the 4K shape
- * and 5.4 for the tiles). */
+ * short strips of 8 samples (4 where the large shape has 4; 2R + 2 rows:
+ * two periods of the walk), enough of them to fill the device, and the
+ * edge rows' warps spread (H200, 1920x1080, radius-1 blur: 4.6 us,
+ * against 8.3 in the 4K shape and 5.4 for the tiles; H100, the radius-2
+ * sharpen 5.6 in 4 x 6 strips against 5.8 in 8 x 6). */
 template < int RAD, int NCOMP, int OUTPUT >
-using StreamSmall = StreamShape < RAD, NCOMP, OUTPUT, 8, 2 * RAD + 2, true >;
+using StreamSmall = StreamShape < RAD, NCOMP, OUTPUT,
+    stream_cols (RAD, OUTPUT) < 8 ? stream_cols (RAD, OUTPUT) : 8,
+    2 * RAD + 2, true >;
 
 /* The columns of C samples across a band whose windows lie inside the
  * plane's rows, [lo, hi), and all of them, cols: the strips walk the
@@ -254,8 +265,8 @@ template < class Sh > __device__ __forceinline__ void
 stream_load_row (const uint8_t * row, uint32_t * w)
 {
   constexpr int C = Sh::C, E = Sh::E, NW = Sh::NW;
-  static_assert ((C == 16 || C == 8) && C % E == 0,
-      "16- or 8-byte rows, apron loads aligned as the row's");
+  static_assert ((C == 16 || C == 8 || C == 4) && C % E == 0,
+      "16-, 8- or 4-byte rows, apron loads aligned as the row's");
 
   if (E == 4) {
     w[0] = __ldg ((const uint32_t *) (row - 4));
@@ -274,10 +285,12 @@ stream_load_row (const uint8_t * row, uint32_t * w)
     w[E / 4 + 1] = m.y;
     w[E / 4 + 2] = m.z;
     w[E / 4 + 3] = m.w;
-  } else {
+  } else if (C == 8) {
     const uint2 m = __ldg ((const uint2 *) row);
     w[E / 4] = m.x;
     w[E / 4 + 1] = m.y;
+  } else {
+    w[E / 4] = __ldg ((const uint32_t *) row);
   }
 }
 
@@ -447,8 +460,10 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
   }
   if (C == 16)
     *(uint4 *) d = make_uint4 (out[0], out[1], out[2], out[3]);
-  else
+  else if (C == 8)
     *(uint2 *) d = make_uint2 (out[0], out[1]);
+  else
+    *(uint32_t *) d = out[0];
 }
 
 /* Output row y of the strip at x (stream_store_row), where it lies in
