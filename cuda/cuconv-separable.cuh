@@ -36,14 +36,16 @@ constexpr int CHUNKS = TILE_W / H_CHUNK;
 /* What a tuned tile writes: the blur, the unsharp mask of it
  * (kernel=sharpen), or two terms combined as p.combine says (sobel,
  * laplacian); the streaming kernel also the 2-D matrix (n_terms 0),
- * whose rows are in p.kx. */
+ * whose rows are in p.kx, and it takes the combination of two terms as
+ * part of its shape: OUT_TWO_TERMS the magnitude, OUT_ABS_SUM the
+ * absolute sum. */
 enum SepOut
-{ OUT_BLUR, OUT_SHARPEN, OUT_TWO_TERMS, OUT_MATRIX };
+{ OUT_BLUR, OUT_SHARPEN, OUT_TWO_TERMS, OUT_MATRIX, OUT_ABS_SUM };
 
 __host__ __device__ constexpr int
 out_terms (int out)
 {
-  return out == OUT_TWO_TERMS ? 2 : 1;
+  return out == OUT_TWO_TERMS || out == OUT_ABS_SUM ? 2 : 1;
 }
 
 /* Shared memory: the horizontally filtered rows (floats) of each term,

@@ -225,23 +225,26 @@ launch_stream (const SepParams & p, cudaStream_t stream)
 {
   typedef cudaError_t (*Launcher) (const SepParams &, cudaStream_t);
   const int out = p.combine == CUCONV_COMBINE_SHARPEN ? OUT_SHARPEN
-      : p.combine == CUCONV_COMBINE_NONE ? OUT_BLUR : OUT_TWO_TERMS;
+      : p.combine == CUCONV_COMBINE_NONE ? OUT_BLUR
+      : p.combine == CUCONV_COMBINE_ABS_SUM ? OUT_ABS_SUM : OUT_TWO_TERMS;
   Launcher launch = NULL;
   SepParams q;
 
   if (!stream_takes (p, q))
     return cudaErrorNotSupported;
-  switch ((p.rx * 2 + p.nc - 1) * 4 + out) {
+  switch ((p.rx * 2 + p.nc - 1) * 8 + out) {
 #define CUCONV_STREAM_CASE(R, NC, OUT) \
-    case (R * 2 + NC - 1) * 4 + OUT: \
+    case (R * 2 + NC - 1) * 8 + OUT: \
       launch = launch_stream_r < R, NC, OUT >; \
       break;
 #define CUCONV_STREAM_CASES(R) \
     CUCONV_STREAM_CASE (R, 1, OUT_BLUR) CUCONV_STREAM_CASE (R, 2, OUT_BLUR) \
     CUCONV_STREAM_CASE (R, 1, OUT_SHARPEN) \
-    CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS)
+    CUCONV_STREAM_CASE (R, 1, OUT_TWO_TERMS) \
+    CUCONV_STREAM_CASE (R, 1, OUT_ABS_SUM)
       CUCONV_STREAM_CASES (1) CUCONV_STREAM_CASES (2)
       CUCONV_STREAM_CASE (3, 1, OUT_TWO_TERMS)
+      CUCONV_STREAM_CASE (3, 1, OUT_ABS_SUM)
       CUCONV_STREAM_CASE (3, 1, OUT_BLUR) CUCONV_STREAM_CASE (4, 1, OUT_BLUR)
 #undef CUCONV_STREAM_CASES
 #undef CUCONV_STREAM_CASE
