@@ -41,12 +41,6 @@
 namespace cuconv {
 
 constexpr int ST_THREADS = 128;
-#ifndef ST_SH_ROWS
-#define ST_SH_ROWS 16
-#endif
-#ifndef ST_R4_ROWS
-#define ST_R4_ROWS 27
-#endif
 
 /* Samples a thread across, and output rows a thread, as measured
  * fastest on a 3840x2160 plane (H200, us, 2026-11-28): 16 x 9 for the
@@ -54,10 +48,17 @@ constexpr int ST_THREADS = 128;
  * against 9.9 for 16 x 12); 8 x 13 for the sharpen and two terms at
  * radius 1 (sobel 12.0 against 13.1 for 8 x 16, laplacian 11.9 against
  * 13.0), 8 x 16 at radius 2 (blur 10.0, 10.2 for 8 x 14, 11.2 for
- * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  No
- * simple rule picks them: neither the apron's share nor how evenly the
- * blocks fall on the SMs (a count chosen at run time to spread them lost
- * to these: docs/design.md, 7a). */
+ * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  From
+ * radius 3, and for the radius-2 sharpen, 4 samples across, so that the
+ * 2R + 1 rows of accumulators fit the registers (H100, 2026-11-28): 4 x 16
+ * for the sharpen (11.2 against 12.1 for 8 x 16; 12.5 for 4 x 20, 14.4
+ * for 4 x 13) and the two terms at radius 3 (sobel 20.2; 20.6 for 4 x 33,
+ * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24), 4 x 27 for the blur at
+ * radius 4 (14.7; 15.7 for 4 x 16 and 4 x 30, 16.7 for 4 x 26: at 27
+ * the blocks of a 4K plane fit one wave of the H100's 132 SMs, at 26 three
+ * are left over).  No simple rule picks them: neither the apron's share
+ * nor how evenly the blocks fall on the SMs (a count chosen at run time
+ * to spread them lost to these: docs/design.md, 7a). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)
 {
@@ -75,8 +76,7 @@ __host__ __device__ constexpr int
 stream_rows (int r, int out)
 {
   return stream_wide (r, out) ? 9 : out == OUT_MATRIX ? 24 : r == 1 ? 13
-      : r == 2 ? (out == OUT_SHARPEN ? ST_SH_ROWS : 16) : r == 3 ? 16
-      : ST_R4_ROWS;
+      : r <= 3 ? 16 : 27;
 }
 
 /* The shape of the streaming kernel of radius RAD, NCOMP interleaved
