@@ -53,12 +53,14 @@ constexpr int ST_THREADS = 128;
  * 2R + 1 rows of accumulators fit the registers (H100, 2026-11-28): 4 x 16
  * for the sharpen (11.2 against 12.1 for 8 x 16; 12.5 for 4 x 20, 14.4
  * for 4 x 13) and the two terms at radius 3 (sobel 20.2; 20.6 for 4 x 33,
- * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24), 4 x 27 for the blur at
- * radius 4 (14.7; 15.7 for 4 x 16 and 4 x 30, 16.7 for 4 x 26: at 27
+ * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24; the radius-3 blur takes
+ * 4 x 16 too, not measured: no benchmark row has it), 4 x 27 for the blur
+ * at radius 4 (14.7; 15.7 for 4 x 16 and 4 x 30, 16.7 for 4 x 26: at 27
  * the blocks of a 4K plane fit one wave of the H100's 132 SMs, at 26 three
- * are left over).  No simple rule picks them: neither the apron's share
- * nor how evenly the blocks fall on the SMs (a count chosen at run time
- * to spread them lost to these: docs/design.md, 7a). */
+ * are left over).  No simple rule picks them all: not the apron's
+ * share, nor how evenly the blocks of one wave fall on the SMs (a count
+ * chosen at run time to spread them lost to these: docs/design.md, 7a);
+ * where the blocks pass one wave, whole waves win (the r = 4 blur). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)
 {
