@@ -387,10 +387,10 @@ int fill_two_waves (int tile_h, int min_h, int cols, int rows);
  * r = 3 21.9 -> 21.4, blur r = 4 16.5 -> 16.2, 16-bit r = 4 20.8 ->
  * 20.5; the tensor cores' r = 8 16.8 -> 16.4).  Used by the kernels of
  * whole planes and frames at small radii (streamed, tiled, tensor
- * cores); the others launch as usual.  A grid lets the next one go only as it ends (no
- * griddepcontrol.launch_dependents): released at its start, the next
- * grid's blocks filled the SMs that finished first, unevenly (r = 1 blur
- * 8.8 -> 10.3, 5x5 18.4 -> 24.4). */
+ * cores); the others launch as usual.  A grid lets the next one go only
+ * as it ends (no griddepcontrol.launch_dependents): released at its
+ * start, the next grid's blocks filled the SMs that finished first,
+ * unevenly (r = 1 blur 8.8 -> 10.3, 5x5 18.4 -> 24.4). */
 __device__ __forceinline__ void
 grid_dep_wait (void)
 {
