@@ -3,8 +3,8 @@
  * separable tiles in one launch, which saves the ramp and tail of the
  * chroma planes' launches.  The radii are the tuned
  * kernel's (CUCONV_FIXED_RADII).  A whole 8-bit frame at luma radius 1
- * or 2 takes the streaming kernel instead (cuconv-stream.cuh), in one
- * launch too;
+ * or 2, or 3 and 4 with a large luma plane, takes the streaming kernel
+ * instead (cuconv-stream.cuh), in one launch too;
  * one whose luma plane the tensor cores take (4K, radius 5 and up:
  * cuconv-mma.cu) is declined, its planes launched one by one.
  *
@@ -41,8 +41,8 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
         fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
 }
 
-/* The same frame through the streaming kernel at luma radius 1 or 2
- * (the chroma's 1), in strips of shape Luma and Chroma: each block takes
+/* The same frame through the streaming kernel at luma radius 1 to
+ * ST_MAX_RADIUS (the chroma's (R + 1) / 2), in strips of shape Luma and Chroma: each block takes
  * ST_THREADS threads of one plane. */
 template < class Luma, class Chroma > __global__ void
 __launch_bounds__ (ST_THREADS)
@@ -91,7 +91,9 @@ using FrameShape = StreamShape < R, NC, OUT_BLUR, stream_cols (R, OUT_BLUR),
 
 /* Each plane of the frame (luma radius R, chroma (R + 1) / 2) in the
  * shape of its own size: StreamSmall below ST_MIN_SAMPLES (the chroma
- * planes of a 4K frame too), else the blur's. */
+ * planes of a 4K frame too), else the blur's.  At luma radius 3 and 4
+ * (large luma planes only) the chroma's shape is the 4K frame's whatever
+ * the size: StreamSmall for I420's planes, the blur's for NV12's. */
 template < int R, int NC > static cudaError_t
 launch_stream420 (const FrameParams & fp, cudaStream_t stream)
 {
@@ -101,6 +103,9 @@ launch_stream420 (const FrameParams & fp, cudaStream_t stream)
   typedef StreamSmall < R, 1, OUT_BLUR > SmallLuma;
   typedef StreamSmall < RC, NC, OUT_BLUR > SmallChroma;
 
+  if constexpr (R > 2)
+    return NC == 1 ? launch_stream420_shape < Luma, SmallChroma > (fp, stream)
+        : launch_stream420_shape < Luma, Chroma > (fp, stream);
   if (stream_small (fp.plane[0]))
     return launch_stream420_shape < SmallLuma, SmallChroma > (fp, stream);
   if (stream_small (fp.plane[1]))
@@ -164,19 +169,24 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
   }
   /* whole frames at luma radius 1 and 2 stream, at any size (H100, I420
    * at r = 2, us: 3840x2160 13.8 against 18.5 for the tiles, 1920x1080
-   * 6.6 against 7.9); q: the planes as the strips take them */
-  bool streaming = l.rx <= 2 && (path == CUCONV_PATH_STREAM
+   * 6.6 against 7.9), at 3 and 4 with a large luma plane (H200, 3840x2160
+   * at r = 4, us: I420 17.8 against 21.5, NV12 19.0 against 21.8); q: the
+   * planes as the strips take them */
+  bool streaming = l.rx <= ST_MAX_RADIUS && (path == CUCONV_PATH_STREAM
       || (path == CUCONV_PATH_AUTO && (stream_fills (l)
-              || stream_small (l))));
+              || stream_small (l)))) && (l.rx <= 2 || stream_fills (l));
   FrameParams q = fp;
 
   for (int i = 0; i < fp.n; i++)
     streaming &= stream_takes (fp.plane[i], q.plane[i]);
   if (streaming) {
-    launch = l.rx == 1 ? (c.nc == 1 ? launch_stream420 < 1, 1 >
-        : launch_stream420 < 1, 2 >) : (c.nc == 1 ? launch_stream420 < 2, 1 >
-        : launch_stream420 < 2, 2 >);
-    return launch (q, stream);
+    static const Launcher by_radius[ST_MAX_RADIUS][2] = {
+      {launch_stream420 < 1, 1 >, launch_stream420 < 1, 2 >},
+      {launch_stream420 < 2, 1 >, launch_stream420 < 2, 2 >},
+      {launch_stream420 < 3, 1 >, launch_stream420 < 3, 2 >},
+      {launch_stream420 < 4, 1 >, launch_stream420 < 4, 2 >}
+    };
+    return by_radius[l.rx - 1][c.nc - 1] (q, stream);
   }
   return launch (fp, stream);
 }
