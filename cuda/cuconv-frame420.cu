@@ -29,16 +29,18 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
   constexpr int RC = (R + 1) / 2;
   const int b = blockIdx.x;
 
+  const int i = b < fp.first_block[1] ? 0 : b < fp.first_block[2] ? 1 : 2;
+  const int k = b - fp.first_block[i], tx = fp.tiles_x[i];
+  const int by = border_rows_first (k / tx,
+      (fp.first_block[i + 1] - fp.first_block[i]) / tx);
+
   grid_dep_wait ();
-  if (b < fp.first_block[1])
-    tile_fixed < R, 1, SB, OUT_BLUR > (fp.plane[0], b % fp.tiles_x[0],
-        b / fp.tiles_x[0]);
-  else if (b < fp.first_block[2])
-    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[1], (b - fp.first_block[1]) %
-        fp.tiles_x[1], (b - fp.first_block[1]) / fp.tiles_x[1]);
+  if (i == 0)
+    tile_fixed < R, 1, SB, OUT_BLUR > (fp.plane[0], k % tx, by);
+  else if (i == 1)
+    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[1], k % tx, by);
   else
-    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[2], (b - fp.first_block[2]) %
-        fp.tiles_x[2], (b - fp.first_block[2]) / fp.tiles_x[2]);
+    tile_fixed < RC, NC, SB, OUT_BLUR > (fp.plane[2], k % tx, by);
 }
 
 /* The same frame through the streaming kernel at luma radius 1 to

@@ -20,7 +20,8 @@ __launch_bounds__ (THREADS, fixed_min_blocks (R))
 sep_fixed (const __grid_constant__ SepParams p)
 {
   grid_dep_wait ();
-  tile_fixed < R, NC, SB, OUT > (p, blockIdx.x, blockIdx.y);
+  tile_fixed < R, NC, SB, OUT > (p, blockIdx.x, border_rows_first (blockIdx.y,
+          gridDim.y));
 }
 
 __global__ void

@@ -647,7 +647,7 @@ stream_thread (const SepParams & p, int t)
    * blocks they ended last (H200, 3840x2160, us: radius-4 blur 14.4 ->
    * 12.8, sharpen 11.7 -> 10.8, sobel r = 1 12.2 -> 10.8) */
   const int k = inner > 0 && i >= 0 ? i / inner : 0;
-  const int sy = k == 0 || k >= bands ? k : k == 1 ? bands - 1 : k - 1;
+  const int sy = border_rows_first (k, bands);
   const int x = (lo + i - k * inner) * Sh::C, y0 = p.row_begin + sy * S;
   /* a warp walks by pointer only when all its threads can: one whose
    * threads took both walks would run one after the other (without the

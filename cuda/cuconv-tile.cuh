@@ -378,6 +378,15 @@ fit_tile (int max_units, int min_units, F smem_for, int *units,
  * whole tiles. */
 int fill_two_waves (int tile_h, int min_h, int cols, int rows);
 
+/* The row of tiles or strips that the k-th of n runs: the first and the
+ * last (which read rows through the border, more slowly) come first, so
+ * that they do not end last (stream_thread). */
+__device__ __forceinline__ int
+border_rows_first (int k, int n)
+{
+  return k == 0 || k >= n ? k : k == 1 ? n - 1 : k - 1;
+}
+
 /* Programmatic dependent launch (sm_90; launched by launch_pdl): the
  * grid's blocks may be launched before the grid ahead of it in the stream
  * has finished, and wait here, before their first access to memory,
