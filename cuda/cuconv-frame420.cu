@@ -28,7 +28,6 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
 {
   constexpr int RC = (R + 1) / 2;
   const int b = blockIdx.x;
-
   const int i = b < fp.first_block[1] ? 0 : b < fp.first_block[2] ? 1 : 2;
   const int k = b - fp.first_block[i], tx = fp.tiles_x[i];
   const int by = border_rows_first (k / tx,
@@ -44,8 +43,8 @@ sep_frame420 (const __grid_constant__ FrameParams fp)
 }
 
 /* The same frame through the streaming kernel at luma radius 1 to
- * ST_MAX_RADIUS (the chroma's (R + 1) / 2), in strips of shape Luma and Chroma: each block takes
- * ST_THREADS threads of one plane. */
+ * ST_MAX_RADIUS (the chroma's (R + 1) / 2), in strips of shape Luma and
+ * Chroma: each block takes ST_THREADS threads of one plane. */
 template < class Luma, class Chroma > __global__ void
 __launch_bounds__ (ST_THREADS)
 stream_frame420 (const __grid_constant__ FrameParams fp)
