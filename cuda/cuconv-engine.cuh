@@ -130,7 +130,8 @@ struct FrameParams
 
 /* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch, through
  * the streaming kernel where it takes every plane and path allows it (on
- * AUTO: a whole frame at luma radius 1 or 2), else the tuned tiles;
+ * AUTO: a whole frame at luma radius 1 or 2, or 3 and 4 with a luma plane
+ * of ST_MIN_SAMPLES or more), else the tuned tiles;
  * cudaErrorNotSupported for any other geometry or radius. */
 cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
     cudaStream_t stream);

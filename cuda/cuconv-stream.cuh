@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the streaming separable kernel for 8-bit samples at
- * radius 1 and 2 (docs/design.md, "The streaming kernel"), shared by its
- * plane launcher (cuconv-stream.cu) and the one launch of a 4:2:0 frame
- * (cuconv-frame420.cu).
+ * radius 1 to ST_MAX_RADIUS (docs/design.md, "The streaming kernel"),
+ * shared by its plane launcher (cuconv-stream.cu) and the one launch of a
+ * 4:2:0 frame (cuconv-frame420.cu).
  *
  * A thread owns C adjacent samples of a row (16, 8 or 4) and a strip of
  * S output rows below them.  It walks down its strip one input row at a
