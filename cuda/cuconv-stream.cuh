@@ -472,14 +472,14 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
     *(uint32_t *) d = out[0];
 }
 
-/* Output row y of the strip at x (stream_store_row), where it lies in
- * the band. */
-template < class Sh, bool GATHER > __device__ __forceinline__ void
-stream_store (const SepParams & p, int x, int y, const float *t0,
+/* Output row y of an edge column at x (stream_store_row, only its
+ * samples inside the row), where it lies in the band. */
+template < class Sh > __device__ __forceinline__ void
+stream_store_edge (const SepParams & p, int x, int y, const float *t0,
     const float *t1)
 {
   if (y < p.row_end)
-    stream_store_row < Sh, GATHER > (p, p.dst + (size_t) y * p.dst_pitch + x,
+    stream_store_row < Sh, true > (p, p.dst + (size_t) y * p.dst_pitch + x,
         x, t0, t1);
 }
 
@@ -626,7 +626,7 @@ stream_edge_row (const SepParams & p, int x, int y)
       }
     }
   }
-  stream_store < Sh, true > (p, x, y, acc[0], acc[NT - 1]);
+  stream_store_edge < Sh > (p, x, y, acc[0], acc[NT - 1]);
 }
 
 /* Thread t of a band of p: an edge row or a strip (stream_role).  Run by
