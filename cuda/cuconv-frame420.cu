@@ -104,14 +104,16 @@ launch_stream420 (const FrameParams & fp, cudaStream_t stream)
   typedef StreamSmall < R, 1, OUT_BLUR > SmallLuma;
   typedef StreamSmall < RC, NC, OUT_BLUR > SmallChroma;
 
-  if constexpr (R > 2)
-    return NC == 1 ? launch_stream420_shape < Luma, SmallChroma > (fp, stream)
-        : launch_stream420_shape < Luma, Chroma > (fp, stream);
-  if (stream_small (fp.plane[0]))
-    return launch_stream420_shape < SmallLuma, SmallChroma > (fp, stream);
-  if (stream_small (fp.plane[1]))
+  if constexpr (R > 2 && NC == 1)
     return launch_stream420_shape < Luma, SmallChroma > (fp, stream);
-  return launch_stream420_shape < Luma, Chroma > (fp, stream);
+  else if constexpr (R > 2)
+    return launch_stream420_shape < Luma, Chroma > (fp, stream);
+  else if (stream_small (fp.plane[0]))
+    return launch_stream420_shape < SmallLuma, SmallChroma > (fp, stream);
+  else if (stream_small (fp.plane[1]))
+    return launch_stream420_shape < Luma, SmallChroma > (fp, stream);
+  else
+    return launch_stream420_shape < Luma, Chroma > (fp, stream);
 }
 
 template < int R, int NC, int SB > static cudaError_t
