@@ -79,10 +79,12 @@ loaded_sample (const uint32_t * w, int j, const SepParams & p)
 
 /* Horizontal pass, radius known at compile time: a thread filters 16
  * adjacent outputs of a row (each term) from 16 + 2 * R * NC inputs held
- * in registers, taps as immediate constant-bank operands.  Interior tiles
- * read the inputs with 16-byte loads straight from device memory
- * (neighbouring threads share them through L1); border tiles gather them
- * through the tables. */
+ * in registers, taps as immediate constant-bank operands.  The inputs
+ * come in 16-byte loads straight from device memory (neighbouring threads
+ * share them through L1), in a border tile from the row the table maps
+ * the row to, with only the samples outside the row gathered through the
+ * tables.  The border tiles of an unaligned plane, and a chunk whose
+ * outputs pass the row's end, gather every sample. */
 template < int R, int NC, int SB, int NT, bool BORDER > __device__ void
 hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
     const int *rowmap, float *hbuf, int x0, int y0)
@@ -97,14 +99,36 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
     const int r = it / CHUNKS, k = it - r * CHUNKS;
     float f[NF];
 
-    if (!BORDER) {
-      const uint4 *src = (const uint4 *) (p.src
-          + (size_t) (y0 - R + r) * p.src_pitch + (size_t) (x0 - A) * SB)
-          + k * (H_CHUNK / PER_LOAD);
+    /* the row read (through the table in a border tile), the sample that
+     * f[0] is, and the chunk's first output */
+    const int row = BORDER ? rowmap[r] : y0 - R + r;
+    const int xs = x0 + k * H_CHUNK - R * NC, xo = xs + R * NC;
+    /* in a border tile: f reaches past the row's start (only its first
+     * R * NC can), past its end (only its last R * NC, unless ragged: the
+     * chunk's outputs pass the row's end) */
+    const bool left = BORDER && xs < 0, right = BORDER && xs + NF > p.ws;
+    const bool ragged = right && xo + H_CHUNK > p.ws;
+
+    if (BORDER && (row < 0 || xo >= p.ws)) {
+      /* a row of zeros (the constant border), or no output in the row */
+#pragma unroll
+      for (int j = 0; j < NF; j++)
+        f[j] = 0.0f;
+    } else if (!BORDER || (p.src_aligned16 && !ragged)) {
+      /* 16-byte loads of the row (at its ends, those that start inside
+       * it: they end inside its pitch, as an interior tile's do), the
+       * samples outside it then taken through the table */
+      const int sv = x0 - A + k * H_CHUNK;
+      const uint4 *src = (const uint4 *) (p.src + (size_t) row * p.src_pitch
+          + (ptrdiff_t) sv * SB);
       uint32_t w[NV * 4];
 #pragma unroll
       for (int v = 0; v < NV; v++) {
-        const uint4 d = __ldg (src + v);
+        uint4 d = make_uint4 (0u, 0u, 0u, 0u);
+
+        if (!(left || right) || (sv + v * PER_LOAD >= 0
+                && sv + v * PER_LOAD < p.ws))
+          d = __ldg (src + v);
         w[4 * v] = d.x;
         w[4 * v + 1] = d.y;
         w[4 * v + 2] = d.z;
@@ -113,8 +137,26 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
 #pragma unroll
       for (int j = 0; j < NF; j++)
         f[j] = loaded_sample < SB > (w, A - R * NC + j, p);
+      /* gathered unconditionally, then selected: all in flight at once */
+      if (left) {
+#pragma unroll
+        for (int j = 0; j < R * NC; j++) {
+          const float m = mapped_sample < SB > (p, colmap, row, A - R * NC
+              + k * H_CHUNK + j);
+          f[j] = xs + j < 0 ? m : f[j];
+        }
+      }
+      if (right) {
+#pragma unroll
+        for (int j = NF - R * NC; j < NF; j++) {
+          const float m = mapped_sample < SB > (p, colmap, row, A - R * NC
+              + k * H_CHUNK + j);
+          f[j] = xs + j >= p.ws ? m : f[j];
+        }
+      }
     } else {
-      const int row = rowmap[r];
+      /* an unaligned plane, or a chunk whose outputs pass the row's end:
+       * every sample through the table */
 #pragma unroll
       for (int j = 0; j < NF; j++)
         f[j] = mapped_sample < SB > (p, colmap, row,
