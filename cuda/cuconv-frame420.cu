@@ -89,23 +89,28 @@ launch_stream420_shape (const FrameParams & fp0, cudaStream_t stream)
  * components: strips of 10 rows at radius 1, not the plane launcher's 9,
  * as the chroma's blocks follow the luma's (H100, 3840x2160 I420: 12.5 us
  * against 13.3). */
-template < int R, int NC >
+template < int R, int NC, bool PEEL >
 using FrameShape = StreamShape < R, NC, OUT_BLUR, stream_cols (R, OUT_BLUR),
-    R == 1 ? 10 : stream_rows (R, OUT_BLUR) >;
+    R == 1 ? 10 : stream_rows (R, OUT_BLUR), false, PEEL >;
 
 /* Each plane of the frame (luma radius R, chroma (R + 1) / 2) in the
  * shape of its own size: StreamSmall below ST_MIN_SAMPLES (the chroma
  * planes of a 4K frame too), else the blur's.  At luma radius 3 and 4
  * (large luma planes only) the chroma's shape is the 4K frame's whatever
- * the size: StreamSmall for I420's planes, the blur's for NV12's. */
+ * the size: StreamSmall for I420's planes, the blur's for NV12's.  Up
+ * to luma radius 2 every plane walks its first and last periods apart
+ * (stream_peel), at 3 and 4 none does (H200, us, 3840x2160 I420 / NV12:
+ * r = 1 10.8 / 10.6 against 11.2 / 11.2, r = 2 11.7 / 11.3 against
+ * 12.3 / 12.2; r = 4 18.1 / 19.9 against 17.6 / 17.9). */
 template < int R, int NC > static cudaError_t
 launch_stream420 (const FrameParams & fp, cudaStream_t stream)
 {
   constexpr int RC = (R + 1) / 2;
-  typedef FrameShape < R, 1 > Luma;
-  typedef FrameShape < RC, NC > Chroma;
-  typedef StreamSmall < R, 1, OUT_BLUR > SmallLuma;
-  typedef StreamSmall < RC, NC, OUT_BLUR > SmallChroma;
+  constexpr bool PEEL = R <= 2;
+  typedef FrameShape < R, 1, PEEL > Luma;
+  typedef FrameShape < RC, NC, PEEL > Chroma;
+  typedef StreamSmall < R, 1, OUT_BLUR, PEEL > SmallLuma;
+  typedef StreamSmall < RC, NC, OUT_BLUR, PEEL > SmallChroma;
 
   if constexpr (R > 2 && NC == 1)
     return launch_stream420_shape < Luma, SmallChroma > (fp, stream);

@@ -103,6 +103,7 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
      * f[0] is, and the chunk's first output */
     const int row = BORDER ? rowmap[r] : y0 - R + r;
     const int xs = x0 + k * H_CHUNK - R * NC, xo = xs + R * NC;
+    const int c0 = A - R * NC + k * H_CHUNK;    /* f[0]'s index in colmap */
     /* in a border tile: f reaches past the row's start (only its first
      * R * NC can), past its end (only its last R * NC, unless ragged: the
      * chunk's outputs pass the row's end) */
@@ -141,16 +142,14 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
       if (left) {
 #pragma unroll
         for (int j = 0; j < R * NC; j++) {
-          const float m = mapped_sample < SB > (p, colmap, row, A - R * NC
-              + k * H_CHUNK + j);
+          const float m = mapped_sample < SB > (p, colmap, row, c0 + j);
           f[j] = xs + j < 0 ? m : f[j];
         }
       }
       if (right) {
 #pragma unroll
         for (int j = NF - R * NC; j < NF; j++) {
-          const float m = mapped_sample < SB > (p, colmap, row, A - R * NC
-              + k * H_CHUNK + j);
+          const float m = mapped_sample < SB > (p, colmap, row, c0 + j);
           f[j] = xs + j >= p.ws ? m : f[j];
         }
       }
@@ -159,8 +158,7 @@ hpass_fixed (const SepParams & p, const TileGeom & g, const int *colmap,
        * every sample through the table */
 #pragma unroll
       for (int j = 0; j < NF; j++)
-        f[j] = mapped_sample < SB > (p, colmap, row,
-            k * H_CHUNK + A - R * NC + j);
+        f[j] = mapped_sample < SB > (p, colmap, row, c0 + j);
     }
 
 #pragma unroll

@@ -18,7 +18,7 @@
 namespace cuconv {
 
 template < class Sh > __global__ void
-__launch_bounds__ (ST_THREADS)
+__launch_bounds__ (ST_THREADS, Sh::MIN_BLOCKS)
 sep_stream (const __grid_constant__ SepParams p)
 {
   grid_dep_wait ();

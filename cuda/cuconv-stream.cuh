@@ -81,13 +81,38 @@ stream_rows (int r, int out)
       : r <= 3 ? 16 : 27;
 }
 
+/* Whether the strips walk their first and last periods apart from the
+ * others (stream_strip), and how many blocks an SM their registers leave
+ * room for (5: 96 registers; 0: no cap), as measured fastest (H200,
+ * 3840x2160, us, 2026-11-28): apart for the 2-D matrix (3x3 8.6 -> 8.0,
+ * 5x5 18.1 -> 16.0 capped, 16.7 not), the sharpen (10.1 -> 8.6; 9.5
+ * capped), two terms from radius 3 (sobel 18.2 -> 17.3; capped, spills)
+ * and the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120
+ * registers).  Not for the blur at radius 1 and 2 (7.1 and 9.1 either
+ * way, 9.4 uncapped at radius 2) nor two terms at radius 1 (sobel 10.3,
+ * 11.2 apart). */
+__host__ __device__ constexpr bool
+stream_peel (int r, int out)
+{
+  return out == OUT_MATRIX || out == OUT_SHARPEN || (out == OUT_BLUR ? r >= 4
+      : r >= 3);
+}
+
+__host__ __device__ constexpr int
+stream_min_blocks (int r, int out, bool peel)
+{
+  return peel && ((out == OUT_BLUR && r >= 4) || (out == OUT_MATRIX
+          && r >= 2)) ? 5 : 0;
+}
+
 /* The shape of the streaming kernel of radius RAD, NCOMP interleaved
  * components and output OUTPUT (SepOut): COLS samples across (16, 8, 4)
  * and ROWS output rows a thread; SPREAD: the edge rows' warps spread
- * among the strips' (stream_role). */
+ * among the strips' (stream_role); PEEL: stream_peel. */
 template < int RAD, int NCOMP, int OUTPUT,
     int COLS = stream_cols (RAD, OUTPUT),
-    int ROWS = stream_rows (RAD, OUTPUT), bool SPREAD = false >
+    int ROWS = stream_rows (RAD, OUTPUT), bool SPREAD = false,
+    bool PEEL = stream_peel (RAD, OUTPUT) >
 struct StreamShape
 {
   static constexpr int R = RAD;
@@ -101,6 +126,9 @@ struct StreamShape
   static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
   static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
   static constexpr bool SP = SPREAD;
+  static constexpr bool PL = PEEL;
+  /* blocks an SM for the plane kernel's register cap */
+  static constexpr int MIN_BLOCKS = stream_min_blocks (R, OUT, PL);
 };
 
 /* The shape for whole planes below ST_MIN_SAMPLES (cuconv-stream.cu):
@@ -109,10 +137,11 @@ struct StreamShape
  * edge rows' warps spread (H200, 1920x1080, radius-1 blur: 4.6 us,
  * against 8.3 in the 4K shape and 5.4 for the tiles; H100, the radius-2
  * sharpen 5.6 in 4 x 6 strips against 5.8 in 8 x 6). */
-template < int RAD, int NCOMP, int OUTPUT >
+template < int RAD, int NCOMP, int OUTPUT,
+    bool PEEL = stream_peel (RAD, OUTPUT) >
 using StreamSmall = StreamShape < RAD, NCOMP, OUTPUT,
     stream_cols (RAD, OUTPUT) < 8 ? stream_cols (RAD, OUTPUT) : 8,
-    2 * RAD + 2, true >;
+    2 * RAD + 2, true, PEEL >;
 
 /* The columns of C samples across a band whose windows lie inside the
  * plane's rows, [lo, hi), and all of them, cols: the strips walk the
@@ -496,27 +525,100 @@ stream_strip_load (const SepParams & p, const uint8_t * in, int x, int y,
     stream_load < Sh, false > (p, x, y, false, w);
 }
 
+/* Period j0 / K of the walk of stream_strip: input rows j0 to
+ * j0 + K - 1.  J0 >= 0: the period is the first or the last, j0 = J0 is
+ * known at compile time and the FMAs into output rows outside the strip
+ * are left out (they are started afresh or never stored); -1: a middle
+ * period, at j0. */
+template < class Sh, bool BY_POINTER, int J0 > __device__ __forceinline__ void
+stream_period (const SepParams & p, int x, int y0, int j0,
+    uint32_t (&ring)[Sh::K][Sh::NW], float (&acc)[Sh::NT][Sh::K][Sh::C],
+    const uint8_t * &in, uint8_t * &out)
+{
+  constexpr int R = Sh::R, OUT = Sh::OUT;
+  constexpr int C = Sh::C, A = Sh::A, S = Sh::S;
+  constexpr int NT = Sh::NT, K = Sh::K, ROWS = S + 2 * R;
+
+#pragma unroll
+  for (int u = 0; u < K; u++) {
+    const int j = (J0 >= 0 ? J0 : j0) + u;
+    float h[NT][C], own[C], f[OUT == OUT_MATRIX ? C + 2 * A : 1];
+
+    if (ROWS % K != 0 && j >= ROWS)
+      break;
+    if (OUT == OUT_MATRIX) {
+      stream_floats < Sh > (ring[u], f);
+    } else {
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        stream_hsums < Sh > (p, ring[u], m, h[m]);
+    }
+#pragma unroll
+    for (int c = 0; c < C && OUT == OUT_SHARPEN; c++)
+      own[c] = stream_sample < Sh > (ring[u], c);
+    if (j + K < ROWS) {
+      stream_strip_load < Sh, BY_POINTER > (p, in, x, y0 - R + j + K,
+          ring[u]);
+      in += p.src_pitch;
+    }
+
+    /* the row's horizontal sums, each into the 2R + 1 output rows it
+     * feeds: output row j - t takes it with vertical tap t, or for the
+     * matrix, its sum with matrix row t; the sharpen's output row j - R
+     * also takes the row's own samples (in a middle period, rows outside
+     * the strip take it too, into slots that are started afresh before
+     * their own output row uses them) */
+#pragma unroll
+    for (int m = 0; m < NT; m++) {
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+#pragma unroll
+        for (int t = 0; t < K; t++) {
+          float &a = acc[m][(u + K - t) % K][c];
+          const float a0 = t == 0 ? p.vinit[m] : a;
+
+          if (J0 >= 0 && (j - t < 0 || j - t >= S))
+            continue;
+          if (OUT == OUT_MATRIX)
+            a = stream_dot < Sh > (p.kx + t * K, f, c, a0);
+          else
+            a = fmaf (p.ky[m * SEP_TERM2 + t], h[m][c], a0);
+          if (OUT == OUT_SHARPEN && t == R)
+            a = fmaf (p.amount, own[c], a);
+        }
+      }
+    }
+    if (j >= 2 * R) {
+      if (BY_POINTER || y0 + j - 2 * R < p.row_end)
+        stream_store_row < Sh, false > (p, out, x, acc[0][(u + 1) % K],
+            acc[NT - 1][(u + 1) % K]);
+      out += p.dst_pitch;
+    }
+  }
+}
+
 /* The strip of S output rows from row y0 of the C samples from x.  Input
  * row j (row y0 - R + j) sits in slot j % K of the load ring, loaded K
  * rows (one period) ahead; output row o accumulates in slot o % K.  The
  * walk is unrolled by one period, so that the slots are compile-time
  * names, and rolled over the periods, so that the code stays small
- * enough for the instruction cache (two periods ahead measured slower).
- * The rows are walked by pointer.  BY_POINTER: every row the strip reads
- * lies in the plane and every row it writes in the band (all strips but
- * the first and last of a band): no checks (H200, 3840x2160, radius-1
- * blur: 12% fewer instructions, 9.0 us against 9.5).  Else each row is
- * checked, and one outside the plane read through the border (all strips
- * so walked, H200, 3840x2160, us: radius-4 blur 14.5 against 16.4 when
- * every row's address came from its index, radius 2 10.1 against 11.6). */
+ * enough for the instruction cache (two periods ahead measured slower);
+ * with Sh::PL the first and last periods are unrolled on their own
+ * (stream_period, stream_peel).  The rows are walked by pointer.
+ * BY_POINTER: every row the strip reads lies in the plane and every row
+ * it writes in the band (all strips but the first and last of a band): no
+ * checks (H200, 3840x2160, radius-1 blur: 12% fewer instructions, 9.0 us
+ * against 9.5).  Else each row is checked, and one outside the plane read
+ * through the border (all strips so walked, H200, 3840x2160, us: radius-4
+ * blur 14.5 against 16.4 when every row's address came from its index,
+ * radius 2 10.1 against 11.6). */
 template < class Sh, bool BY_POINTER > __device__ __forceinline__ void
 stream_strip (const SepParams & p, int x, int y0)
 {
-  constexpr int R = Sh::R, OUT = Sh::OUT;
-  constexpr int C = Sh::C, A = Sh::A, S = Sh::S;
-  constexpr int NT = Sh::NT, K = Sh::K, NW = Sh::NW, ROWS = S + 2 * R;
-  uint32_t ring[K][NW];
-  float acc[NT][K][C];
+  constexpr int R = Sh::R, K = Sh::K, ROWS = Sh::S + 2 * R;
+  constexpr int LAST = (ROWS - 1) / K * K;      /* the last period's j0 */
+  uint32_t ring[K][Sh::NW];
+  float acc[Sh::NT][K][Sh::C];
   /* the next row to load (the address of a row outside the plane is
    * not read) and the next output row */
   const uint8_t *in = p.src + (ptrdiff_t) (y0 - R) * p.src_pitch + x;
@@ -529,64 +631,20 @@ stream_strip (const SepParams & p, int x, int y0)
     stream_strip_load < Sh, BY_POINTER > (p, in, x, y0 - R + u, ring[u]);
     in += p.src_pitch;
   }
-
+  if (!Sh::PL) {
 #pragma unroll 1
-  for (int j0 = 0; j0 < ROWS; j0 += K) {
-#pragma unroll
-    for (int u = 0; u < K; u++) {
-      const int j = j0 + u;
-      float h[NT][C], own[C], f[OUT == OUT_MATRIX ? C + 2 * A : 1];
-
-      if (ROWS % K != 0 && j >= ROWS)
-        break;
-      if (OUT == OUT_MATRIX) {
-        stream_floats < Sh > (ring[u], f);
-      } else {
-#pragma unroll
-        for (int m = 0; m < NT; m++)
-          stream_hsums < Sh > (p, ring[u], m, h[m]);
-      }
-#pragma unroll
-      for (int c = 0; c < C && OUT == OUT_SHARPEN; c++)
-        own[c] = stream_sample < Sh > (ring[u], c);
-      if (j + K < ROWS) {
-        stream_strip_load < Sh, BY_POINTER > (p, in, x, y0 - R + j + K,
-            ring[u]);
-        in += p.src_pitch;
-      }
-
-      /* the row's horizontal sums, each into the 2R + 1 output rows it
-       * feeds: output row j - t takes it with vertical tap t, or for
-       * the matrix, its sum with matrix row t; the sharpen's output row
-       * j - R also takes the row's own samples (rows before the strip's
-       * first take it too, into slots that are started afresh before
-       * their own output row uses them) */
-#pragma unroll
-      for (int m = 0; m < NT; m++) {
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-#pragma unroll
-          for (int t = 0; t < K; t++) {
-            float &a = acc[m][(u + K - t) % K][c];
-            const float a0 = t == 0 ? p.vinit[m] : a;
-
-            if (OUT == OUT_MATRIX)
-              a = stream_dot < Sh > (p.kx + t * K, f, c, a0);
-            else
-              a = fmaf (p.ky[m * SEP_TERM2 + t], h[m][c], a0);
-            if (OUT == OUT_SHARPEN && t == R)
-              a = fmaf (p.amount, own[c], a);
-          }
-        }
-      }
-      if (j >= 2 * R) {
-        if (BY_POINTER || y0 + j - 2 * R < p.row_end)
-          stream_store_row < Sh, false > (p, out, x, acc[0][(u + 1) % K],
-              acc[NT - 1][(u + 1) % K]);
-        out += p.dst_pitch;
-      }
-    }
+    for (int j0 = 0; j0 < ROWS; j0 += K)
+      stream_period < Sh, BY_POINTER, -1 > (p, x, y0, j0, ring, acc, in,
+          out);
+    return;
   }
+  stream_period < Sh, BY_POINTER, 0 > (p, x, y0, 0, ring, acc, in, out);
+#pragma unroll 1
+  for (int j0 = K; j0 < LAST; j0 += K)
+    stream_period < Sh, BY_POINTER, -1 > (p, x, y0, j0, ring, acc, in, out);
+  if (LAST > 0)
+    stream_period < Sh, BY_POINTER, LAST > (p, x, y0, LAST, ring, acc, in,
+        out);
 }
 
 /* Output row y of the C samples from x of an edge column, whose window
