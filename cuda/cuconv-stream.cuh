@@ -47,10 +47,14 @@ constexpr int ST_THREADS = 128;
  * radius-1 blur and the 3x3 matrix (7.9 against 8.2 for 16 x 10; 9.5
  * against 9.9 for 16 x 12); 8 x 13 for the sharpen and two terms at
  * radius 1 (sobel 12.0 against 13.1 for 8 x 16, laplacian 11.9 against
- * 13.0), 8 x 16 at radius 2 (blur 10.0, 10.2 for 8 x 14, 11.2 for
- * 8 x 13), 8 x 24 for the 5x5 matrix (18.4, 19.5 for 8 x 20).  From
- * radius 3, and for the radius-2 sharpen, 4 samples across, so that the
- * 2R + 1 rows of accumulators fit the registers (H100, 2026-11-28): 4 x 16
+ * 13.0), 8 x 16 at radius 2 for two components (one component's blur:
+ * 10.0, 10.2 for 8 x 14, 11.2 for 8 x 13), 8 x 24 for the 5x5 matrix
+ * (18.4, 19.5 for 8 x 20).  From radius 3, and for the radius-2 sharpen
+ * and blur of one component, 4 samples across, so that the 2R + 1 rows
+ * of accumulators fit the registers: the blur in 4 x 16 with its first
+ * and last periods apart (stream_peel; H200, 7.8 to 7.9 against 9.1 for
+ * 8 x 16, 8.5 rolled whole; 4 x 10, 12, 14, 15, 17, 18, 20, 24, 32:
+ * 8.6, 8.8, 8.9, 8.8, 10.1, 8.4, 8.1, 8.5, 11.6), and (H100): 4 x 16
  * for the sharpen (11.2 against 12.1 for 8 x 16; 12.5 for 4 x 20, 14.4
  * for 4 x 13) and the two terms at radius 3 (sobel 20.2; 20.6 for 4 x 33,
  * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24; the radius-3 blur takes
@@ -74,6 +78,16 @@ stream_cols (int r, int out)
       && out == OUT_SHARPEN) ? 4 : 8;
 }
 
+/* A whole plane's large shape: the blur of one component at radius 2 in
+ * 4 across (above); StreamSmall and the 4:2:0 frame keep 8 there (H200,
+ * 3840x2160 frames at r = 2, us: I420 11.8 against 12.1 in 4, NV12 11.4
+ * against 12.3; 1920x1080 NV12 6.1 against 6.4). */
+__host__ __device__ constexpr int
+stream_plane_cols (int r, int out, int nc)
+{
+  return r == 2 && out == OUT_BLUR && nc == 1 ? 4 : stream_cols (r, out);
+}
+
 __host__ __device__ constexpr int
 stream_rows (int r, int out)
 {
@@ -87,15 +101,16 @@ stream_rows (int r, int out)
  * 3840x2160, us, 2026-11-28): apart for the 2-D matrix (3x3 8.6 -> 8.0,
  * 5x5 18.1 -> 16.0 capped, 16.7 not), the sharpen (10.1 -> 8.6; 9.5
  * capped), two terms from radius 3 (sobel 18.2 -> 17.3; capped, spills)
- * and the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120
- * registers).  Not for the blur at radius 1 and 2 (7.1 and 9.1 either
- * way, 9.4 uncapped at radius 2) nor two terms at radius 1 (sobel 10.3,
- * 11.2 apart). */
+ * the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120 registers)
+ * and at radius 2 in 4 samples across (stream_plane_cols).
+ * Not for the blur at radius 1, nor at 2 in 8 across (7.1 and 9.1
+ * either way, 9.4 uncapped), nor two terms at radius 1 (sobel 10.3,
+ * 11.2 apart).  The radius-3 blur is not measured: no benchmark row. */
 __host__ __device__ constexpr bool
-stream_peel (int r, int out)
+stream_peel (int r, int out, int cols)
 {
   return out == OUT_MATRIX || out == OUT_SHARPEN || (out == OUT_BLUR ? r >= 4
-      : r >= 3);
+      || (r == 2 && cols == 4) : r >= 3);
 }
 
 __host__ __device__ constexpr int
@@ -110,9 +125,9 @@ stream_min_blocks (int r, int out, bool peel)
  * and ROWS output rows a thread; SPREAD: the edge rows' warps spread
  * among the strips' (stream_role); PEEL: stream_peel. */
 template < int RAD, int NCOMP, int OUTPUT,
-    int COLS = stream_cols (RAD, OUTPUT),
+    int COLS = stream_plane_cols (RAD, OUTPUT, NCOMP),
     int ROWS = stream_rows (RAD, OUTPUT), bool SPREAD = false,
-    bool PEEL = stream_peel (RAD, OUTPUT) >
+    bool PEEL = stream_peel (RAD, OUTPUT, COLS) >
 struct StreamShape
 {
   static constexpr int R = RAD;
@@ -131,16 +146,22 @@ struct StreamShape
   static constexpr int MIN_BLOCKS = stream_min_blocks (R, OUT, PL);
 };
 
+__host__ __device__ constexpr int
+stream_small_cols (int r, int out)
+{
+  return stream_cols (r, out) < 8 ? stream_cols (r, out) : 8;
+}
+
 /* The shape for whole planes below ST_MIN_SAMPLES (cuconv-stream.cu):
- * short strips of 8 samples (4 where the large shape has 4; 2R + 2 rows:
+ * short strips of 8 samples (4 where stream_cols says 4; 2R + 2 rows:
  * two periods of the walk), enough of them to fill the device, and the
  * edge rows' warps spread (H200, 1920x1080, radius-1 blur: 4.6 us,
  * against 8.3 in the 4K shape and 5.4 for the tiles; H100, the radius-2
  * sharpen 5.6 in 4 x 6 strips against 5.8 in 8 x 6). */
 template < int RAD, int NCOMP, int OUTPUT,
-    bool PEEL = stream_peel (RAD, OUTPUT) >
+    bool PEEL = stream_peel (RAD, OUTPUT, stream_small_cols (RAD, OUTPUT)) >
 using StreamSmall = StreamShape < RAD, NCOMP, OUTPUT,
-    stream_cols (RAD, OUTPUT) < 8 ? stream_cols (RAD, OUTPUT) : 8,
+    stream_small_cols (RAD, OUTPUT),
     2 * RAD + 2, true, PEEL >;
 
 /* The columns of C samples across a band whose windows lie inside the
