@@ -51,6 +51,7 @@
 #define PCIE_REPS 7
 
 #define RUNS 5                  /* runs of each row in CUDA memory */
+#define RUNS_MAX 99
 
 static gint n_frames_arg, n_runs_arg;
 
@@ -566,7 +567,7 @@ main (int argc, char **argv)
     if (g_str_has_prefix (argv[i], "--frames="))
       n_frames_arg = atoi (argv[i] + 9);
     else if (g_str_has_prefix (argv[i], "--runs="))
-      n_runs_arg = CLAMP (atoi (argv[i] + 7), 1, 99);
+      n_runs_arg = CLAMP (atoi (argv[i] + 7), 1, RUNS_MAX);
     else {
       g_print ("usage: %s [--frames=N] [--runs=N]\n", argv[0]);
       return 2;
@@ -664,7 +665,8 @@ main (int argc, char **argv)
       const gchar *fmt = gst_video_format_to_string (rows[v].format);
       GstVideoInfo info;
       Result res;
-      double k_us[99], fps[99], over[99], lo = 1e9, hi = -1e9;
+      double k_us[RUNS_MAX], fps[RUNS_MAX], over[RUNS_MAX];
+      double fps_med, over_med;
 
       if (rows[v].big_only && z == 0)
         continue;
@@ -677,17 +679,19 @@ main (int argc, char **argv)
           break;
         fps[i] = res.fps;
         over[i] = 1e6 / res.fps - k_us[i];
-        lo = MIN (lo, over[i]);
-        hi = MAX (hi, over[i]);
       }
-      if (!res.ran)
+      if (!res.ran) {
         g_print ("| %dx%d | %s | %s | n/a | n/a | %.1f | n/a | n/a | %s |\n",
             w, h, fmt, rows[v].filter->props, k_us[i], res.note);
-      else
-        g_print ("| %dx%d | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f to "
-            "%.1f | %s |\n", w, h, fmt, rows[v].filter->props,
-            median (fps, runs), 1e6 / median (fps, runs), median (k_us, runs),
-            median (over, runs), lo, hi, res.note);
+        continue;
+      }
+      /* median () sorts: over[0] and over[runs - 1] are then the range */
+      fps_med = median (fps, runs);
+      over_med = median (over, runs);
+      g_print ("| %dx%d | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f to "
+          "%.1f | %s |\n", w, h, fmt, rows[v].filter->props, fps_med,
+          1e6 / fps_med, median (k_us, runs), over_med, over[0],
+          over[runs - 1], res.note);
     }
   }
   return 0;
