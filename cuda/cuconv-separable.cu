@@ -107,9 +107,9 @@ typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
 template < int R, int NC, int SB, int OUT > static cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
 {
-  constexpr int tile_h = ROW_GROUPS * fixed_rpt (R);
+  constexpr int RPT = fixed_rpt (R, NC, SB, OUT), tile_h = ROW_GROUPS * RPT;
   static SmemLimit smem_limit;
-  const int smem = (int) sep_smem_bytes (fixed_geom < R, NC, SB > (),
+  const int smem = (int) sep_smem_bytes (fixed_geom < R, NC, SB, RPT > (),
       out_terms (OUT));
   dim3 grid ((p.ws + TILE_W - 1) / TILE_W,
       (p.row_end - p.row_begin + tile_h - 1) / tile_h);

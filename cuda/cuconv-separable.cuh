@@ -376,14 +376,22 @@ struct TileSmem
   }
 };
 
-/* Output rows per thread of the vertical pass: short tiles, and a register
- * cap that keeps 5 blocks resident, suit small radii (measured on an H200:
- * 4K r = 1 in 12.6 us against 13.7 us with 8 rows); tall tiles cut the
- * apron of large ones, whose unrolled taps need the registers. */
+/* Output rows per thread of the vertical pass of output out from nc
+ * components of sb bytes: short tiles, and a register cap that keeps 5
+ * blocks resident, suit small radii (measured on an H200: 4K r = 1 in
+ * 12.6 us against 13.7 us with 8 rows); tall tiles cut the apron of
+ * large ones, whose unrolled taps need the registers.  The 16-bit blur
+ * of one component at radius 4 takes 7 (H200, us: 3840x2160 16.3
+ * against 17.1, the 4K P010 frame's luma 22.7 against 24.0; not two
+ * components: the 4K P010 frame at r = 8, whose chroma has radius 4,
+ * 33.2 against 32.8; nor a frame's chroma, frame_chroma_rpt; 6 from
+ * radius 5: the 1080p P010 frame at r = 8 13.1 against 12.0; the 16-bit
+ * sharpen spills). */
 __host__ __device__ constexpr int
-fixed_rpt (int r)
+fixed_rpt (int r, int nc, int sb, int out)
 {
-  return r <= 4 ? 4 : 8;
+  return r == 4 && nc == 1 && sb == 2 && out == OUT_BLUR ? 7 : r <= 4 ? 4
+      : 8;
 }
 
 __host__ __device__ constexpr int
@@ -396,21 +404,22 @@ fixed_min_blocks (int r)
 #endif
 }
 
-/* The tile geometry of the unrolled radius R. */
-template < int R, int NC, int SB > __host__ __device__ constexpr TileGeom
+/* The tile geometry of the unrolled radius R, RPT rows a thread. */
+template < int R, int NC, int SB, int RPT > __host__ __device__ constexpr
+    TileGeom
 fixed_geom ()
 {
-  return TileGeom (R, R, NC, ROW_GROUPS * fixed_rpt (R), SB);
+  return TileGeom (R, R, NC, ROW_GROUPS * RPT, SB);
 }
 
 /* One tile (bx, by) of plane p with the unrolled radius R. */
-template < int R, int NC, int SB, int OUT > __device__ __forceinline__ void
+template < int R, int NC, int SB, int OUT,
+    int RPT = fixed_rpt (R, NC, SB, OUT) > __device__ __forceinline__ void
 tile_fixed (const SepParams & p, int bx, int by)
 {
-  constexpr int RPT = fixed_rpt (R);
   constexpr int TILE_H = ROW_GROUPS * RPT;
   constexpr int NT = out_terms (OUT);
-  constexpr TileGeom g = fixed_geom < R, NC, SB > ();
+  constexpr TileGeom g = fixed_geom < R, NC, SB, RPT > ();
   extern __shared__ uint4 smem[];
   const TileSmem sm (smem, g, NT);
   const int x0 = bx * TILE_W;

@@ -57,8 +57,10 @@ constexpr int ST_THREADS = 128;
  * 8.6, 8.8, 8.9, 8.8, 10.1, 8.4, 8.1, 8.5, 11.6), and (H100): 4 x 16
  * for the sharpen (11.2 against 12.1 for 8 x 16; 12.5 for 4 x 20, 14.4
  * for 4 x 13) and the two terms at radius 3 (sobel 20.2; 20.6 for 4 x 33,
- * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24; the radius-3 blur takes
- * 4 x 16 too, not measured: no benchmark row has it), 4 x 27 for the blur
+ * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24), and (H200) 4 x 24 for
+ * the blur at radius 3, its periods apart (10.1 to 10.2 against 11.7 to
+ * 11.8 for 4 x 16 rolled; 4 x 12, 16, 18, 20, 22, 26, 30, 33 apart:
+ * 10.2, 10.6, 10.4, 10.5, 10.9, 12.8, 10.9, 12.6), 4 x 27 for the blur
  * at radius 4 (14.7; 15.7 for 4 x 16 and 4 x 30, 16.7 for 4 x 26: at 27
  * the blocks of a 4K plane fit one wave of the H100's 132 SMs, at 26 three
  * are left over).  No simple rule picks them all: not the apron's
@@ -92,7 +94,7 @@ __host__ __device__ constexpr int
 stream_rows (int r, int out)
 {
   return stream_wide (r, out) ? 9 : out == OUT_MATRIX ? 24 : r == 1 ? 13
-      : r <= 3 ? 16 : 27;
+      : r == 2 || (r == 3 && out != OUT_BLUR) ? 16 : r == 3 ? 24 : 27;
 }
 
 /* Whether the strips walk their first and last periods apart from the
@@ -101,16 +103,17 @@ stream_rows (int r, int out)
  * 3840x2160, us, 2026-11-28): apart for the 2-D matrix (3x3 8.6 -> 8.0,
  * 5x5 18.1 -> 16.0 capped, 16.7 not), the sharpen (10.1 -> 8.6; 9.5
  * capped), two terms from radius 3 (sobel 18.2 -> 17.3; capped, spills)
- * the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120 registers)
- * and at radius 2 in 4 samples across (stream_plane_cols).
- * Not for the blur at radius 1, nor at 2 in 8 across (7.1 and 9.1
- * either way, 9.4 uncapped), nor two terms at radius 1 (sobel 10.3,
- * 11.2 apart).  The radius-3 blur is not measured: no benchmark row. */
+ * the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120 registers),
+ * at radius 3 (stream_rows; 1920x1080 in StreamSmall: 4.7 either way)
+ * and at radius 2 in 4 samples across
+ * (stream_plane_cols).  Not for the blur at radius 1, nor at 2 in 8
+ * across (7.1 and 9.1 either way, 9.4 uncapped), nor two terms at
+ * radius 1 (sobel 10.3, 11.2 apart). */
 __host__ __device__ constexpr bool
 stream_peel (int r, int out, int cols)
 {
-  return out == OUT_MATRIX || out == OUT_SHARPEN || (out == OUT_BLUR ? r >= 4
-      || (r == 2 && cols == 4) : r >= 3);
+  return out == OUT_MATRIX || out == OUT_SHARPEN || r >= 3
+      || (out == OUT_BLUR && r == 2 && cols == 4);
 }
 
 __host__ __device__ constexpr int

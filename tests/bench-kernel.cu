@@ -24,9 +24,10 @@
  * planes that they add up to more than twice the L2.  Prints a markdown
  * table.
  *
- * Then whole 4:2:0 frames (one launch against a launch a plane), and
- * regions of I420 frames (1, 8 and 64 face-sized rectangles and 1024
- * small ones, region=roi) against the whole frame.
+ * Then whole 4:2:0 frames, I420, NV12, P010 and I420_10LE (one launch
+ * against a launch a plane), and regions of I420 frames (1, 8 and 64
+ * face-sized rectangles and 1024 small ones, region=roi) against the
+ * whole frame.
  *
  * Then (3840x2160 only) the wide filters: the box at radius 256 and 1024
  * (running sums), the gaussian at explicit radii 128 and 512 (the global
@@ -285,6 +286,7 @@ typedef struct
 static const Row table_rows[] = {
   {"gaussian", CUCONV_KERNEL_GAUSSIAN, 1, 0, 8, 0, 0.0},
   {"gaussian", CUCONV_KERNEL_GAUSSIAN, 2, 0, 8, 0, 0.0},
+  {"gaussian", CUCONV_KERNEL_GAUSSIAN, 3, 0, 8, 0, 0.0},
   {"gaussian", CUCONV_KERNEL_GAUSSIAN, 4, 0, 8, 0, 0.0},
   {"gaussian", CUCONV_KERNEL_GAUSSIAN, 8, 0, 8, 0, 0.0},
   {"gaussian", CUCONV_KERNEL_GAUSSIAN, 16, 0, 8, 0, 0.0},
@@ -504,11 +506,28 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   return err == 0;
 }
 
-/* A 4:2:0 frame (I420, or NV12 when nv12) in device memory: frame i of
- * the rotation, all planes in one call or a call a plane. */
+/* The 4:2:0 layouts of --frames: three planes, or luma and interleaved
+ * chroma, of 8-bit samples or 16-bit words of 10 bits (P010: in the high
+ * bits). */
+typedef enum
+{
+  FRAME_I420,
+  FRAME_NV12,
+  FRAME_P010,
+  FRAME_I420_10LE,
+  N_FRAME_FORMATS
+} FrameFormat;
+
+static const char *const frame_format_names[] = { "I420", "NV12", "P010",
+  "I420_10LE"
+};
+
+/* A 4:2:0 frame in device memory: frame i of the rotation, all planes in
+ * one call or a call a plane. */
 typedef struct
 {
-  int w, h, n, nv12, per_plane;
+  int w, h, n, per_plane;
+  FrameFormat format;
   uint8_t *src, *dst;
   CuconvFilter filter;
 } FrameBench;
@@ -517,10 +536,11 @@ static bool
 launch_frame (void *ctx, int i, cudaStream_t stream)
 {
   FrameBench *b = (FrameBench *) ctx;
-  const size_t ysz = (size_t) b->w * b->h, csz = ysz / 4;
+  const int sb = b->format >= FRAME_P010 ? 2 : 1;
+  const size_t ysz = (size_t) b->w * b->h * sb, csz = ysz / 4;
   const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
   CuconvPlane p[3];
-  int n = b->nv12 ? 2 : 3, k;
+  int n = b->format == FRAME_NV12 || b->format == FRAME_P010 ? 2 : 3, k;
 
   memset (p, 0, sizeof (p));
   for (k = 0; k < n; k++) {
@@ -530,9 +550,11 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
     p[k].dst = b->dst + off + poff;
     p[k].width = k == 0 ? b->w : b->w / 2;
     p[k].height = k == 0 ? b->h : b->h / 2;
-    p[k].n_comp = k > 0 && b->nv12 ? 2 : 1;
-    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp;
+    p[k].n_comp = k > 0 && n == 2 ? 2 : 1;
+    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
     p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
+    p[k].depth = sb == 2 ? 10 : 8;
+    p[k].shift = b->format == FRAME_P010 ? 6 : 0;
   }
   if (!b->per_plane)
     return cuconv_filter_device_path (p, n, &b->filter, base_path, stream,
@@ -549,7 +571,7 @@ static int
 bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
 {
   static const int sizes[][2] = { {3840, 2160}, {1920, 1080} };
-  static const int radii[] = { 1, 2, 4, 8 };
+  static const int radii[] = { 1, 2, 3, 4, 8 };
 
   printf ("\n### whole 4:2:0 frames in device memory\n\n");
   printf ("- gaussian, border clamp, tight strides; the same frames through "
@@ -557,15 +579,16 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
       "through a call a plane\n\n");
   printf ("| format | size | r | one launch µs | a launch per plane µs | "
       "saved |\n|---|---|---:|---:|---:|---:|\n");
-  for (int nv12 = 0; nv12 < 2; nv12++) {
+  for (int fmt = 0; fmt < N_FRAME_FORMATS; fmt++) {
     for (int z = 0; z < 2; z++) {
       FrameBench b;
-      const size_t frame = (size_t) sizes[z][0] * sizes[z][1] * 3 / 2;
+      const size_t frame = (size_t) sizes[z][0] * sizes[z][1] * 3 / 2 *
+          (fmt >= FRAME_P010 ? 2 : 1);
 
       memset (&b, 0, sizeof (b));
       b.w = sizes[z][0];
       b.h = sizes[z][1];
-      b.nv12 = nv12;
+      b.format = (FrameFormat) fmt;
       b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
       CHECK (cudaMalloc (&b.src, frame * b.n));
       CHECK (cudaMalloc (&b.dst, frame * b.n));
@@ -590,7 +613,7 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
           }
         }
         printf ("| %s | %dx%d | %d | %.1f | %.1f | %.0f%% |\n",
-            nv12 ? "NV12" : "I420", b.w, b.h, radii[ri], us[0], us[1],
+            frame_format_names[fmt], b.w, b.h, radii[ri], us[0], us[1],
             100.0 * (us[1] - us[0]) / us[1]);
       }
       CHECK (cudaFree (b.src));
