@@ -179,8 +179,9 @@ static const Size race_sizes[] = { {17, 9}, {385, 289} };
 
 static const unsigned full_radii[] = { 1, 2, 3, 4, 7, 8, 16, 31, 64 };
 /* The quick run still takes the engine's unrolled radii (1, 3, 16 and
- * their chroma halves) and its generic path (31, 64). */
-static const unsigned quick_radii[] = { 1, 3, 16, 31, 64 };
+ * their chroma halves; 4: the 16-bit blur's tiles of 7 rows) and its
+ * generic path (31, 64). */
+static const unsigned quick_radii[] = { 1, 3, 4, 16, 31, 64 };
 /* the unrolled (1, 16) and generic (31) separable paths, and the box */
 static const unsigned race_radii[] = { 1, 16, 31 };
 
