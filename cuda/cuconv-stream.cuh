@@ -105,10 +105,9 @@ stream_rows (int r, int out)
  * capped), two terms from radius 3 (sobel 18.2 -> 17.3; capped, spills)
  * the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120 registers),
  * at radius 3 (stream_rows; 1920x1080 in StreamSmall: 4.7 either way)
- * and at radius 2 in 4 samples across
- * (stream_plane_cols).  Not for the blur at radius 1, nor at 2 in 8
- * across (7.1 and 9.1 either way, 9.4 uncapped), nor two terms at
- * radius 1 (sobel 10.3, 11.2 apart). */
+ * and at radius 2 in 4 samples across (stream_plane_cols).  Not for the
+ * blur at radius 1, nor at 2 in 8 across (7.1 and 9.1 either way, 9.4
+ * uncapped), nor two terms at radius 1 (sobel 10.3, 11.2 apart). */
 __host__ __device__ constexpr bool
 stream_peel (int r, int out, int cols)
 {

@@ -182,8 +182,9 @@ static const unsigned full_radii[] = { 1, 2, 3, 4, 7, 8, 16, 31, 64 };
  * their chroma halves; 4: the 16-bit blur's tiles of 7 rows) and its
  * generic path (31, 64). */
 static const unsigned quick_radii[] = { 1, 3, 4, 16, 31, 64 };
-/* the unrolled (1, 16) and generic (31) separable paths, and the box */
-static const unsigned race_radii[] = { 1, 16, 31 };
+/* the unrolled (1, 16) and generic (31) separable paths, the box, and
+ * the 16-bit blur's tiles of 7 rows (4, in frames) */
+static const unsigned race_radii[] = { 1, 4, 16, 31 };
 
 /* Radius 0 with a sigma, and a sigma that does not match the radius. */
 static const struct
