@@ -506,20 +506,20 @@ launch_ours (void *ctx, int i, cudaStream_t stream)
   return err == 0;
 }
 
-/* The 4:2:0 layouts of --frames: three planes, or luma and interleaved
- * chroma, of 8-bit samples or 16-bit words of 10 bits (P010: in the high
- * bits). */
-typedef enum
+/* A 4:2:0 layout of --frames: three planes, or luma and interleaved
+ * chroma, of 8-bit samples or 16-bit words of 10 bits (shift: P010's are
+ * in the high bits). */
+typedef struct
 {
-  FRAME_I420,
-  FRAME_NV12,
-  FRAME_P010,
-  FRAME_I420_10LE,
-  N_FRAME_FORMATS
+  const char *name;
+  int planes, sample_bytes, shift;
 } FrameFormat;
 
-static const char *const frame_format_names[] = { "I420", "NV12", "P010",
-  "I420_10LE"
+static const FrameFormat frame_formats[] = {
+  {"I420", 3, 1, 0},
+  {"NV12", 2, 1, 0},
+  {"P010", 2, 2, 6},
+  {"I420_10LE", 3, 2, 0},
 };
 
 /* A 4:2:0 frame in device memory: frame i of the rotation, all planes in
@@ -527,7 +527,7 @@ static const char *const frame_format_names[] = { "I420", "NV12", "P010",
 typedef struct
 {
   int w, h, n, per_plane;
-  FrameFormat format;
+  const FrameFormat *format;
   uint8_t *src, *dst;
   CuconvFilter filter;
 } FrameBench;
@@ -536,11 +536,11 @@ static bool
 launch_frame (void *ctx, int i, cudaStream_t stream)
 {
   FrameBench *b = (FrameBench *) ctx;
-  const int sb = b->format >= FRAME_P010 ? 2 : 1;
+  const int sb = b->format->sample_bytes;
   const size_t ysz = (size_t) b->w * b->h * sb, csz = ysz / 4;
   const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
   CuconvPlane p[3];
-  int n = b->format == FRAME_NV12 || b->format == FRAME_P010 ? 2 : 3, k;
+  int n = b->format->planes, k;
 
   memset (p, 0, sizeof (p));
   for (k = 0; k < n; k++) {
@@ -554,7 +554,7 @@ launch_frame (void *ctx, int i, cudaStream_t stream)
     p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
     p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
     p[k].depth = sb == 2 ? 10 : 8;
-    p[k].shift = b->format == FRAME_P010 ? 6 : 0;
+    p[k].shift = b->format->shift;
   }
   if (!b->per_plane)
     return cuconv_filter_device_path (p, n, &b->filter, base_path, stream,
@@ -579,16 +579,16 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
       "through a call a plane\n\n");
   printf ("| format | size | r | one launch µs | a launch per plane µs | "
       "saved |\n|---|---|---:|---:|---:|---:|\n");
-  for (int fmt = 0; fmt < N_FRAME_FORMATS; fmt++) {
+  for (const FrameFormat & fmt : frame_formats) {
     for (int z = 0; z < 2; z++) {
       FrameBench b;
       const size_t frame = (size_t) sizes[z][0] * sizes[z][1] * 3 / 2 *
-          (fmt >= FRAME_P010 ? 2 : 1);
+          fmt.sample_bytes;
 
       memset (&b, 0, sizeof (b));
       b.w = sizes[z][0];
       b.h = sizes[z][1];
-      b.format = (FrameFormat) fmt;
+      b.format = &fmt;
       b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
       CHECK (cudaMalloc (&b.src, frame * b.n));
       CHECK (cudaMalloc (&b.dst, frame * b.n));
@@ -613,7 +613,7 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
           }
         }
         printf ("| %s | %dx%d | %d | %.1f | %.1f | %.0f%% |\n",
-            frame_format_names[fmt], b.w, b.h, radii[ri], us[0], us[1],
+            fmt.name, b.w, b.h, radii[ri], us[0], us[1],
             100.0 * (us[1] - us[0]) / us[1]);
       }
       CHECK (cudaFree (b.src));
