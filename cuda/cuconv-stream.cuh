@@ -26,8 +26,9 @@
  * columns on each side take a thread per output row instead, which
  * gathers its 2R + 1 input rows sample by sample through the border mode
  * (cuconv-border.h): spread over many threads, those uncoalesced gathers
- * finish well before the strips do.  Both sum in the same order, so they
- * agree to the bit.
+ * finish well before the strips do (two components from radius 2 read
+ * them from a tile their warp loads a word at a time: stream_edge_tile).
+ * Both sum in the same order, so they agree to the bit.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -142,6 +143,11 @@ struct StreamShape
   static constexpr int A = R * NC;      /* apron, samples each side */
   static constexpr int E = A <= 4 ? 4 : 8;      /* apron loads, bytes */
   static constexpr int NW = (C + 2 * E) / 4;    /* words of a loaded row */
+  /* whether the edge rows read their windows from a tile
+   * (stream_edge_tile), and its words a row: odd, so that the lanes' rows
+   * fall in distinct banks */
+  static constexpr bool TILE = NC == 2 && R >= 2;
+  static constexpr int TW = NW | 1;
   static constexpr bool SP = SPREAD;
   static constexpr bool PL = PEEL;
   /* blocks an SM for the plane kernel's register cap */
@@ -179,6 +185,14 @@ stream_columns (const SepParams & p, int *lo, int *hi, int *cols)
     *hi = *lo;
 }
 
+/* The edge columns' rows that a band of `rows` rows takes: in whole
+ * warps where they read a tile (stream_edge_tile). */
+template < class Sh > __host__ __device__ __forceinline__ int
+stream_edge_span (int rows)
+{
+  return Sh::TILE ? (rows + 31) / 32 * 32 : rows;
+}
+
 /* Threads of a band of p: one an edge column's row, one an inner
  * column's strip of S rows; with Sh::SP, each kind in whole warps. */
 template < class Sh > __host__ __device__ __forceinline__ int
@@ -188,7 +202,7 @@ stream_threads (const SepParams & p)
   int lo, hi, cols;
 
   stream_columns < Sh > (p, &lo, &hi, &cols);
-  const int edge_rows = (cols - (hi - lo)) * rows;
+  const int edge_rows = (cols - (hi - lo)) * stream_edge_span < Sh > (rows);
   const int strips = (hi - lo) * ((rows + Sh::S - 1) / Sh::S);
   if (Sh::SP)
     return 32 * ((edge_rows + 31) / 32 + (strips + 31) / 32);
@@ -196,8 +210,9 @@ stream_threads (const SepParams & p)
 }
 
 /* What thread t of a band with n_edge edge rows and n_strip strips
- * walks: edge row *e or strip *i (-1 for neither; a strip may lie past
- * the band).  The edge rows come first, a thread each: spread over many
+ * walks: edge row *e or strip *i (-1 for neither; a strip or, with
+ * Sh::TILE, an edge row may lie past the band).  The edge rows come
+ * first, a thread each: spread over many
  * threads, their gathers (uncoalesced: a warp's lanes read different
  * rows) finish long before the strips do.  Sh::SP: every sp-th warp from
  * the first (sp up to 4) is an edge-row warp, so that no SM holds many
@@ -670,13 +685,57 @@ stream_strip (const SepParams & p, int x, int y0)
         out);
 }
 
-/* Output row y of the C samples from x of an edge column, whose window
- * reaches past a side of the plane: its 2R + 1 input rows gathered one
- * after the other, summed in the strips' order (the same results). */
-template < class Sh > __device__ __forceinline__ void
-stream_edge_row (const SepParams & p, int x, int y)
+/* Fills the warp's tile of the windows at x of input rows y0 - R to
+ * y0 + 31 + R, for its lanes' rows y0 to y0 + 31 of an edge column
+ * (stream_edge_row): the lanes along a row's words, a word at a time; a
+ * word that reaches past a side of the row sample by sample through the
+ * border (border_sample).  Returns the tile, Sh::TW words a row. */
+template < class Sh > __device__ __forceinline__ const uint32_t *
+stream_edge_tile (const SepParams & p, int x, int y0)
 {
-  constexpr int R = Sh::R, OUT = Sh::OUT;
+  constexpr int NW = Sh::NW, TW = Sh::TW, TR = 32 + 2 * Sh::R;
+  __shared__ uint32_t tiles[ST_THREADS / 32][TR * TW];
+  uint32_t *tile = tiles[threadIdx.x / 32];
+
+  for (int k = threadIdx.x % 32; k < TR * NW; k += 32) {
+    const int j = k / NW, q = k - j * NW, y = y0 - Sh::R + j;
+    const int yy = (unsigned) y < (unsigned) p.height ? y :
+        border_row_far (p.border, y, p.height);
+    const int s = x - Sh::E + 4 * q;    /* the word's first sample */
+    const uint8_t *row = p.src + (size_t) yy * p.src_pitch;
+    uint32_t v = 0u;
+
+    if (yy >= 0 && s >= 0 && s + 4 <= p.ws) {
+      v = __ldg ((const uint32_t *) (row + s));
+    } else if (yy >= 0) {
+      for (int b = 0; b < 4; b++) {
+        const int o = border_sample ((CuconvBorder) p.border, s + b, Sh::NC,
+            p.width);
+        v |= o >= 0 ? (uint32_t) __ldg (row + o) << (8 * b) : 0u;
+      }
+    }
+    tile[j * TW + q] = v;
+  }
+  __syncwarp ();
+  return tile;
+}
+
+/* Output row y of the C samples from x of an edge column, whose window
+ * reaches past a side of the plane: its 2R + 1 input rows one after the
+ * other, summed in the strips' order (the same results).  Each window
+ * gathered sample by sample through the border mode, or with Sh::TILE
+ * (two components from radius 2) read from the warp's tile
+ * (stream_edge_tile), whose loads are words shared by the lanes.  Those
+ * wider windows' gathers took more registers than the strips, and the
+ * 4:2:0 frame kernels that hold them spilled (H200, 3840x2160 NV12 frame,
+ * us: r = 3 18.1 -> 15.9, r = 4 17.8 -> 15.9).  Elsewhere the tiles cost
+ * more than they saved (4K planes of one component, r = 1 7.1 -> 9.6, r
+ * = 4 10.7 -> 10.9; the 1920x1080 NV12 frame at r = 1, chroma radius 1,
+ * 5.2 -> 7.0). */
+template < class Sh > __device__ __forceinline__ void
+stream_edge_row (const SepParams & p, int x, int y, const uint32_t * tile)
+{
+  constexpr int R = Sh::R, OUT = Sh::OUT, NW = Sh::NW;
   constexpr int C = Sh::C, A = Sh::A, NT = Sh::NT, K = Sh::K;
   const bool near = p.width > C + A;
   float acc[NT][C];
@@ -688,10 +747,16 @@ stream_edge_row (const SepParams & p, int x, int y)
       acc[m][c] = p.vinit[m];
 #pragma unroll 1
   for (int t = 0; t < K; t++) {
-    uint32_t w[Sh::NW];
+    uint32_t w[NW];
     float h[C], f[OUT == OUT_MATRIX ? C + 2 * A : 1];
 
-    stream_load < Sh, true > (p, x, y - R + t, near, w);
+    if (Sh::TILE) {
+#pragma unroll
+      for (int i = 0; i < NW; i++)
+        w[i] = tile[(threadIdx.x % 32 + t) * Sh::TW + i];
+    } else {
+      stream_load < Sh, true > (p, x, y - R + t, near, w);
+    }
     if (OUT == OUT_MATRIX)
       stream_floats < Sh > (w, f);
 #pragma unroll
@@ -721,7 +786,8 @@ stream_thread (const SepParams & p, int t)
 
   stream_columns < Sh > (p, &lo, &hi, &cols);
   const int inner = hi - lo, edges = cols - inner;
-  stream_role < Sh > (edges * rows, inner * bands, t, &e, &i);
+  stream_role < Sh > (edges * stream_edge_span < Sh > (rows), inner * bands,
+      t, &e, &i);
 
   /* the strips of the band's first and last rows of strips come first:
    * they walk with border checks, more slowly, and among the last
@@ -737,9 +803,19 @@ stream_thread (const SepParams & p, int t)
       && y0 >= R && y0 + S + R <= p.height && y0 + S <= p.row_end);
 
   if (e >= 0) {
-    const int r = e / edges, k = e - r * edges;
-    stream_edge_row < Sh > (p, (k < lo ? k : hi + k - lo) * Sh::C,
-        p.row_begin + r);
+    if constexpr (Sh::TILE) {
+      /* warp e / 32 takes 32 rows of edge column k, from row r */
+      const int g = e / 32, r = p.row_begin + g / edges * 32, k = g % edges;
+      const int ex = (k < lo ? k : hi + k - lo) * Sh::C;
+
+      stream_edge_row < Sh > (p, ex, r + e % 32, stream_edge_tile < Sh > (p,
+              ex, r));
+    } else {
+      const int r = e / edges, k = e - r * edges;
+
+      stream_edge_row < Sh > (p, (k < lo ? k : hi + k - lo) * Sh::C,
+          p.row_begin + r, NULL);
+    }
   } else if (by_pointer) {
     stream_strip < Sh, true > (p, x, y0);
   } else if (inner > 0 && i >= 0 && y0 < p.row_end) {
