@@ -197,11 +197,12 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
   /* whole frames at luma radius 1 and 2 stream, at any size (H100, I420
    * at r = 2, us: 3840x2160 13.8 against 18.5 for the tiles, 1920x1080
    * 6.6 against 7.9), at 3 and 4 with a large luma plane (H200, 3840x2160
-   * at r = 4, us: I420 17.8 against 21.5, NV12 19.0 against 21.8); q: the
-   * planes as the strips take them */
+   * at r = 4, us: I420 17.8 against 21.5, NV12 19.0 against 21.8), and
+   * any on CUCONV_PATH_STREAM (the tests' small frames); q: the planes as
+   * the strips take them */
   bool streaming = l.rx <= ST_MAX_RADIUS && (path == CUCONV_PATH_STREAM
       || (path == CUCONV_PATH_AUTO && (stream_fills (l)
-              || stream_small (l)))) && (l.rx <= 2 || stream_fills (l));
+              || stream_small (l)) && (l.rx <= 2 || stream_fills (l))));
   FrameParams q = fp;
 
   for (int i = 0; i < fp.n; i++)
