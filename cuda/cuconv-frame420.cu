@@ -202,7 +202,7 @@ launch_frame420 (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
    * the strips take them */
   bool streaming = l.rx <= ST_MAX_RADIUS && (path == CUCONV_PATH_STREAM
       || (path == CUCONV_PATH_AUTO && (stream_fills (l)
-              || stream_small (l)) && (l.rx <= 2 || stream_fills (l))));
+              || (stream_small (l) && l.rx <= 2))));
   FrameParams q = fp;
 
   for (int i = 0; i < fp.n; i++)

@@ -803,18 +803,20 @@ stream_thread (const SepParams & p, int t)
       && y0 >= R && y0 + S + R <= p.height && y0 + S <= p.row_end);
 
   if (e >= 0) {
+    /* the first sample of edge column k */
+    const auto edge_x = [&](int k) { return (k < lo ? k : hi + k - lo)
+          * Sh::C; };
+
     if constexpr (Sh::TILE) {
       /* warp e / 32 takes 32 rows of edge column k, from row r */
       const int g = e / 32, r = p.row_begin + g / edges * 32, k = g % edges;
-      const int ex = (k < lo ? k : hi + k - lo) * Sh::C;
 
-      stream_edge_row < Sh > (p, ex, r + e % 32, stream_edge_tile < Sh > (p,
-              ex, r));
+      stream_edge_row < Sh > (p, edge_x (k), r + e % 32,
+          stream_edge_tile < Sh > (p, edge_x (k), r));
     } else {
       const int r = e / edges, k = e - r * edges;
 
-      stream_edge_row < Sh > (p, (k < lo ? k : hi + k - lo) * Sh::C,
-          p.row_begin + r, NULL);
+      stream_edge_row < Sh > (p, edge_x (k), p.row_begin + r, NULL);
     }
   } else if (by_pointer) {
     stream_strip < Sh, true > (p, x, y0);
