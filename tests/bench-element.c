@@ -12,7 +12,9 @@
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
  * (cuconv_filter_device () on the same frame, CUDA events, median), so
- * the element's own per-frame overhead shows; at 4K also through the
+ * the element's own per-frame overhead shows, with the host's time a
+ * call of cuconv_filter_device () and the pipeline without the element
+ * (appsrc ! identity ! fakesink); at 4K also through the
  * untruncated gaussian of sigma 64 (the recursive path).  The PCIe ceiling is
  * measured in the same run
  * (pinned H2D and D2H concurrently on two streams, and pageable copies) and
@@ -65,6 +67,10 @@ typedef struct
 } Filter;
 
 static const Filter radius2 = { "kernel=gaussian radius=2", 2, 0.0 };
+
+/* no cudaconvolve: appsrc ! identity ! fakesink, the harness's own cost
+ * a frame (system-memory buffers: neither element maps them) */
+static const Filter bare = { NULL, 0, 0.0 };
 
 /* the large blur of issue 11: the untruncated gaussian (recursive path) */
 static const Filter sigma64 = { "kernel=gaussian radius=0 sigma=64", 0,
@@ -208,11 +214,15 @@ measure_pcie (Pcie * p)
 
 #define KERNEL_FRAMES 8         /* rotated, more than the L2 holds at 4K */
 #define KERNEL_REPS 200
+#define HOST_REPS 100
 
 /* Median microseconds of cuconv_filter_device () on one frame of info
- * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory. */
+ * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory; and
+ * in *host_us the host's time a call, back to back without waiting (the
+ * dispatch and the launch). */
 static double
-kernel_alone_us (const GstVideoInfo * info, const Filter * filter)
+kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
+    double *host_us)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   CuconvSettings s;
@@ -224,6 +234,7 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter)
   float ms;
   guint n = GST_VIDEO_INFO_N_PLANES (info), i, p, c;
   gint r;
+  gint64 t0;
 
   memset (&s, 0, sizeof (s));
   s.kernel = CUCONV_KERNEL_GAUSSIAN;
@@ -262,6 +273,13 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter)
     if (r >= 0)
       t[r] = ms * 1e3;
   }
+  /* fewer calls than the launch queue holds: none of them waits */
+  t0 = g_get_monotonic_time ();
+  for (r = 0; r < HOST_REPS; r++)
+    CHECK ((cudaError_t) cuconv_filter_device (planes[r % KERNEL_FRAMES],
+            n, f, NULL, NULL));
+  *host_us = (double) (g_get_monotonic_time () - t0) / HOST_REPS;
+  CHECK (cudaDeviceSynchronize ());
   CHECK (cudaEventDestroy (e0));
   CHECK (cudaEventDestroy (e1));
   for (i = 0; i < KERNEL_FRAMES; i++) {
@@ -425,9 +443,10 @@ run_pipeline (GstVideoFormat format, gint width, gint height,
         gst_caps_features_new ("memory:CUDAMemory", NULL));
 
   desc = g_strdup_printf ("appsrc name=src format=time block=true "
-      "max-bytes=%" G_GSIZE_FORMAT " ! cudaconvolve name=conv backend=cuda "
-      "%s ! fakesink name=sink sync=false signal-handoffs=true",
-      3 * info.size, filter->props);
+      "max-bytes=%" G_GSIZE_FORMAT " ! %s%s name=conv ! fakesink name=sink "
+      "sync=false signal-handoffs=true", 3 * info.size, filter->props ?
+      "cudaconvolve backend=cuda " : "identity", filter->props ?
+      filter->props : "");
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipeline) {
@@ -455,8 +474,9 @@ run_pipeline (GstVideoFormat format, gint width, gint height,
     g_printerr ("bench-element: the pipeline did not reach PLAYING\n");
     exit (1);
   }
-  g_object_get (conv, "active-backend", &active, NULL);
-  if (g_strcmp0 (active, "cuda") != 0) {
+  if (filter->props)
+    g_object_get (conv, "active-backend", &active, NULL);
+  if (filter->props && g_strcmp0 (active, "cuda") != 0) {
     g_printerr ("bench-element: cudaconvolve runs on \"%s\", not cuda\n",
         active);
     exit (1);
@@ -641,12 +661,18 @@ main (int argc, char **argv)
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
       "! cudaconvolve backend=cuda FILTER ! fakesink sync=false. Kernel "
       "alone: cuconv_filter_device () on the same frame in cudaMalloc "
-      "memory, median of %d, CUDA events. Each row %d runs, a kernel-alone "
-      "figure beside each: the medians, and the overhead's range.\n\n",
-      N_BUFFERS, KERNEL_REPS, runs);
+      "memory, median of %d, CUDA events recorded before the call and "
+      "after it (the host's dispatch and the launch latency included); "
+      "host us a call: %d calls of it "
+      "back to back, the host's time a call (the dispatch and the launch). "
+      "Each row %d runs, a kernel-alone figure beside each: the medians, "
+      "and the overhead's range. The first row of each size is the "
+      "pipeline without cudaconvolve (appsrc ! identity ! fakesink, "
+      "system-memory buffers): what the harness costs a frame.\n\n",
+      N_BUFFERS, KERNEL_REPS, HOST_REPS, runs);
   g_print ("| size | format | FILTER | frames/s | us/frame | kernel alone "
-      "us | element overhead us/frame | overhead min to max | memory |\n"
-      "|---|---|---|---:|---:|---:|---:|---|---|\n");
+      "us | host us a call | element overhead us/frame | overhead min to "
+      "max | memory |\n|---|---|---|---:|---:|---:|---:|---:|---|---|\n");
   for (z = 0; z < 2; z++) {
     static const struct
     {
@@ -654,6 +680,7 @@ main (int argc, char **argv)
       const Filter *filter;
       gboolean big_only;
     } rows[] = {
+      {GST_VIDEO_FORMAT_I420, &bare, FALSE},
       {GST_VIDEO_FORMAT_I420, &radius2, FALSE},
       {GST_VIDEO_FORMAT_NV12, &radius2, FALSE},
       {GST_VIDEO_FORMAT_I420, &sigma64, TRUE},
@@ -662,36 +689,46 @@ main (int argc, char **argv)
     gint n_frames = n_frames_arg > 0 ? n_frames_arg : 3000;
 
     for (v = 0; v < (gint) G_N_ELEMENTS (rows); v++) {
+      const Filter *filter = rows[v].filter;
       const gchar *fmt = gst_video_format_to_string (rows[v].format);
       GstVideoInfo info;
       Result res;
-      double k_us[RUNS_MAX], fps[RUNS_MAX], over[RUNS_MAX];
+      double k_us[RUNS_MAX], host[RUNS_MAX], fps[RUNS_MAX], over[RUNS_MAX];
       double fps_med, over_med;
 
       if (rows[v].big_only && z == 0)
         continue;
       gst_video_info_set_format (&info, rows[v].format, w, h);
       for (i = 0; i < runs; i++) {
-        k_us[i] = kernel_alone_us (&info, rows[v].filter);
-        run_pipeline (rows[v].format, w, h, rows[v].filter, MEM_CUDA,
-            n_frames, &res);
+        k_us[i] = host[i] = 0.0;
+        if (filter->props)
+          k_us[i] = kernel_alone_us (&info, filter, &host[i]);
+        run_pipeline (rows[v].format, w, h, filter, filter->props ?
+            MEM_CUDA : MEM_PAGEABLE, n_frames, &res);
         if (!res.ran)
           break;
         fps[i] = res.fps;
         over[i] = 1e6 / res.fps - k_us[i];
       }
       if (!res.ran) {
-        g_print ("| %dx%d | %s | %s | n/a | n/a | %.1f | n/a | n/a | %s |\n",
-            w, h, fmt, rows[v].filter->props, k_us[i], res.note);
+        g_print ("| %dx%d | %s | %s | n/a | n/a | %.1f | %.1f | n/a | n/a | "
+            "%s |\n", w, h, fmt, filter->props ? filter->props : "none",
+            k_us[i], host[i], res.note);
         continue;
       }
       /* median () sorts: over[0] and over[runs - 1] are then the range */
       fps_med = median (fps, runs);
       over_med = median (over, runs);
-      g_print ("| %dx%d | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f to "
-          "%.1f | %s |\n", w, h, fmt, rows[v].filter->props, fps_med,
-          1e6 / fps_med, median (k_us, runs), over_med, over[0],
-          over[runs - 1], res.note);
+      if (!filter->props) {
+        g_print ("| %dx%d | %s | none: appsrc ! identity ! fakesink | %.0f | "
+            "%.1f | | | | | %s |\n", w, h, fmt, fps_med, 1e6 / fps_med,
+            res.note);
+        continue;
+      }
+      g_print ("| %dx%d | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f "
+          "to %.1f | %s |\n", w, h, fmt, filter->props, fps_med,
+          1e6 / fps_med, median (k_us, runs), median (host, runs), over_med,
+          over[0], over[runs - 1], res.note);
     }
   }
   return 0;
