@@ -36,6 +36,7 @@ struct _GstCudaVideoFilterIdle
   gboolean armed;
   gint64 deadline;              /* of the last arm, g_get_monotonic_time () */
   guint serial;                 /* of the last arm or disarm */
+  guint wakes;                  /* of the thread (the tests') */
 };
 
 GstCudaVideoFilterIdle *
@@ -95,6 +96,7 @@ gst_cuda_video_filter_idle_loop (gpointer data)
 
   g_mutex_lock (&idle->lock);
   while (idle->running) {
+    idle->wakes++;
     if (g_get_monotonic_time () < idle->deadline) {
       g_cond_wait_until (&idle->cond, &idle->lock, idle->deadline);
     } else if (!idle->armed) {
@@ -149,4 +151,15 @@ gst_cuda_video_filter_idle_is_current (GstCudaVideoFilterIdle * idle,
   current = idle->serial == serial;
   g_mutex_unlock (&idle->lock);
   return current;
+}
+
+guint
+gst_cuda_video_filter_idle_wakes (GstCudaVideoFilterIdle * idle)
+{
+  guint wakes;
+
+  g_mutex_lock (&idle->lock);
+  wakes = idle->wakes;
+  g_mutex_unlock (&idle->lock);
+  return wakes;
 }

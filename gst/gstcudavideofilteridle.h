@@ -36,5 +36,9 @@ void gst_cuda_video_filter_idle_disarm (GstCudaVideoFilterIdle * idle);
 gboolean gst_cuda_video_filter_idle_is_current (GstCudaVideoFilterIdle *
     idle, guint serial);
 
+/* How many times the watch's thread has woken since it was made (for the
+ * tests: about once a timeout while arms come, not once an arm). */
+guint gst_cuda_video_filter_idle_wakes (GstCudaVideoFilterIdle * idle);
+
 G_END_DECLS
 #endif /* __GST_CUDA_VIDEO_FILTER_IDLE_H__ */
