@@ -7,12 +7,10 @@
 /* The watch that lets GstCudaVideoFilter hold a frame only while frames
  * keep coming: a thread that sleeps until an arm outlives the timeout.
  * Arming and disarming cost a mutex, and a signal only when the thread
- * sleeps without a deadline, which it does only once no arm has come for
- * a whole timeout: cheap enough for every frame.  (A disarm that cleared
- * the deadline sent the thread to sleep without one whenever it woke
- * between a disarm and the next arm, and then the next arm woke it: on
- * an H200 host, 1080p frames back to back, a signal and a wake of the
- * thread for 80 to 99% of the frames, 1.1 to 1.9 us an arm.) */
+ * sleeps without a deadline, which it does only once the last arm's
+ * deadline has passed disarmed: cheap enough for every frame (a disarm
+ * that cleared the deadline had the thread signalled and woken for
+ * nearly every frame: docs/design.md, section E). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
