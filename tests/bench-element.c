@@ -474,12 +474,13 @@ run_pipeline (GstVideoFormat format, gint width, gint height,
     g_printerr ("bench-element: the pipeline did not reach PLAYING\n");
     exit (1);
   }
-  if (filter->props)
+  if (filter->props) {
     g_object_get (conv, "active-backend", &active, NULL);
-  if (filter->props && g_strcmp0 (active, "cuda") != 0) {
-    g_printerr ("bench-element: cudaconvolve runs on \"%s\", not cuda\n",
-        active);
-    exit (1);
+    if (g_strcmp0 (active, "cuda") != 0) {
+      g_printerr ("bench-element: cudaconvolve runs on \"%s\", not cuda\n",
+          active);
+      exit (1);
+    }
   }
   g_free (active);
 
