@@ -466,6 +466,7 @@ gst_cuda_video_filter_release (GstCudaVideoFilter * self,
     gst_clear_buffer (&held->out);
     return gst_cuda_video_filter_gpu_failed (self, held->what, error);
   }
+  gst_cuda_video_filter_gpu_mark_done (GET_PRIV (self)->gpu, held->out);
   *outbuf = g_steal_pointer (&held->out);
   return GST_FLOW_OK;
 }
@@ -911,7 +912,7 @@ gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
  * before the buffers go back. */
 static GstFlowReturn
 gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
-    GstBuffer * inbuf, const gchar * what)
+    GstBuffer * inbuf, GstBuffer * outbuf, const gchar * what)
 {
   GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
   GstCudaVideoFilterHeld *queued = &priv->queued;
@@ -922,9 +923,10 @@ gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
     return ret;
   }
   if (!gst_cuda_video_filter_may_hold (self)) {
-    if (gst_cuda_video_filter_gpu_sync (priv->gpu, &error))
-      return GST_FLOW_OK;
-    return gst_cuda_video_filter_gpu_failed (self, what, error);
+    if (!gst_cuda_video_filter_gpu_sync (priv->gpu, &error))
+      return gst_cuda_video_filter_gpu_failed (self, what, error);
+    gst_cuda_video_filter_gpu_mark_done (priv->gpu, outbuf);
+    return GST_FLOW_OK;
   }
   /* the frame held, if any, has the other event */
   if (!gst_cuda_video_filter_gpu_record (priv->gpu, priv->next_event, &error)) {
@@ -939,8 +941,9 @@ gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
 }
 
 /* In and out in CUDA memory of the context: the subclass reads and writes
- * the planes where they are, on the element's stream, which is finished
- * before the buffer goes downstream. */
+ * the planes where they are, on the element's stream, once a write to the
+ * input still pending on another stream is done (GStreamer 1.24 on); the
+ * stream is finished before the buffer goes downstream. */
 static GstFlowReturn
 gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
@@ -948,6 +951,7 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   GstVideoFrame in_frame, out_frame;
+  GError *error = NULL;
   GstFlowReturn ret;
 
   if (!gst_cuda_video_filter_gpu_map_frame (&in_frame, &vfilter->in_info,
@@ -963,9 +967,15 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
     gst_video_frame_unmap (&in_frame);
     goto push_failed;
   }
-  ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
-      &in_frame, &out_frame, gst_cuda_video_filter_gpu_stream (priv->gpu));
-  ret = gst_cuda_video_filter_enqueued (self, ret, inbuf, "CUDA memory");
+  /* after the input's map, which may have started an upload */
+  if (gst_cuda_video_filter_gpu_wait_for_writers (priv->gpu, inbuf, &error)) {
+    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
+        &in_frame, &out_frame, gst_cuda_video_filter_gpu_stream (priv->gpu));
+    ret = gst_cuda_video_filter_enqueued (self, ret, inbuf, outbuf,
+        "CUDA memory");
+  } else {
+    ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
+  }
   gst_cuda_video_filter_gpu_pop (priv->gpu);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
@@ -1145,7 +1155,7 @@ gst_cuda_video_filter_filter_host (GstCudaVideoFilter * self,
         gst_cuda_video_filter_gpu_stream (priv->gpu));
     if (ret != GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST)
       return gst_cuda_video_filter_enqueued (self, ret, in_frame->buffer,
-          "a frame");
+          out_frame->buffer, "a frame");
   }
   return klass->filter_cuda_host (self, in_frame, out_frame);
 }

@@ -9,12 +9,24 @@
  * through GstContext, made when no neighbour has one; every GPU resource
  * of the element (its stream, the subclass's engine, pinned host memory,
  * CUDA pools) lives in it, so the process holds one context per device
- * and never the runtime's primary context.  The 1.22 library keeps no
- * stream with the memory: a producer finishes its work on a buffer before
- * pushing it, and so does the element (it waits for its stream, or for
- * the event of the frame it pushes).  The events come from the CUDA
+ * and never the runtime's primary context.  The events come from the CUDA
  * runtime, which works in the context current on the thread, as the
- * engine does: GStreamer 1.22's loader has no event calls. */
+ * engine does: GStreamer 1.22's loader has no event calls.
+ *
+ * Streams and CUDA memory, by GStreamer release:
+ * - 1.22 keeps no stream with the memory: a writer finishes its work on a
+ *   buffer before pushing it.
+ * - From 1.24 a CUDA memory carries the GstCudaStream it is written on,
+ *   and a write still pending there is flagged
+ *   GST_CUDA_MEMORY_TRANSFER_NEED_SYNC; mapping with GST_MAP_CUDA does not
+ *   wait for it.  The element's stream is a GstCudaStream, set on the CUDA
+ *   pools it makes (upstream then writes on it, already in order), and
+ *   before the kernels read a frame written on another stream, the
+ *   element's stream waits for that one on the GPU (an event, no host
+ *   wait).
+ * On every release the element pushes a frame only once its work is done
+ * (it waits for its stream, or for the event of the frame it pushes), and
+ * clears the flag then, so that readers downstream need not wait. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -42,8 +54,12 @@ struct _GstCudaVideoFilterGpu
    * same pointer gst_cuda_ensure_element_context () fills), fixed from
    * open () to close (). */
   GstCudaContext *context;
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *cuda_stream;   /* stream, also on the element's pools */
+#endif
   CUstream stream;
   cudaEvent_t events[GST_CUDA_VIDEO_FILTER_GPU_EVENTS];  /* on stream */
+  cudaEvent_t writer;           /* on a writer's stream, for stream to wait */
   GstAllocator *pinned;         /* pinned memory of context */
   gboolean tried;               /* open () ran since close () */
 };
@@ -61,12 +77,25 @@ gst_cuda_video_filter_gpu_free (GstCudaVideoFilterGpu * gpu)
   g_free (gpu);
 }
 
-/* The formats GStreamer 1.22's CUDA allocator can lay out: it aborts the
- * process on any other (gst_cuda_allocator_alloc), so CUDA memory is
- * offered for these only. */
-#define CUDA_MEMORY_FORMATS "{ I420, YV12, I420_10LE, Y42B, I422_10LE, " \
+/* Whether the GStreamer running is release 1.24 or newer, whatever the one
+ * built against: what its CUDA allocator lays out is a matter of the
+ * library loaded. */
+static gboolean
+runtime_is_1_24 (void)
+{
+  guint major, minor, micro, nano;
+
+  gst_version (&major, &minor, &micro, &nano);
+  return major > 1 || minor >= 24;
+}
+
+/* The formats GStreamer's CUDA allocator can lay out, of those the element
+ * takes: 1.22's aborts the process on any other (gst_cuda_allocator_alloc),
+ * later ones fail the allocation; 1.24 added I420_12LE.  GRAY8, GRAY16_LE
+ * and AYUV stay in system memory. */
+#define CUDA_MEMORY_FORMATS_1_22 "I420, YV12, I420_10LE, Y42B, I422_10LE, " \
     "I422_12LE, NV12, NV21, P010_10LE, P016_LE, Y444, Y444_16LE, BGRA, " \
-    "RGBA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, BGR10A2_LE, RGB10A2_LE }"
+    "RGBA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, BGR10A2_LE, RGB10A2_LE"
 
 static GstCaps *
 raw_caps (const gchar * features, const gchar * formats)
@@ -83,16 +112,17 @@ raw_caps (const gchar * features, const gchar * formats)
 /* GStreamer 1.22's CUDA allocator places the V plane of a three-plane
  * 4:2:0 frame height / 2 chroma rows after U, rounding down: with an odd
  * height U's last row and V's first are the same memory, and no element
- * can write such a frame correctly.  Those caps stay in system memory.
- * TRUE where the format or the height is not fixed yet. */
+ * can write such a frame correctly.  Those caps stay in system memory
+ * there; 1.24's allocator rounds up.  TRUE where the format or the height
+ * is not fixed yet. */
 static gboolean
 layout_ok (const GstStructure * s)
 {
   const gchar *format = gst_structure_get_string (s, "format");
   gint height;
 
-  if (!format || !gst_structure_get_int (s, "height", &height) ||
-      height % 2 == 0)
+  if (runtime_is_1_24 () || !format ||
+      !gst_structure_get_int (s, "height", &height) || height % 2 == 0)
     return TRUE;
   return !g_str_equal (format, "I420") && !g_str_equal (format, "YV12") &&
       !g_str_equal (format, "I420_10LE");
@@ -122,10 +152,13 @@ GstCaps *
 gst_cuda_video_filter_gpu_template_caps (const gchar * formats)
 {
   const gchar *cuda = "(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")";
+  gchar *allocator_formats = g_strdup_printf ("{ %s%s }",
+      CUDA_MEMORY_FORMATS_1_22, runtime_is_1_24 ()? ", I420_12LE" : "");
   GstCaps *wanted = raw_caps (cuda, formats);
-  GstCaps *possible = raw_caps (cuda, CUDA_MEMORY_FORMATS);
+  GstCaps *possible = raw_caps (cuda, allocator_formats);
   GstCaps *caps = gst_caps_intersect (wanted, possible);
 
+  g_free (allocator_formats);
   gst_caps_unref (wanted);
   gst_caps_unref (possible);
   return gst_caps_merge (caps, raw_caps ("", formats));
@@ -165,16 +198,29 @@ gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
   if (!gst_cuda_ensure_element_context (element, device_id, &gpu->context))
     goto no_context;
 
+#if GST_CHECK_VERSION (1, 24, 0)
+  /* a GstCudaStream, to hand to the pools */
+  gpu->cuda_stream = gst_cuda_stream_new (gpu->context);
+  if (!gpu->cuda_stream)
+    goto no_stream;
+  gpu->stream = gst_cuda_stream_get_handle (gpu->cuda_stream);
+  if (!gst_cuda_context_push (gpu->context))
+    goto no_stream;
+#else
   if (!gst_cuda_context_push (gpu->context))
     goto no_stream;
   if (!gst_cuda_result (CuStreamCreate (&gpu->stream,
               CU_STREAM_NON_BLOCKING)))
     gpu->stream = NULL;
+#endif
   for (i = 0; i < GST_CUDA_VIDEO_FILTER_GPU_EVENTS && gpu->stream; i++) {
     if (cudaEventCreateWithFlags (&gpu->events[i], cudaEventDisableTiming)
         != cudaSuccess)
       goto no_event;
   }
+  if (gpu->stream && cudaEventCreateWithFlags (&gpu->writer,
+          cudaEventDisableTiming) != cudaSuccess)
+    goto no_event;
   gst_cuda_context_pop (NULL);
   if (!gpu->stream)
     goto no_stream;
@@ -223,11 +269,20 @@ gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu)
     for (i = 0; i < GST_CUDA_VIDEO_FILTER_GPU_EVENTS; i++)
       if (gpu->events[i])
         cudaEventDestroy (gpu->events[i]);
+    if (gpu->writer)
+      cudaEventDestroy (gpu->writer);
+#if !GST_CHECK_VERSION (1, 24, 0)
     gst_cuda_result (CuStreamDestroy (gpu->stream));
+#endif
     gst_cuda_context_pop (NULL);
   }
   memset (gpu->events, 0, sizeof (gpu->events));
+  gpu->writer = NULL;
   gpu->stream = NULL;
+#if GST_CHECK_VERSION (1, 24, 0)
+  /* pools and buffers in flight may hold it a while longer */
+  gst_clear_cuda_stream (&gpu->cuda_stream);
+#endif
   /* Pools and buffers in flight hold their own references to both. */
   gst_clear_object (&gpu->pinned);
   gst_clear_object (&gpu->context);
@@ -367,14 +422,22 @@ gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps, gboolean offer_cuda)
   return ret;
 }
 
-/* Configures pool for caps with video meta; returns the size of a buffer
- * as the pool has it (pitched rows make it larger than the caps say), or
- * 0 when the pool refuses. */
+/* Configures pool for caps with video meta, and (from 1.24) with the
+ * element's stream unless it has one already; returns the size of a
+ * buffer as the pool has it (pitched rows make it larger than the caps
+ * say), or 0 when the pool refuses. */
 static guint
-configure_cuda_pool (GstBufferPool * pool, GstCaps * caps, guint size,
-    guint min, guint max)
+configure_cuda_pool (GstCudaVideoFilterGpu * gpu, GstBufferPool * pool,
+    GstCaps * caps, guint size, guint min, guint max)
 {
   GstStructure *config = gst_buffer_pool_get_config (pool);
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
+
+  if (!stream)
+    gst_buffer_pool_config_set_cuda_stream (config, gpu->cuda_stream);
+  gst_clear_cuda_stream (&stream);
+#endif
 
   gst_buffer_pool_config_add_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -399,8 +462,8 @@ propose_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   guint size;
 
   pool = gst_cuda_buffer_pool_new (gpu->context);
-  size = configure_cuda_pool (pool, caps, GST_VIDEO_INFO_SIZE (info), min,
-      0);
+  size = configure_cuda_pool (gpu, pool, caps, GST_VIDEO_INFO_SIZE (info),
+      min, 0);
   if (size == 0) {
     GST_WARNING_OBJECT (element, "cannot configure a CUDA buffer pool");
     gst_object_unref (pool);
@@ -512,7 +575,7 @@ decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   min += held;
   if (max != 0)
     max += held;
-  size = configure_cuda_pool (pool, caps, MAX (size,
+  size = configure_cuda_pool (gpu, pool, caps, MAX (size,
           GST_VIDEO_INFO_SIZE (info)), min, max);
   if (size == 0) {
     GST_WARNING_OBJECT (element, "cannot configure a CUDA buffer pool");
@@ -661,6 +724,57 @@ gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
   return gpu->stream && buffer_is_all (gpu, inbuf,
       gst_is_cuda_pinned_memory_of) && buffer_is_all (gpu, outbuf,
       gst_is_cuda_pinned_memory_of);
+}
+
+gboolean
+gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * buffer, GError ** error)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    GstCudaStream *writer;
+    cudaStream_t handle;
+    cudaError_t e;
+
+    if (!gst_is_cuda_memory (mem) ||
+        !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+      continue;
+    /* no stream: the writer finished (1.22's contract); ours: in order */
+    writer = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+    if (!writer || writer == gpu->cuda_stream)
+      continue;
+    handle = (cudaStream_t) gst_cuda_stream_get_handle (writer);
+    /* an event captures the work enqueued on the writer's stream so far,
+     * and the wait takes it at once: the event is free again after */
+    e = cudaEventRecord (gpu->writer, handle);
+    if (e == cudaSuccess)
+      e = cudaStreamWaitEvent ((cudaStream_t) gpu->stream, gpu->writer, 0);
+    if (e != cudaSuccess) {
+      set_event_error (error, e);
+      return FALSE;
+    }
+  }
+#endif
+  return TRUE;
+}
+
+void
+gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * buffer)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  guint i;
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (gst_is_cuda_memory (mem))
+      GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  }
+#endif
 }
 
 gboolean

@@ -101,6 +101,18 @@ gboolean gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu *
 gboolean gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu *
     gpu, GstBuffer * inbuf, GstBuffer * outbuf);
 
+/* Orders the element's stream after the writes still pending on buffer's
+ * CUDA memory on other streams (GStreamer 1.24 on; nothing before), on
+ * the GPU.  Call with the context current, after mapping buffer: the map
+ * may start an upload.  FALSE with error set when CUDA fails. */
+gboolean gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu *
+    gpu, GstBuffer * buffer, GError ** error);
+
+/* The element's writes into buffer's CUDA memory are done: clears the
+ * flag that would make readers wait for its stream (1.24 on). */
+void gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * buffer);
+
 /* gst_video_frame_map () with the planes in device memory. */
 gboolean gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);

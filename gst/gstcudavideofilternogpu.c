@@ -162,6 +162,19 @@ gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
 }
 
 gboolean
+gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * buffer, GError ** error)
+{
+  return TRUE;
+}
+
+void
+gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * buffer)
+{
+}
+
+gboolean
 gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {

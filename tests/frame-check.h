@@ -80,5 +80,25 @@ typedef struct
 const GstMetaInfo *frame_check_meta_info (const gchar * name,
     const gchar ** tags);
 
+/* The level GObject logs a value refused by a property's range or type
+ * at: a warning up to GLib 2.7x, a critical in newer releases (Debian 13's
+ * 2.84, for one).  Either is what a refusal looks like. */
+#define FRAME_CHECK_REFUSAL_LEVELS (G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL)
+
+/* Like gstcheck's ASSERT_WARNING (): code must make GObject log a refusal,
+ * at whichever level this GLib logs it. */
+#define ASSERT_REFUSED(code)                                            \
+G_STMT_START {                                                          \
+  _gst_check_expecting_log = TRUE;                                      \
+  _gst_check_raised_warning = FALSE;                                    \
+  _gst_check_raised_critical = FALSE;                                   \
+  code;                                                                 \
+  if (!_gst_check_raised_warning && !_gst_check_raised_critical)        \
+    _ck_assert_failed (__FILE__, __LINE__,                              \
+        "Expected a refusal (g_warning or g_critical), got nothing",    \
+        NULL);                                                          \
+  _gst_check_expecting_log = FALSE;                                     \
+} G_STMT_END
+
 G_END_DECLS
 #endif /* __FRAME_CHECK_H__ */

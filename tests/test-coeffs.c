@@ -963,6 +963,9 @@ coeffs_suite (void)
   Suite *s = suite_create ("coeffs");
   TCase *tc = tcase_create ("general");
 
+  /* check's default of 4 s a test is too little for the exhaustive ones
+   * on two busy cores */
+  tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_sum_and_symmetry);
   tcase_add_test (tc, test_sigma_rules);

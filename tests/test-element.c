@@ -626,7 +626,7 @@ GST_START_TEST (test_properties)
   fail_unless_equals_int (g_value_get_uint (&v), 1024);
   g_value_unset (&v);
   g_object_set (e, "radius", 1024, NULL);
-  ASSERT_WARNING (g_object_set (e, "radius", 1025, NULL));
+  ASSERT_REFUSED (g_object_set (e, "radius", 1025, NULL));
   g_object_get (e, "radius", &radius, NULL);
   fail_unless_equals_int (radius, 1024);
 
@@ -634,18 +634,18 @@ GST_START_TEST (test_properties)
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 256.0);
   g_object_set (e, "sigma", 3.5, NULL);
-  ASSERT_WARNING (g_object_set (e, "sigma", -1.0, NULL));
-  ASSERT_WARNING (g_object_set (e, "sigma", 256.5, NULL));
+  ASSERT_REFUSED (g_object_set (e, "sigma", -1.0, NULL));
+  ASSERT_REFUSED (g_object_set (e, "sigma", 256.5, NULL));
   g_object_get (e, "sigma", &sigma, NULL);
   fail_unless_equals_float (sigma, 3.5);
-  ASSERT_WARNING (g_object_set (e, "border", 4, NULL));
+  ASSERT_REFUSED (g_object_set (e, "border", 4, NULL));
 
   pspec = g_object_class_find_property (klass, "sigma-y");
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 256.0);
   g_object_set (e, "sigma-y", 2.25, NULL);
-  ASSERT_WARNING (g_object_set (e, "sigma-y", -0.5, NULL));
-  ASSERT_WARNING (g_object_set (e, "sigma-y", 257.0, NULL));
+  ASSERT_REFUSED (g_object_set (e, "sigma-y", -0.5, NULL));
+  ASSERT_REFUSED (g_object_set (e, "sigma-y", 257.0, NULL));
   g_object_get (e, "sigma-y", &sigma_y, NULL);
   fail_unless_equals_float (sigma_y, 2.25);
 
@@ -653,8 +653,8 @@ GST_START_TEST (test_properties)
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->minimum, 0.0);
   fail_unless_equals_float (G_PARAM_SPEC_DOUBLE (pspec)->maximum, 10.0);
   g_object_set (e, "amount", 10.0, NULL);
-  ASSERT_WARNING (g_object_set (e, "amount", 10.5, NULL));
-  ASSERT_WARNING (g_object_set (e, "amount", -1.0, NULL));
+  ASSERT_REFUSED (g_object_set (e, "amount", 10.5, NULL));
+  ASSERT_REFUSED (g_object_set (e, "amount", -1.0, NULL));
   g_object_get (e, "amount", &amount, NULL);
   fail_unless_equals_float (amount, 10.0);
 
@@ -663,7 +663,7 @@ GST_START_TEST (test_properties)
   g_object_get (e, "planes", &planes, "normalize", &normalize, NULL);
   fail_unless_equals_int (planes, CUCONV_PLANES_CHROMA);
   fail_unless (!normalize);
-  ASSERT_WARNING (g_object_set (e, "planes", CUCONV_PLANES_N, NULL));
+  ASSERT_REFUSED (g_object_set (e, "planes", CUCONV_PLANES_N, NULL));
   g_object_get (e, "planes", &planes, NULL);
   fail_unless_equals_int (planes, CUCONV_PLANES_CHROMA);
 
@@ -1695,6 +1695,9 @@ cudaconvolve_suite (void)
   Suite *s = suite_create ("cudaconvolve");
   TCase *tc = tcase_create ("general");
 
+  /* check's default of 4 s a test is too little for the format and kernel
+   * matrices on two busy cores */
+  tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_caps);

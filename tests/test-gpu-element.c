@@ -7,8 +7,9 @@
  * very next buffer.  Behind an upstream that is not live, frames in CUDA
  * memory and in pinned memory stay in flight one at a time, and come out
  * in order, filtered, on EOS, before serialized events and queries and
- * when nothing more comes; a flush drops them.  Exits 77 (skip) without a
- * usable CUDA device.
+ * when nothing more comes; a flush drops them.  From GStreamer 1.24, a
+ * frame whose writer is still at work on its own stream is read only once
+ * that work is done.  Exits 77 (skip) without a usable CUDA device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,6 +23,10 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <cuda_runtime_api.h>
 
 #include "cuconv.h"
 #include "cuconv-cuda.h"
@@ -1031,6 +1036,153 @@ GST_START_TEST (test_flight_idle)
 
 GST_END_TEST;
 
+#if GST_CHECK_VERSION (1, 24, 0)
+#define WRITER_DELAY_US 100000
+#define WRITER_FRAMES 4
+
+/* Keeps the writer's stream busy for WRITER_DELAY_US, from the host. */
+static void CUDART_CB
+hold_stream (void *data)
+{
+  g_usleep (WRITER_DELAY_US);
+}
+
+/* A buffer of pool with src's frame, copied there synchronously. */
+static GstBuffer *
+stage_on_device (GstBufferPool * pool, const GstVideoInfo * info,
+    GstBuffer * src)
+{
+  GstBuffer *buf = NULL;
+  GstVideoFrame dev, host;
+  guint p;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&dev, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_video_frame_map (&host, (GstVideoInfo *) info, src,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dev); p++)
+    fail_unless_equals_int (cudaMemcpy2D (dev.data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (&dev, p), host.data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (&host, p),
+            GST_VIDEO_FRAME_COMP_WIDTH (&host, p) *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (&host, p),
+            GST_VIDEO_FRAME_COMP_HEIGHT (&host, p), cudaMemcpyHostToDevice),
+        cudaSuccess);
+  gst_video_frame_unmap (&host);
+  gst_video_frame_unmap (&dev);
+  return buf;
+}
+
+/* A buffer of pool whose planes are zero until, behind WRITER_DELAY_US of
+ * other work on the pool's stream, staged's frame is copied in there.  It
+ * is returned at once, flagged as GStreamer 1.24's writers (nvh264dec,
+ * cudaupload) leave their frames. */
+static GstBuffer *
+write_late (GstBufferPool * pool, GstCudaStream * stream,
+    const GstVideoInfo * info, GstBuffer * staged)
+{
+  cudaStream_t s = (cudaStream_t) gst_cuda_stream_get_handle (stream);
+  GstBuffer *buf = NULL;
+  GstVideoFrame dst, src;
+  guint p;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&dst, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_video_frame_map (&src, (GstVideoInfo *) info, staged,
+          GST_MAP_READ | GST_MAP_CUDA));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dst); p++)
+    fail_unless_equals_int (cudaMemset2DAsync (dst.data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p), 0,
+            GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p),
+            GST_VIDEO_FRAME_COMP_HEIGHT (&dst, p), s), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (s), cudaSuccess);
+  fail_unless_equals_int (cudaLaunchHostFunc (s, hold_stream, NULL),
+      cudaSuccess);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dst); p++)
+    fail_unless_equals_int (cudaMemcpy2DAsync (dst.data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p), src.data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (&src, p),
+            GST_VIDEO_FRAME_COMP_WIDTH (&src, p) *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (&src, p),
+            GST_VIDEO_FRAME_COMP_HEIGHT (&src, p), cudaMemcpyDeviceToDevice,
+            s), cudaSuccess);
+  gst_video_frame_unmap (&src);
+  gst_video_frame_unmap (&dst);
+  fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (buf, 0),
+          GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), "the frame is not flagged");
+  return buf;
+}
+
+/* Upstream writes each frame on a stream of its own, behind other work, and
+ * pushes it before that write is done, as GStreamer 1.24's elements do:
+ * the element must read it only once the write is done, live or not (a
+ * frame read early is a blurred zero plane).  An odd height, which
+ * 1.24's CUDA memory lays out right. */
+GST_START_TEST (test_waits_for_writer_stream)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 25);
+  gboolean live;
+  guint i;
+
+  for (live = FALSE; live <= TRUE; live++) {
+    GstBuffer *src[WRITER_FRAMES], *staged[WRITER_FRAMES];
+    GstCudaContext *context;
+    GstCudaStream *stream;
+    GstBufferPool *pool;
+    GstStructure *config;
+    GstCaps *caps;
+    Flight f;
+
+    flight_start (&f, FLIGHT_CUDA, live);
+    flight_caps_set (&f, "I420", 641, 361, 30);
+    context = GST_CUDA_BUFFER_POOL (f.pool)->context;
+    stream = gst_cuda_stream_new (context);
+    fail_unless (stream != NULL);
+    pool = gst_cuda_buffer_pool_new (context);
+    caps = flight_caps (&f.info, FLIGHT_CUDA);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, f.info.size, 0, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    gst_caps_unref (caps);
+
+    fail_unless (gst_cuda_context_push (context));
+    for (i = 0; i < WRITER_FRAMES; i++) {
+      GstBuffer *buf;
+
+      src[i] = frame_check_buffer_random (&f.info, rand, FALSE);
+      staged[i] = stage_on_device (pool, &f.info, src[i]);
+      buf = write_late (pool, stream, &f.info, staged[i]);
+      GST_BUFFER_PTS (buf) = i * FRAME_DURATION;
+      GST_BUFFER_DURATION (buf) = FRAME_DURATION;
+      fail_unless_equals_int (gst_harness_push (f.h, buf), GST_FLOW_OK);
+    }
+    gst_cuda_context_pop (NULL);
+    fail_unless (gst_harness_push_event (f.h, gst_event_new_eos ()));
+    for (i = 0; i < WRITER_FRAMES; i++) {
+      pull_and_check (f.h, &f.info, src[i], i * FRAME_DURATION, &f.s,
+          FLIGHT_CUDA, live ? "a late writer, live" : "a late writer");
+      gst_buffer_unref (src[i]);
+      gst_buffer_unref (staged[i]);
+    }
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+    gst_cuda_stream_unref (stream);
+    flight_stop (&f);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 cudaconvolve_gpu_suite (void)
 {
@@ -1050,6 +1202,9 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_flight_serialized);
   tcase_add_test (tc, test_flight_none_when_live);
   tcase_add_test (tc, test_flight_idle);
+#if GST_CHECK_VERSION (1, 24, 0)
+  tcase_add_test (tc, test_waits_for_writer_stream);
+#endif
   return s;
 }
 

@@ -371,7 +371,7 @@ GST_START_TEST (test_region_properties)
   pspec = g_object_class_find_property (klass, "roi-margin");
   fail_unless_equals_int (G_PARAM_SPEC_UINT (pspec)->maximum, MAX_MARGIN);
   g_object_set (e, "roi-margin", MAX_MARGIN, NULL);
-  ASSERT_WARNING (g_object_set (e, "roi-margin", MAX_MARGIN + 1, NULL));
+  ASSERT_REFUSED (g_object_set (e, "roi-margin", MAX_MARGIN + 1, NULL));
   g_object_get (e, "roi-margin", &margin, NULL);
   fail_unless_equals_int (margin, MAX_MARGIN);
 
