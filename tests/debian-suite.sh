@@ -9,9 +9,9 @@
 #   CHROOT_DIR   where the chroot is kept and reused
 #                (default /var/tmp/gst-cudaconvolve-SUITE)
 #   MESON_SETUP_ARGS   passed on to ./run (e.g. -Dcuda-arch=75)
-#
-# The build goes to /var/tmp/build inside the chroot, so the checkout's own
-# build/ is left alone.  Needs debootstrap, which is installed when missing.
+#   SUITE_BUILD_DIR    the build folder inside the chroot (default
+#                      /var/tmp/build): the checkout's own build/ is left
+#                      alone  Needs debootstrap, which is installed when missing.
 set -euo pipefail
 
 suite=${1:?usage: tests/debian-suite.sh SUITE [COMMAND]}
@@ -60,10 +60,15 @@ if [ -n "$cuda" ]; then
   ln -sfn "$cuda" "$root/usr/local/cuda"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# The Release files of testing and sid carry an expiry date, which a
+# snapshot of the archive passes: a throwaway test chroot takes them.
+echo 'Acquire::Check-Valid-Until "false";' \
+  >"$root/etc/apt/apt.conf.d/99gst-cudaconvolve-snapshot"
 
 say "./run $command ($(chroot "$root" sh -c '. /etc/os-release; echo "$PRETTY_NAME"'))"
 chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-  MESON_SETUP_ARGS="${MESON_SETUP_ARGS:-}" BUILD_DIR=/var/tmp/build \
+  MESON_SETUP_ARGS="${MESON_SETUP_ARGS:-}" \
+  BUILD_DIR="${SUITE_BUILD_DIR:-/var/tmp/build}" \
   /src/run "$command" </dev/null

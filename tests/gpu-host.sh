@@ -18,6 +18,10 @@
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
+#   element
+#          check's steps for the element alone: test-gpu-element,
+#          test-gpu-pipeline and its racecheck, test-robustness
+#          (ROBUSTNESS=ci: its CI size) and its memcheck
 #   soak SECONDS
 #          build/tests/soak SECONDS cuda, with the GPU memory in use
 #          (nvidia-smi) before and after
@@ -33,6 +37,9 @@
 # step, then the tables.  Exits non-zero when a step failed.
 #
 # Environment: BUILD (default build), OUT, CUDA_HOME (default /usr/local/cuda),
+# GST_RUN (set by the env.sh of tests/gpu-runtime.sh: what starts a program
+# built against another suite's GStreamer; the build's programs run
+# through it),
 # SM (compute capability for nvcc, default: the GPU's, e.g. 90),
 # TEST_GPU_ARGS (extra arguments for the full test-gpu run, e.g. --seed=7).
 set -uo pipefail
@@ -48,10 +55,11 @@ export PATH=$PATH:$CUDA_HOME/bin
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CUDA_HOME/lib64
 export GST_PLUGIN_PATH=$PWD/$BUILD/gst
 export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
+RUN=${GST_RUN:-}
 
 case $MODE in
-  check|bench|all|soak|latency|wide) ;;
-  *) echo "usage: $0 [check|bench|all|soak SECONDS|latency|wide]" >&2; exit 2 ;;
+  check|element|bench|all|soak|latency|wide) ;;
+  *) echo "usage: $0 [check|element|bench|all|soak SECONDS|latency|wide]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -94,55 +102,63 @@ run_check () {
   if need "$BUILD/tests/test-gpu"; then
     # shellcheck disable=SC2086
     step "test-gpu (full matrix)" 420 test-gpu.log \
-      "$BUILD/tests/test-gpu" ${TEST_GPU_ARGS:-}
+      $RUN "$BUILD/tests/test-gpu" ${TEST_GPU_ARGS:-}
     # shellcheck disable=SC2086
     step "test-gpu --stream (full matrix)" 420 test-gpu-stream.log \
-      "$BUILD/tests/test-gpu" --stream ${TEST_GPU_ARGS:-}
+      $RUN "$BUILD/tests/test-gpu" --stream ${TEST_GPU_ARGS:-}
     # shellcheck disable=SC2086
     step "test-gpu --mma (full matrix)" 420 test-gpu-mma.log \
-      "$BUILD/tests/test-gpu" --mma ${TEST_GPU_ARGS:-}
+      $RUN "$BUILD/tests/test-gpu" --mma ${TEST_GPU_ARGS:-}
     if [ -z "$cs" ]; then
       SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
       FAILED=1
     else
       step "memcheck test-gpu --quick" 300 memcheck.log \
         "$cs" --tool memcheck --leak-check full --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --quick
+        $RUN "$BUILD/tests/test-gpu" --quick
       step "memcheck test-gpu --quick --stream" 300 memcheck-stream.log \
         "$cs" --tool memcheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --quick --stream
+        $RUN "$BUILD/tests/test-gpu" --quick --stream
       step "memcheck test-gpu --quick --mma" 300 memcheck-mma.log \
         "$cs" --tool memcheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --quick --mma
+        $RUN "$BUILD/tests/test-gpu" --quick --mma
       step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --race
+        $RUN "$BUILD/tests/test-gpu" --race
       step "racecheck test-gpu --race --mma" 300 racecheck-mma.log \
         "$cs" --tool racecheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --race --mma
+        $RUN "$BUILD/tests/test-gpu" --race --mma
     fi
   fi
+  run_element
+}
+
+# The element among GStreamer's CUDA elements, on the GStreamer in use.
+run_element () {
+  local cs=$(sanitizer)
+
   if need "$BUILD/tests/test-gpu-element"; then
     step "test-gpu-element" 300 test-gpu-element.log \
-      "$BUILD/tests/test-gpu-element"
+      $RUN "$BUILD/tests/test-gpu-element"
   fi
   if need "$BUILD/tests/test-gpu-pipeline"; then
     step "test-gpu-pipeline" 300 test-gpu-pipeline.log \
-      env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline"
+      env CUCONV_TEST_DATA=tests/data $RUN "$BUILD/tests/test-gpu-pipeline"
     [ -z "$cs" ] ||
       step "racecheck test-gpu-pipeline --quick" 300 racecheck-pipeline.log \
         "$cs" --tool racecheck --error-exitcode 1 \
-        env CUCONV_TEST_DATA=tests/data "$BUILD/tests/test-gpu-pipeline" --quick
+        env CUCONV_TEST_DATA=tests/data $RUN "$BUILD/tests/test-gpu-pipeline" --quick
   fi
   if need "$BUILD/tests/test-robustness"; then
-    step "test-robustness (full, backend=cuda)" 400 test-robustness.log \
-      env CUCONV_ROBUSTNESS_FULL=1 CUCONV_ROBUSTNESS_BACKEND=cuda \
-      "$BUILD/tests/test-robustness"
+    step "test-robustness (${ROBUSTNESS:-full}, backend=cuda)" 400 \
+      test-robustness.log env CUCONV_ROBUSTNESS_BACKEND=cuda \
+      CUCONV_ROBUSTNESS_FULL=$([ "${ROBUSTNESS:-full}" = full ] && echo 1) \
+      $RUN "$BUILD/tests/test-robustness"
     [ -z "$cs" ] ||
       step "memcheck test-robustness (CI size, backend=cuda)" 400 \
         memcheck-robustness.log "$cs" --tool memcheck --error-exitcode 1 \
         env CK_FORK=no CUCONV_ROBUSTNESS_BACKEND=cuda \
-        "$BUILD/tests/test-robustness"
+        $RUN "$BUILD/tests/test-robustness"
   fi
 }
 
@@ -152,22 +168,22 @@ run_wide () {
   if need "$BUILD/tests/test-gpu"; then
     for part in wide untruncated; do
       step "test-gpu --$part" 420 "test-gpu-$part.log" \
-        "$BUILD/tests/test-gpu" --$part
+        $RUN "$BUILD/tests/test-gpu" --$part
       [ -z "$cs" ] && continue
       step "memcheck test-gpu --quick --$part" 300 "memcheck-$part.log" \
         "$cs" --tool memcheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --quick --$part
+        $RUN "$BUILD/tests/test-gpu" --quick --$part
       step "racecheck test-gpu --race --$part" 300 "racecheck-$part.log" \
         "$cs" --tool racecheck --error-exitcode 1 \
-        "$BUILD/tests/test-gpu" --race --$part
+        $RUN "$BUILD/tests/test-gpu" --race --$part
     done
   fi
   if need "$BUILD/tests/bench-kernel"; then
     step "bench-kernel --wide" 240 bench-kernel-wide.md \
-      "$BUILD/tests/bench-kernel" --wide
+      $RUN "$BUILD/tests/bench-kernel" --wide
   fi
   if need "$BUILD/tests/bench-element"; then
-    step "bench-element" 240 bench-element.md "$BUILD/tests/bench-element"
+    step "bench-element" 240 bench-element.md $RUN "$BUILD/tests/bench-element"
   fi
 }
 
@@ -181,7 +197,7 @@ run_soak () {
   if need "$BUILD/tests/soak"; then
     echo "GPU memory in use before: $(gpu_memory)" >"$OUT/soak.log"
     step "soak $seconds s (backend=cuda)" $((seconds + 120)) soak-run.log \
-      "$BUILD/tests/soak" "$seconds" cuda
+      $RUN "$BUILD/tests/soak" "$seconds" cuda
     cat "$OUT/soak-run.log" >>"$OUT/soak.log"
     echo "GPU memory in use after: $(gpu_memory)" >>"$OUT/soak.log"
   fi
@@ -311,12 +327,13 @@ run_bench () {
     step "bench-kernel" 540 bench-kernel.md "$bk"
   fi
   if need "$BUILD/tests/bench-element"; then
-    step "bench-element" 240 bench-element.md "$BUILD/tests/bench-element"
+    step "bench-element" 240 bench-element.md $RUN "$BUILD/tests/bench-element"
   fi
 }
 
 case $MODE in
   check) run_check ;;
+  element) run_element ;;
   bench) run_bench ;;
   all) run_check; run_bench ;;
   soak) run_soak "${2:-}" ;;
@@ -329,6 +346,7 @@ esac
   echo "## gpu-host.sh $MODE: $(date -u '+%Y-%m-%d %H:%M UTC'), $((SECONDS - T0)) s"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null |
     sed 's/^/GPU, driver: /'
+  gst-inspect-1.0 --version 2>/dev/null | sed -n 's/^GStreamer /GStreamer: /p'
   echo
   printf '%s\n' "${SUMMARY[@]}"
   for f in test-gpu.log test-gpu-stream.log test-gpu-mma.log \

@@ -480,6 +480,62 @@ GST_START_TEST (test_box_hand_computed)
 
 GST_END_TEST;
 
+#ifdef HAVE_CUDA
+/* CUDA memory is offered for the frames the running GStreamer's CUDA
+ * allocator lays out right: three-plane 4:2:0 of an odd height and
+ * I420_12LE from 1.24 on (1.22 overlaps the chroma planes, and has no
+ * I420_12LE), never GRAY8, GRAY16_LE or AYUV.  Asked through the caps
+ * query, without a GPU: until the backend is opened, CUDA memory may be
+ * offered. */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  enum
+  { ALWAYS, FROM_1_24, NEVER };
+  static const struct
+  {
+    const gchar *format;
+    gint height;
+    gint when;
+  } rows[] = {
+    {"I420", 12, ALWAYS}, {"NV12", 11, ALWAYS}, {"Y444", 11, ALWAYS},
+    {"I420", 11, FROM_1_24}, {"YV12", 11, FROM_1_24},
+    {"I420_10LE", 11, FROM_1_24}, {"I420_12LE", 12, FROM_1_24},
+    {"GRAY8", 12, NEVER}, {"GRAY16_LE", 12, NEVER}, {"AYUV", 12, NEVER},
+  };
+  guint major, minor, micro, nano, i;
+  gboolean v1_24;
+
+  gst_version (&major, &minor, &micro, &nano);
+  v1_24 = major > 1 || minor >= 24;
+  for (i = 0; i < G_N_ELEMENTS (rows); i++) {
+    GstElement *e;
+    GstHarness *h = harness_new (&e, NULL, NULL);
+    gchar *sys = g_strdup_printf ("video/x-raw,format=%s,width=21,height=%d,"
+        "framerate=25/1", rows[i].format, rows[i].height);
+    GstCaps *cuda = gst_caps_from_string (sys), *caps;
+    gboolean want = rows[i].when == ALWAYS ||
+        (rows[i].when == FROM_1_24 && v1_24);
+
+    gst_util_set_object_arg (G_OBJECT (e), "backend", "auto");
+    gst_caps_set_features (cuda, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+    /* downstream takes the frame in system memory: may it come in CUDA
+     * memory? */
+    gst_harness_set_sink_caps_str (h, sys);
+    caps = gst_pad_peer_query_caps (h->srcpad, cuda);
+    fail_unless (gst_caps_is_empty (caps) != want, "%s %dx%d on GStreamer "
+        "%u.%u: CUDA memory %s", rows[i].format, 21, rows[i].height, major,
+        minor, want ? "not offered" : "offered");
+    gst_caps_unref (caps);
+    gst_caps_unref (cuda);
+    g_free (sys);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+#endif
+
 GST_START_TEST (test_caps)
 {
   static const gchar *refused[] = {
@@ -1701,6 +1757,9 @@ cudaconvolve_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_caps);
+#ifdef HAVE_CUDA
+  tcase_add_test (tc, test_cuda_memory_caps);
+#endif
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_box_hand_computed);
   tcase_add_test (tc, test_constant_frame);
