@@ -279,11 +279,10 @@ gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu)
   memset (gpu->events, 0, sizeof (gpu->events));
   gpu->writer = NULL;
   gpu->stream = NULL;
+  /* Pools and buffers in flight hold their own references to these. */
 #if GST_CHECK_VERSION (1, 24, 0)
-  /* pools and buffers in flight may hold it a while longer */
   gst_clear_cuda_stream (&gpu->cuda_stream);
 #endif
-  /* Pools and buffers in flight hold their own references to both. */
   gst_clear_object (&gpu->pinned);
   gst_clear_object (&gpu->context);
   gpu->tried = FALSE;
