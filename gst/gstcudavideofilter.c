@@ -746,9 +746,12 @@ gst_cuda_video_filter_ensure_backend (GstCudaVideoFilter * self,
     case GST_CUDA_VIDEO_FILTER_BACKEND_AUTO:
     default:
       priv->use_cuda = gst_cuda_video_filter_open_cuda (self, &error);
+      /* once a start, on the bus too: gst-launch-1.0 and applications
+       * show it where the user looks */
       if (!priv->use_cuda && !priv->warned_fallback) {
-        GST_WARNING_OBJECT (self, "backend=auto: %s Filtering on the CPU, "
-            "which is much slower.", error->message);
+        GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND, ("backend=auto: %s "
+                "Filtering on the CPU, which is much slower.",
+                error->message), (NULL));
         priv->warned_fallback = TRUE;
       }
       g_clear_error (&error);

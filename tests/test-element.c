@@ -1099,6 +1099,7 @@ count_warnings (GstDebugCategory * category, GstDebugLevel level,
 GST_START_TEST (test_backend_auto)
 {
   GRand *rand = g_rand_new_with_seed (4);
+  GstBus *bus;
   GstElement *e;
   GstHarness *h;
   GstVideoInfo info;
@@ -1114,12 +1115,17 @@ GST_START_TEST (test_backend_auto)
   g_object_get (e, "active-backend", &active, NULL);
   fail_unless_equals_string (active, "none");
   g_free (active);
+  bus = gst_bus_new ();
+  gst_element_set_bus (e, bus);
   h = gst_harness_new_with_element (e, "sink", "src");
   frame_check_info_init (&info, "I420", 20, 10);
   harness_set_info (h, &info);
 
   g_object_get (e, "active-backend", &active, NULL);
   if (device_count () == 0) {
+    GError *err = NULL;
+    GstMessage *msg;
+
     fail_unless_equals_string (active, "cpu");
     push_and_check (h, e, &info, rand, FALSE, "auto without a GPU");
     gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
@@ -1127,9 +1133,19 @@ GST_START_TEST (test_backend_auto)
     gst_util_set_object_arg (G_OBJECT (e), "backend", "auto");
     push_and_check (h, e, &info, rand, FALSE, "auto again");
     fail_unless_equals_int (n_warnings, 1);
+    /* the same one on the bus, where gst-launch-1.0 prints it */
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "no warning message on the bus");
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "No usable CUDA device") &&
+        strstr (err->message, "on the CPU"), "%s", err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
   } else {
     fail_unless_equals_string (active, "cuda");
     fail_unless_equals_int (n_warnings, 0);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
   }
   g_free (active);
 
@@ -1137,7 +1153,9 @@ GST_START_TEST (test_backend_auto)
   g_object_get (e, "active-backend", &active, NULL);
   fail_unless_equals_string (active, "none");
   g_free (active);
+  gst_element_set_bus (e, NULL);
   gst_object_unref (e);
+  gst_object_unref (bus);
   gst_debug_remove_log_function (count_warnings);
   g_rand_free (rand);
 }
