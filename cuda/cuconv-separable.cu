@@ -15,15 +15,6 @@
 
 namespace cuconv {
 
-template < int R, int NC, int SB, int OUT, int RPT > __global__ void
-__launch_bounds__ (THREADS, fixed_min_blocks (R))
-sep_fixed (const __grid_constant__ SepParams p)
-{
-  grid_dep_wait ();
-  tile_fixed < R, NC, SB, OUT, RPT > (p, blockIdx.x,
-      border_rows_first (blockIdx.y, gridDim.y));
-}
-
 __global__ void
 __launch_bounds__ (THREADS)
 sep_generic (const __grid_constant__ SepParams p, int tile_h)
@@ -103,41 +94,6 @@ sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvFilter & f,
 }
 
 typedef cudaError_t (*FixedLauncher) (const SepParams &, cudaStream_t);
-
-template < int R, int NC, int SB, int OUT, int RPT > static cudaError_t
-launch_fixed_rpt (const SepParams & p, cudaStream_t stream)
-{
-  constexpr int tile_h = ROW_GROUPS * RPT;
-  static SmemLimit smem_limit;
-  const int smem = (int) sep_smem_bytes (fixed_geom < R, NC, SB, RPT > (),
-      out_terms (OUT));
-  dim3 grid ((p.ws + TILE_W - 1) / TILE_W,
-      (p.row_end - p.row_begin + tile_h - 1) / tile_h);
-
-  return launch_smem ((const void *) sep_fixed < R, NC, SB, OUT, RPT >, smem,
-      smem_limit,[&]{
-        launch_pdl (sep_fixed < R, NC, SB, OUT, RPT >, grid, THREADS, smem,
-            stream, p);});
-}
-
-/* The fewest samples of a band for fixed_rpt's taller 16-bit tiles:
- * below, the 8-bit rows, whose blocks fill the device better (H200, us:
- * a 1920x1080 P010 frame at r = 4, a launch a plane, 11.3 against 10.2
- * with its luma in 7 rows; 3840x2160 16.3 against 17.1). */
-#define FIXED_TALL_MIN_SAMPLES (4 << 20)
-
-template < int R, int NC, int SB, int OUT > static cudaError_t
-launch_fixed (const SepParams & p, cudaStream_t stream)
-{
-  constexpr int RPT = fixed_rpt (R, NC, SB, OUT);
-  constexpr int RPT_8BIT = fixed_rpt (R, NC, 1, OUT);
-
-  if constexpr (RPT != RPT_8BIT) {
-    if ((double) p.ws * (p.row_end - p.row_begin) < FIXED_TALL_MIN_SAMPLES)
-      return launch_fixed_rpt < R, NC, SB, OUT, RPT_8BIT > (p, stream);
-  }
-  return launch_fixed_rpt < R, NC, SB, OUT, RPT > (p, stream);
-}
 
 template < int NC, int SB, int OUT > static FixedLauncher
 pick_fixed (int r)
