@@ -8,9 +8,9 @@
  * keep coming: a thread that sleeps until an arm outlives the timeout.
  * Arming and disarming cost a mutex, and a signal only when the thread
  * sleeps without a deadline, which it does only once the last arm's
- * deadline has passed disarmed: cheap enough for every frame (a disarm
- * that cleared the deadline had the thread signalled and woken for
- * nearly every frame: docs/design.md, section E). */
+ * deadline has passed disarmed: cheap enough for every frame.  A disarm
+ * leaves the deadline as it is, so that arms and disarms a frame apart
+ * neither signal nor wake the thread. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -72,7 +72,7 @@ static const Filter radius2 = { "kernel=gaussian radius=2", 2, 0.0 };
  * a frame (system-memory buffers: neither element maps them) */
 static const Filter bare = { NULL, 0, 0.0 };
 
-/* the large blur of issue 11: the untruncated gaussian (recursive path) */
+/* the untruncated gaussian (recursive path) */
 static const Filter sigma64 = { "kernel=gaussian radius=0 sigma=64", 0,
   64.0
 };

@@ -25,7 +25,7 @@
 #   soak SECONDS
 #          build/tests/soak SECONDS cuda, with the GPU memory in use
 #          (nvidia-smi) before and after
-#   wide   the large blurs alone (issue 11): test-gpu --wide and
+#   wide   the large blurs alone: test-gpu --wide and
 #          --untruncated, memcheck on their --quick runs and racecheck on
 #          their --race runs, bench-kernel --wide, bench-element
 #   latency
@@ -319,10 +319,8 @@ run_bench () {
     SUMMARY+=("FAIL  build bench-kernel ($OUT/build-bench-kernel.log); using $bk, built without NPP")
     FAILED=1
   fi
-  # until 2026-11-28 NPP was timed on the wide rows too (its box at
-  # r = 256, about a second a call), which stopped every run after the
-  # 3840x2160 rows; without them a row takes seconds (the limit is
-  # generous)
+  # NPP is not timed on the wide rows (its box at r = 256 takes about a
+  # second a call); a row takes seconds, and the limit is generous
   if need "$bk"; then
     step "bench-kernel" 540 bench-kernel.md "$bk"
   fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real detector, end to end (issue 10): OpenCV's facedetect finds the
+# A real detector, end to end: OpenCV's facedetect finds the
 # faces in a photograph and attaches a GstVideoRegionOfInterestMeta
 # ("face") to the frame; cudaconvolve region=roi blurs only those boxes,
 # grown by roi-margin.  The frame is taken three times, in one pipeline:
@@ -43,7 +43,7 @@ done
 gst-inspect-1.0 cudaconvolve >/dev/null 2>&1 ||
   fail "GStreamer cannot load cudaconvolve (GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-})"
 gst-inspect-1.0 cudaconvolve | grep '^  region ' >/dev/null ||
-  fail "this cudaconvolve has no region property (issue 10)"
+  fail "this cudaconvolve has no region property"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: regions (issue 10) and the metadata they come from,
+/* gst-cudaconvolve: regions and the metadata they come from,
  * through GstHarness on the CPU backend.
  *
  * The expected output is built here, independently of the engine's

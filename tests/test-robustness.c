@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the element under stress and bad input (issue 12).
+/* gst-cudaconvolve: the element under stress and bad input.
  *
  * Property storms from several threads, renegotiation across every format
  * and size while playing, state cycles with bounded memory, pipelines in
@@ -807,9 +807,9 @@ cycle_once (GstElement * p, GstBus * bus)
  * initialisation).
  *
  * The bound is 4 MiB over the measured cycles, in both modes.  The CPU
- * backend's growth is noise (28 KB in all over 300 cycles in issue 12's
- * trial), so 4 MiB never fails on noise.  Full: 300 cycles, so the ~30 KB
- * a cycle that issue 12 saw on CUDA (9 MB) fails it.  CI: 100 cycles, so
+ * backend's growth is noise (28 KB in all over 300 cycles, measured), so
+ * 4 MiB never fails on noise.  Full: 300 cycles, so a leak of 30 KB a
+ * cycle (9 MB) fails it.  CI: 100 cycles, so
  * a leak of 100 KB a cycle (10 MB) fails it; 30 KB a cycle (3 MB) may
  * pass, which is why the GPU host runs the full count.  On the CUDA
  * backend the device's memory in use may not grow by more than 32 MiB:
@@ -1328,7 +1328,7 @@ GST_START_TEST (test_missing_device_auto)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------ */
-/* Buffers that do not hold a frame (issue 12: new behaviour).
+/* Buffers that do not hold a frame.
  *
  * The contract: such a buffer is never filtered and produces no output
  * buffer (none is allocated for it); the stream goes on; the first one
@@ -1681,7 +1681,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_no_timestamps);
   tcase_add_test (tc, test_missing_device_cuda);
   tcase_add_test (tc, test_missing_device_auto);
-  /* the behaviour issue 12 asks for */
+  /* buffers that do not hold a frame, and QoS */
   suite_add_tcase (s, tc_new);
   tcase_add_test (tc_new, test_short_buffer_dropped);
   tcase_add_test (tc_new, test_short_buffer_burst);
