@@ -25,7 +25,9 @@ namespace cuconv {
  * instantiations (equal in x and y, planar or 2-component interleaved);
  * every other radius takes the generic path.  A 4:2:0 frame whose luma
  * radius R is one of them runs in one launch: its chroma radius
- * (R + 1) / 2 is one of them too. */
+ * (R + 1) / 2 is one of them too.  Each is instantiated in one of
+ * cuconv-separable-r*.cu and one of cuconv-frame420-r*.cu: a radius added
+ * here needs a line there (the link fails without it). */
 #define CUCONV_FIXED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8) \
   X (12) X (16)
 

@@ -6,7 +6,9 @@
  * or 2, or 3 and 4 with a large luma plane, takes the streaming kernel
  * instead (cuconv-stream.cuh), in one launch too;
  * one whose luma plane the tensor cores take (4K, radius 5 and up:
- * cuconv-mma.cu) is declined, its planes launched one by one.
+ * cuconv-mma.cu) is declined, its planes launched one by one.  Here the
+ * streaming launch and the choice; the tiles' kernels are in
+ * cuconv-frame420-tiles.cuh, instantiated by the cuconv-frame420-r*.cu.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,43 +17,6 @@
 #include "cuconv-stream.cuh"
 
 namespace cuconv {
-
-/* Rows a thread of a frame's chroma tiles (radius RC, NC components):
- * those of 8-bit samples, also for 16-bit ones (fixed_rpt's 7 at radius
- * 4: H200, 1920x1080 I420_10LE frame at r = 8 12.5 against 11.8 us). */
-__host__ __device__ constexpr int
-frame_chroma_rpt (int rc, int nc)
-{
-  return fixed_rpt (rc, nc, 1, OUT_BLUR);
-}
-
-/* A 4:2:0 frame in one launch: the luma plane (radius R) and its chroma
- * planes (radius (R + 1) / 2, NC components), each block taking one tile
- * of one plane.  Each plane is named by a constant index so that its taps
- * stay immediate operands. */
-template < int R, int NC, int SB > __global__ void
-__launch_bounds__ (THREADS, fixed_min_blocks ((R + 1) / 2) <
-    fixed_min_blocks (R) ? fixed_min_blocks ((R + 1) / 2) :
-    fixed_min_blocks (R))
-sep_frame420 (const __grid_constant__ FrameParams fp)
-{
-  constexpr int RC = (R + 1) / 2;
-  const int b = blockIdx.x;
-  const int i = b < fp.first_block[1] ? 0 : b < fp.first_block[2] ? 1 : 2;
-  const int k = b - fp.first_block[i], tx = fp.tiles_x[i];
-  const int by = border_rows_first (k / tx,
-      (fp.first_block[i + 1] - fp.first_block[i]) / tx);
-
-  grid_dep_wait ();
-  if (i == 0)
-    tile_fixed < R, 1, SB, OUT_BLUR > (fp.plane[0], k % tx, by);
-  else if (i == 1)
-    tile_fixed < RC, NC, SB, OUT_BLUR, frame_chroma_rpt (RC, NC) >
-        (fp.plane[1], k % tx, by);
-  else
-    tile_fixed < RC, NC, SB, OUT_BLUR, frame_chroma_rpt (RC, NC) >
-        (fp.plane[2], k % tx, by);
-}
 
 /* The same frame through the streaming kernel at luma radius 1 to
  * ST_MAX_RADIUS (the chroma's (R + 1) / 2), in strips of shape Luma and
@@ -134,37 +99,6 @@ launch_stream420 (const FrameParams & fp, cudaStream_t stream)
     return launch_stream420_shape < Luma, SmallChroma > (fp, stream);
   else
     return launch_stream420_shape < Luma, Chroma > (fp, stream);
-}
-
-template < int R, int NC, int SB > static cudaError_t
-launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
-{
-  constexpr int RC = (R + 1) / 2;
-  constexpr int RPT_L = fixed_rpt (R, 1, SB, OUT_BLUR);
-  constexpr int RPT_C = frame_chroma_rpt (RC, NC);
-  static SmemLimit smem_limit;
-  const int smem_l = (int) sep_smem_bytes (fixed_geom < R, 1, SB,
-      RPT_L > ());
-  const int smem_c = (int) sep_smem_bytes (fixed_geom < RC, NC, SB,
-      RPT_C > ());
-  const int smem = smem_l > smem_c ? smem_l : smem_c;
-  FrameParams fp = fp0;
-  int blocks = 0;
-
-  for (int i = 0; i < 3; i++) {
-    const SepParams & p = fp.plane[i < fp.n ? i : fp.n - 1];
-    const int tile_h = ROW_GROUPS * (i == 0 ? RPT_L : RPT_C);
-    fp.first_block[i] = blocks;
-    fp.tiles_x[i] = (p.ws + TILE_W - 1) / TILE_W;
-    if (i < fp.n)
-      blocks += fp.tiles_x[i] * ((p.row_end - p.row_begin + tile_h - 1)
-          / tile_h);
-  }
-  fp.first_block[3] = blocks;
-  return launch_smem ((const void *) sep_frame420 < R, NC, SB >, smem,
-      smem_limit,[&]{
-        launch_pdl (sep_frame420 < R, NC, SB >, blocks, THREADS, smem,
-            stream, fp);});
 }
 
 cudaError_t

@@ -3,7 +3,9 @@
  * CUCONV_FIXED_RADII, for 8- and 16-bit samples (a blur, the unsharp mask
  * of one, or two terms combined: sobel and laplacian, 8-bit), and a
  * generic one for any other radius (an 8-bit blur) (docs/design.md).  The
- * tiles are in cuconv-separable.cuh.
+ * tiles are in cuconv-separable.cuh; the unrolled kernels in
+ * cuconv-separable-fixed.cuh, instantiated by the cuconv-separable-r*.cu:
+ * here the generic kernel and the choice of a launcher.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

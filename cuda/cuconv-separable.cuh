@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the tiles of the tuned separable convolution with
  * boundary classification (docs/design.md), shared by its kernels
- * (cuconv-separable.cu) and the one launch of a 4:2:0 frame
- * (cuconv-frame420.cu).
+ * (cuconv-separable.cu, cuconv-separable-fixed.cuh) and the one launch of
+ * a 4:2:0 frame (cuconv-frame420-tiles.cuh).
  *
  * One fused pass per plane, of 8- or 16-bit samples.  A block owns a
  * TILE_W x TILE_H tile of output samples.  It filters the tile's rows plus
@@ -440,6 +440,21 @@ tile_fixed (const SepParams & p, int bx, int by)
     vpass_fixed < R, RPT, SB, OUT, true > (p, sm.hbuf, g.rows, x0, y0);
   }
 }
+
+/* The launchers of the unrolled tiles at a radius R of CUCONV_FIXED_RADII:
+ * of one plane (cuconv-separable-fixed.cuh) and of a 4:2:0 frame
+ * (cuconv-frame420-tiles.cuh).  Their kernels take about 40% of the
+ * engine's compile time: the dispatchers (cuconv-separable.cu,
+ * cuconv-frame420.cu) see these declarations only, and each radius is
+ * instantiated once, in one of the cuconv-separable-r*.cu and
+ * cuconv-frame420-r*.cu, which split them into translation units of
+ * about equal compile time, so that the cores of a small machine share
+ * them (a radius left out fails to link). */
+template < int R, int NC, int SB, int OUT > cudaError_t
+launch_fixed (const SepParams & p, cudaStream_t stream);
+
+template < int R, int NC, int SB > cudaError_t
+launch_frame420_rn (const FrameParams & fp, cudaStream_t stream);
 
 }                               /* namespace cuconv */
 
