@@ -202,7 +202,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
    * radius) is faster through the global passes from a plane radius
-   * between 40 and 48 on an H100 (docs/design.md, section 13) */
+   * between 40 and 48 on an H100 (docs/design.md, "The dispatch") */
   if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,

@@ -18,7 +18,7 @@
  * in the vertical pass.  The tap loop runs in chunks of the window's
  * length, so that the window's slots have compile-time names and stay in
  * registers.  The taps live in the kernel's parameter space (GenParams),
- * like SepParams' (docs/design.md, section 2).
+ * like SepParams' (docs/design.md, "Entry points and parameters").
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

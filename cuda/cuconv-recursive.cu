@@ -114,8 +114,8 @@ cmul (Cplx < R > m, Cplx < R > u)
 /* CuconvRecDir (seg = SEG, group = NSEG) in R: the same fields, rounded to
  * float below 13 bits, where float sums are exact enough; from 13 bits on
  * the rounding of float states near a full-range edge adds up to half an
- * LSB at sigma 256 (docs/design.md, section 14), so the states, the sums
- * and every constant are double there. */
+ * LSB at sigma 256 (docs/design.md, "The recursive gaussian"), so the
+ * states, the sums and every constant are double there. */
 template < typename R > struct RecDir
 {
   int n, n_sections, n_segs, n_groups, tail;

@@ -70,7 +70,7 @@ stream_max_radius (const SepParams & p)
 
 /* How far (in samples) a streamed result may lie from the float taps'
  * sum, from its quantized horizontal taps, at most: past it the dispatch
- * keeps the tiles (docs/design.md, section 7a). */
+ * keeps the tiles (docs/design.md, "The streaming kernel"). */
 #define ST_MAX_ERROR (1.0 / 16)
 
 /* The float whose bits are b. */

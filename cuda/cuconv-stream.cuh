@@ -66,7 +66,7 @@ constexpr int ST_THREADS = 128;
  * the blocks of a 4K plane fit one wave of the H100's 132 SMs, at 26 three
  * are left over).  No simple rule picks them all: not the apron's
  * share, nor how evenly the blocks of one wave fall on the SMs (a count
- * chosen at run time to spread them lost to these: docs/design.md, 7a);
+ * chosen at run time to spread them was slower than these);
  * where the blocks pass one wave, whole waves win (the r = 4 blur). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)

@@ -410,7 +410,7 @@ gst_cuda_video_filter_set_context (GstElement * element, GstContext * context)
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
-/* One frame in flight (docs/design.md, section E).  A frame whose GPU
+/* One frame in flight (docs/design.md, "One frame in flight").  A frame whose GPU
  * work is only enqueued on the element's stream is held, and the frame
  * held before goes out once its event says the GPU is done with it.  All
  * of it runs under the sink pad's stream lock, in the streaming thread or

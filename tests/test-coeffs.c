@@ -795,7 +795,7 @@ GST_END_TEST;
 
 /* The recursive gaussian ------------------------------------------------ */
 
-/* The sigmas of design.md's error table. */
+/* The sigmas of cuconv-recursive-coeffs.c's error table. */
 static const double rec_sigmas[] = {
   0.8, 1.0, 2.0, 4.0, 8.0, 10.67, 16.0, 21.33, 32.0, 64.0, 128.0, 256.0
 };
@@ -844,8 +844,7 @@ rec_kernel_stats (const CuconvRecDir * d, double sigma, double *sum,
  * filter may have one). */
 GST_START_TEST (test_recursive_kernel)
 {
-  /* cuconv-recursive-coeffs.c's table (design.md section 14), rounded
-   * up in the last digit */
+  /* cuconv-recursive-coeffs.c's table, rounded up in the last digit */
   static const double table[3][G_N_ELEMENTS (rec_sigmas)] = {
     {4.86e-4, 8.35e-4, 5.80e-4, 5.59e-4, 5.50e-4, 5.45e-4, 5.34e-4,
         5.30e-4, 5.27e-4, 5.26e-4, 5.26e-4, 5.26e-4},

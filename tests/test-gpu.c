@@ -2207,7 +2207,7 @@ untrunc_strips (void)
  * cancel on noise and on short lines; along flat runs of thousands of
  * samples they add up (a CPU model of the kernels in float: 0.22 LSB a
  * direction at sigma 256 and 16 bits), and a sharpen of amount 10
- * multiplies them by ten (docs/design.md, section 14).  The steps stop
+ * multiplies them by ten (docs/design.md, "The recursive gaussian").  The steps stop
  * short of the range's ends, where the output would saturate and hide
  * the error.  Returns the number of failures. */
 static int
