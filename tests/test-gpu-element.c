@@ -1047,29 +1047,48 @@ hold_stream (void *data)
   g_usleep (WRITER_DELAY_US);
 }
 
+/* A buffer of pool, mapped into frame for writing on the GPU. */
+static GstBuffer *
+acquire_mapped (GstBufferPool * pool, const GstVideoInfo * info,
+    GstVideoFrame * frame)
+{
+  GstBuffer *buf = NULL;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (frame, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  return buf;
+}
+
+/* src's planes copied into dst's, enqueued on s. */
+static void
+copy_planes (GstVideoFrame * dst, GstVideoFrame * src,
+    enum cudaMemcpyKind kind, cudaStream_t s)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (dst); p++)
+    fail_unless_equals_int (cudaMemcpy2DAsync (dst->data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (dst, p), src->data[p],
+            GST_VIDEO_FRAME_PLANE_STRIDE (src, p),
+            GST_VIDEO_FRAME_COMP_WIDTH (src, p) *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (src, p),
+            GST_VIDEO_FRAME_COMP_HEIGHT (src, p), kind, s), cudaSuccess);
+}
+
 /* A buffer of pool with src's frame, copied there synchronously. */
 static GstBuffer *
 stage_on_device (GstBufferPool * pool, const GstVideoInfo * info,
     GstBuffer * src)
 {
-  GstBuffer *buf = NULL;
   GstVideoFrame dev, host;
-  guint p;
+  GstBuffer *buf = acquire_mapped (pool, info, &dev);
 
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
-      GST_FLOW_OK);
-  fail_unless (gst_video_frame_map (&dev, (GstVideoInfo *) info, buf,
-          GST_MAP_WRITE | GST_MAP_CUDA));
   fail_unless (gst_video_frame_map (&host, (GstVideoInfo *) info, src,
           GST_MAP_READ));
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dev); p++)
-    fail_unless_equals_int (cudaMemcpy2D (dev.data[p],
-            GST_VIDEO_FRAME_PLANE_STRIDE (&dev, p), host.data[p],
-            GST_VIDEO_FRAME_PLANE_STRIDE (&host, p),
-            GST_VIDEO_FRAME_COMP_WIDTH (&host, p) *
-            GST_VIDEO_FRAME_COMP_PSTRIDE (&host, p),
-            GST_VIDEO_FRAME_COMP_HEIGHT (&host, p), cudaMemcpyHostToDevice),
-        cudaSuccess);
+  copy_planes (&dev, &host, cudaMemcpyHostToDevice, NULL);
+  fail_unless_equals_int (cudaStreamSynchronize (NULL), cudaSuccess);
   gst_video_frame_unmap (&host);
   gst_video_frame_unmap (&dev);
   return buf;
@@ -1084,14 +1103,10 @@ write_late (GstBufferPool * pool, GstCudaStream * stream,
     const GstVideoInfo * info, GstBuffer * staged)
 {
   cudaStream_t s = (cudaStream_t) gst_cuda_stream_get_handle (stream);
-  GstBuffer *buf = NULL;
   GstVideoFrame dst, src;
+  GstBuffer *buf = acquire_mapped (pool, info, &dst);
   guint p;
 
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
-      GST_FLOW_OK);
-  fail_unless (gst_video_frame_map (&dst, (GstVideoInfo *) info, buf,
-          GST_MAP_WRITE | GST_MAP_CUDA));
   fail_unless (gst_video_frame_map (&src, (GstVideoInfo *) info, staged,
           GST_MAP_READ | GST_MAP_CUDA));
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dst); p++)
@@ -1102,14 +1117,7 @@ write_late (GstBufferPool * pool, GstCudaStream * stream,
   fail_unless_equals_int (cudaStreamSynchronize (s), cudaSuccess);
   fail_unless_equals_int (cudaLaunchHostFunc (s, hold_stream, NULL),
       cudaSuccess);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&dst); p++)
-    fail_unless_equals_int (cudaMemcpy2DAsync (dst.data[p],
-            GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p), src.data[p],
-            GST_VIDEO_FRAME_PLANE_STRIDE (&src, p),
-            GST_VIDEO_FRAME_COMP_WIDTH (&src, p) *
-            GST_VIDEO_FRAME_COMP_PSTRIDE (&src, p),
-            GST_VIDEO_FRAME_COMP_HEIGHT (&src, p), cudaMemcpyDeviceToDevice,
-            s), cudaSuccess);
+  copy_planes (&dst, &src, cudaMemcpyDeviceToDevice, s);
   gst_video_frame_unmap (&src);
   gst_video_frame_unmap (&dst);
   fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (buf, 0),
