@@ -11,7 +11,9 @@
 #   MESON_SETUP_ARGS   passed on to ./run (e.g. -Dcuda-arch=75)
 #   SUITE_BUILD_DIR    the build folder inside the chroot (default
 #                      /var/tmp/build): the checkout's own build/ is left
-#                      alone  Needs debootstrap, which is installed when missing.
+#                      alone
+#
+# Needs debootstrap, which is installed when missing.
 set -euo pipefail
 
 suite=${1:?usage: tests/debian-suite.sh SUITE [COMMAND]}
