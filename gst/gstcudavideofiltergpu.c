@@ -6,7 +6,8 @@
 
 /* GstCudaVideoFilter's CUDA side, among GStreamer's CUDA elements (nvcodec:
  * cudaupload, cudadownload, nvh264dec, ...): one GstCudaContext shared
- * through GstContext, made when no neighbour has one; every GPU resource
+ * through GstContext, the process's own for the device when no neighbour
+ * and no application gives one; every GPU resource
  * of the element (its stream, the subclass's engine, pinned host memory,
  * CUDA pools) lives in it, so the process holds one context per device
  * and never the runtime's primary context.  The events come from the CUDA
@@ -179,6 +180,97 @@ gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu * gpu,
       gst_cuda_handle_context_query (element, query, gpu->context);
 }
 
+/* The element's own context for a device: one for the process, made when
+ * an element first needs it and kept until the process ends, as the CUDA
+ * runtime keeps its primary context.  Pipelines that share no context
+ * through their neighbours or the application then share this one: their
+ * work runs side by side on the GPU, where contexts would take turns, the
+ * kernels load once, and a pipeline made anew makes no context (one takes
+ * tens of milliseconds, under a lock of GStreamer's for the process, and
+ * loads every kernel again). */
+static GstCudaContext *
+process_context (guint device)
+{
+  static GMutex lock;
+  static GPtrArray *contexts;   /* GstCudaContext, one per device */
+  GstCudaContext *context = NULL;
+  guint i, id;
+
+  g_mutex_lock (&lock);
+  if (!contexts)
+    contexts = g_ptr_array_new ();
+  for (i = 0; i < contexts->len && !context; i++) {
+    g_object_get (g_ptr_array_index (contexts, i), "cuda-device-id", &id,
+        NULL);
+    if (id == device)
+      context = g_ptr_array_index (contexts, i);
+  }
+  if (!context) {
+    context = gst_cuda_context_new (device);
+    if (context) {
+      /* process-wide: the leaks tracer is not to count it */
+      GST_OBJECT_FLAG_SET (context, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+      g_ptr_array_add (contexts, context);
+    }
+  }
+  g_mutex_unlock (&lock);
+  return context ? gst_object_ref (context) : NULL;
+}
+
+/* Asks a peer of element, through pad_name, for its CUDA context; an
+ * answer lands in gpu->context through set_context (). */
+static void
+query_neighbour (GstElement * element, const gchar * pad_name,
+    GstQuery * query)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  GstContext *context = NULL;
+
+  if (pad && gst_pad_peer_query (pad, query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_element_set_context (element, context);
+  }
+  gst_clear_object (&pad);
+}
+
+/* The context as GStreamer's CUDA elements find one
+ * (gst_cuda_ensure_element_context ()): downstream's, upstream's, or the
+ * one the application or a bin sets in answer to NEED_CONTEXT; where
+ * there is none, the process's for the device, announced with
+ * HAVE_CONTEXT, in place of a new one. */
+static gboolean
+ensure_context (GstCudaVideoFilterGpu * gpu, GstElement * element,
+    gint device_id)
+{
+  GstQuery *query;
+  GstContext *context;
+
+  if (gpu->context)
+    return TRUE;
+  query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  query_neighbour (element, "src", query);
+  if (!gpu->context)
+    query_neighbour (element, "sink", query);
+  gst_query_unref (query);
+  if (!gpu->context)
+    gst_element_post_message (element, gst_message_new_need_context
+        (GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
+  if (gpu->context)
+    return TRUE;
+
+  gpu->context = process_context (MAX (device_id, 0));
+  if (!gpu->context)
+    return FALSE;
+  context = gst_context_new_cuda_context (gpu->context);
+  gst_element_set_context (element, context);
+  GST_INFO_OBJECT (element, "no CUDA context around: the process's, %"
+      GST_PTR_FORMAT, gpu->context);
+  gst_element_post_message (element, gst_message_new_have_context
+      (GST_OBJECT (element), context));
+  return TRUE;
+}
+
 gboolean
 gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
     GstElement * element, gint device_id, GError ** error)
@@ -193,9 +285,8 @@ gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
   /* the CUDA allocator, which nvcodec registers when it is loaded */
   gst_cuda_memory_init_once ();
 
-  /* A neighbour's context for the device, else a new one for it, shared
-   * with the neighbours. */
-  if (!gst_cuda_ensure_element_context (element, device_id, &gpu->context))
+  /* A neighbour's context for the device, else the process's. */
+  if (!ensure_context (gpu, element, device_id))
     goto no_context;
 
 #if GST_CHECK_VERSION (1, 24, 0)

@@ -1,66 +1,309 @@
-/* gst-cudaconvolve: `cycles N PIPELINE [reuse]`: N state cycles NULL ->
- * PLAYING -> (EOS) -> NULL of a pipeline in one process (a new pipeline
- * each cycle, or with `reuse` the same elements every time), printing the resident
- * memory after the first 10% of the cycles (warm-up) and at the end, and
- * the growth a cycle.  A diagnostic for memory that start/stop cycles
- * leave behind: compare a pipeline with cudaconvolve against the same
- * without it, or with nvcodec's elements alone.  The pipeline must end by
- * itself (e.g. videotestsrc num-buffers=3).
+/* gst-cudaconvolve: memory across start/stop cycles while properties
+ * change, as a camera application that restarts its pipeline on every
+ * reconnect and takes the blur from a UI slider.
+ *
+ *   cycles [--cycles=N] [--backend=cuda|cpu|auto] [--cuda-memory]
+ *          [--no-properties] [--bound=KIB]
+ *
+ * Each cycle runs `videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink`
+ * (with --cuda-memory through cudaupload and cudadownload) from NULL to
+ * PLAYING and back: even cycles to EOS (20 frames), odd ones torn down
+ * mid-stream once 5 frames are out; a new pipeline every 10 cycles.  A
+ * second thread sets the element's properties all along, as fast as it
+ * can (over 1,000 a cycle): kernel, radius, sigma, border, planes,
+ * amount.
+ *
+ * After a warm-up (the first tenth of the cycles, at least 30) the
+ * resident memory and the GPU memory in use (CUDA driver, device-wide)
+ * are taken, again every 50 cycles and at the end, each between cycles
+ * with no pipeline running.  Exits 1 when either grew by more than
+ * --bound KiB a cycle after the warm-up (default 1), or a cycle failed;
+ * 77 with --backend=cuda and no usable CUDA device.
+ *
+ * The CUDA driver loads a kernel's code when it first runs (lazy
+ * loading), and some settings meet a kernel for the first time only after
+ * hundreds of cycles: code, not a leak, and at most the plugin's size.
+ * The test asks for eager loading (CUDA_MODULE_LOADING=EAGER, unless the
+ * environment sets it), so that every kernel is in memory before the
+ * warm-up ends and what grows after it is what the cycles leave behind.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+
 #include <gst/gst.h>
 
+#include "gpu-memory.h"
 #include "proc-status.h"
+
+#define FRAMES_EOS 20
+#define FRAMES_TEARDOWN 5
+#define NEW_PIPELINE_EVERY 10
+
+static gint n_cycles = 300;
+static gchar *backend = (gchar *) "cuda";
+static gboolean cuda_memory, no_properties;
+static gdouble bound_kib = 1.0;
+
+/* The element the setter works on, under lock; NULL between pipelines. */
+static GMutex lock;
+static GstElement *conv;
+static gint stop_setter;
+static gint n_sets;
+static gint frames_out;
+
+static gpointer
+setter_thread (gpointer data)
+{
+  static const gchar *kernels[] = { "gaussian", "box", "sharpen", "sobel",
+    "laplacian"
+  };
+  static const gchar *borders[] = { "clamp", "mirror", "wrap", "zero" };
+  static const gchar *planes[] = { "auto", "all", "luma", "chroma" };
+  GRand *rand = g_rand_new_with_seed (38);
+
+  while (!g_atomic_int_get (&stop_setter)) {
+    GstElement *e;
+
+    g_mutex_lock (&lock);
+    e = conv ? gst_object_ref (conv) : NULL;
+    g_mutex_unlock (&lock);
+    if (e) {
+      switch (g_rand_int_range (rand, 0, 6)) {
+        case 0:
+          g_object_set (e, "radius", g_rand_int_range (rand, 0, 17), NULL);
+          break;
+        case 1:
+          gst_util_set_object_arg (G_OBJECT (e), "kernel",
+              kernels[g_rand_int_range (rand, 0, G_N_ELEMENTS (kernels))]);
+          break;
+        case 2:
+          g_object_set (e, "sigma", g_rand_double_range (rand, 0, 6), NULL);
+          break;
+        case 3:
+          gst_util_set_object_arg (G_OBJECT (e), "border",
+              borders[g_rand_int_range (rand, 0, G_N_ELEMENTS (borders))]);
+          break;
+        case 4:
+          gst_util_set_object_arg (G_OBJECT (e), "planes",
+              planes[g_rand_int_range (rand, 0, G_N_ELEMENTS (planes))]);
+          break;
+        default:
+          g_object_set (e, "amount", g_rand_double_range (rand, 0, 3), NULL);
+          break;
+      }
+      gst_object_unref (e);
+      g_atomic_int_inc (&n_sets);
+    }
+    g_thread_yield ();
+  }
+  g_rand_free (rand);
+  return NULL;
+}
+
+static GstPadProbeReturn
+count_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&frames_out);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstElement *
+make_pipeline (void)
+{
+  GError *err = NULL;
+  GstElement *pipeline;
+  GstPad *pad;
+  gchar *desc;
+
+  desc = g_strdup_printf ("videotestsrc name=src pattern=ball ! "
+      "video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! %s"
+      "cudaconvolve name=conv backend=%s radius=4 ! %sfakesink name=sink",
+      cuda_memory ? "cudaupload ! " : "", backend,
+      cuda_memory ? "cudadownload ! " : "");
+  pipeline = gst_parse_launch (desc, &err);
+  if (!pipeline || err) {
+    g_printerr ("%s: %s\n", desc, err ? err->message : "no pipeline");
+    exit (1);
+  }
+  g_free (desc);
+  g_mutex_lock (&lock);
+  conv = gst_bin_get_by_name (GST_BIN (pipeline), "conv");
+  pad = gst_element_get_static_pad (conv, "src");
+  g_mutex_unlock (&lock);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_out, NULL, NULL);
+  gst_object_unref (pad);
+  return pipeline;
+}
+
+static void
+free_pipeline (GstElement * pipeline)
+{
+  g_mutex_lock (&lock);
+  gst_clear_object (&conv);
+  g_mutex_unlock (&lock);
+  gst_object_unref (pipeline);
+}
+
+/* One cycle: to EOS, or torn down once FRAMES_TEARDOWN frames are out.
+ * FALSE after printing why when it failed. */
+static gboolean
+run_cycle (GstElement * pipeline, gint cycle)
+{
+  gboolean to_eos = cycle % 2 == 0, ok = TRUE;
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  GstMessage *msg;
+
+  g_object_set (src, "num-buffers", to_eos ? FRAMES_EOS : -1, NULL);
+  g_atomic_int_set (&frames_out, 0);
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    ok = FALSE;
+  while (ok) {
+    msg = gst_bus_timed_pop_filtered (bus, 2 * GST_MSECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    if (msg) {
+      ok = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+      if (!ok) {
+        GError *err = NULL;
+
+        gst_message_parse_error (msg, &err, NULL);
+        g_printerr ("cycle %d: %s: %s\n", cycle, GST_MESSAGE_SRC_NAME (msg),
+            err->message);
+        g_clear_error (&err);
+      }
+      gst_message_unref (msg);
+      break;
+    }
+    if (!to_eos && g_atomic_int_get (&frames_out) >= FRAMES_TEARDOWN)
+      break;
+    if (g_get_monotonic_time () > deadline) {
+      g_printerr ("cycle %d: no %s within 20 s\n", cycle, to_eos ? "EOS" :
+          "frames");
+      ok = FALSE;
+    }
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  return ok;
+}
+
+typedef struct
+{
+  gint cycle;
+  gint64 rss_kb, gpu_kb;
+} Sample;
+
+static Sample
+sample (gint cycle)
+{
+  Sample s = { cycle, (gint64) proc_status_read_kb ("VmRSS"),
+    gpu_memory_used_kb ()
+  };
+
+  g_print ("after %4d cycles: VmRSS %8" G_GINT64_FORMAT " kB, GPU memory in "
+      "use %8" G_GINT64_FORMAT " kB, %d property sets so far\n", cycle,
+      s.rss_kb, s.gpu_kb, g_atomic_int_get (&n_sets));
+  return s;
+}
+
+/* Whether what grew from warm to end, a cycle, stays within the bound. */
+static gboolean
+check_growth (const gchar * what, gint64 warm_kb, gint64 end_kb, gint cycles)
+{
+  gdouble per_cycle = (gdouble) (end_kb - warm_kb) / cycles;
+  gboolean ok = per_cycle <= bound_kib;
+
+  g_print ("%-12s %+8" G_GINT64_FORMAT " kB over %d cycles: %+.2f KiB a cycle "
+      "(bound %.2f): %s\n", what, end_kb - warm_kb, cycles, per_cycle,
+      bound_kib, ok ? "ok" : "FAILED");
+  return ok;
+}
 
 int
 main (int argc, char **argv)
 {
-  guint64 n, i, warm, rss_warm = 0, rss_end;
+  GOptionEntry entries[] = {
+    {"cycles", 0, 0, G_OPTION_ARG_INT, &n_cycles, "start/stop cycles", "N"},
+    {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "the element's backend",
+        "B"},
+    {"cuda-memory", 0, 0, G_OPTION_ARG_NONE, &cuda_memory,
+        "through cudaupload and cudadownload", NULL},
+    {"no-properties", 0, 0, G_OPTION_ARG_NONE, &no_properties,
+        "no property changes", NULL},
+    {"bound", 0, 0, G_OPTION_ARG_DOUBLE, &bound_kib,
+        "growth allowed a cycle, KiB", "KIB"},
+    {NULL}
+  };
+  GOptionContext *options = g_option_context_new ("- memory across cycles");
   GstElement *pipeline = NULL;
-  gboolean reuse;
+  GThread *setter = NULL;
   GError *err = NULL;
+  Sample warm = { 0 }, end;
+  gint warm_cycles, i;
+  gboolean ok = TRUE;
 
-  gst_init (&argc, &argv);
-  if (argc < 3 || argc > 4 || (n = g_ascii_strtoull (argv[1], NULL,
-              10)) < 10) {
-    g_printerr ("usage: %s CYCLES(>=10) PIPELINE [reuse]\n", argv[0]);
+  /* before the CUDA driver starts */
+  g_setenv ("CUDA_MODULE_LOADING", "EAGER", FALSE);
+  g_option_context_add_main_entries (options, entries, NULL);
+  g_option_context_add_group (options, gst_init_get_option_group ());
+  if (!g_option_context_parse (options, &argc, &argv, &err)) {
+    g_printerr ("%s\n", err->message);
     return 2;
   }
-  reuse = argc == 4 && g_str_equal (argv[3], "reuse");
-  warm = n / 10;
-  for (i = 0; i < n; i++) {
-    GstBus *bus;
-    GstMessage *msg;
-
-    if (!pipeline)
-      pipeline = gst_parse_launch (argv[2], &err);
-    if (!pipeline || err) {
-      g_printerr ("%s\n", err ? err->message : "no pipeline");
-      return 1;
-    }
-    bus = gst_element_get_bus (pipeline);
-    gst_element_set_state (pipeline, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-    if (!msg || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
-      g_printerr ("cycle %" G_GUINT64_FORMAT ": %s\n", i,
-          msg ? "error" : "no EOS within 10 s");
-      return 1;
-    }
-    gst_message_unref (msg);
-    gst_element_set_state (pipeline, GST_STATE_NULL);
-    gst_object_unref (bus);
-    if (!reuse)
-      gst_clear_object (&pipeline);
-    if (i + 1 == warm)
-      rss_warm = proc_status_read_kb ("VmRSS");
+  g_option_context_free (options);
+  if (g_str_equal (backend, "cuda") && gpu_memory_used_kb () < 0) {
+    g_print ("no usable CUDA device: skipped\n");
+    return 77;
   }
-  rss_end = proc_status_read_kb ("VmRSS");
-  g_print ("%" G_GUINT64_FORMAT " cycles: VmRSS %" G_GUINT64_FORMAT " kB after "
-      "%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " kB after all: %.1f kB a "
-      "cycle\n", n, rss_warm, warm, rss_end,
-      (double) (rss_end - rss_warm) / (n - warm));
-  gst_clear_object (&pipeline);
-  return 0;
+  warm_cycles = MAX (n_cycles / 10, 30) / NEW_PIPELINE_EVERY *
+      NEW_PIPELINE_EVERY;
+  if (n_cycles <= warm_cycles) {
+    g_printerr ("--cycles must be above the warm-up's %d\n", warm_cycles);
+    return 2;
+  }
+  g_print ("%d cycles of %s, backend=%s, %s memory, %s\n", n_cycles,
+      "videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink", backend,
+      cuda_memory ? "CUDA" : "system", no_properties ? "no property changes" :
+      "properties changing from another thread");
+
+  if (!no_properties)
+    setter = g_thread_new ("setter", setter_thread, NULL);
+  /* the samples between pipelines, the last one freed */
+  for (i = 0; i < n_cycles && ok; i++) {
+    if (i % NEW_PIPELINE_EVERY == 0) {
+      if (pipeline)
+        free_pipeline (pipeline);
+      if (i == warm_cycles)
+        warm = sample (i);
+      else if (i > 0 && i % 50 == 0)
+        sample (i);
+      pipeline = make_pipeline ();
+    }
+    ok = run_cycle (pipeline, i);
+  }
+  free_pipeline (pipeline);
+  end = sample (i);
+  g_atomic_int_set (&stop_setter, 1);
+  if (setter)
+    g_thread_join (setter);
+  if (!ok) {
+    g_print ("FAILED: cycle %d\n", i - 1);
+    return 1;
+  }
+
+  g_print ("%.0f property sets a cycle\n", (gdouble) n_sets / n_cycles);
+  ok = check_growth ("VmRSS", warm.rss_kb, end.rss_kb, i - warm_cycles);
+  if (end.gpu_kb >= 0)
+    ok &= check_growth ("GPU memory", warm.gpu_kb, end.gpu_kb,
+        i - warm_cycles);
+  g_print ("%s\n", ok ? "OK" : "FAILED");
+  return ok ? 0 : 1;
 }

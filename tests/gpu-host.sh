@@ -22,16 +22,19 @@
 #          check's steps for the element alone: test-gpu-element,
 #          test-gpu-pipeline and its racecheck, test-robustness
 #          (ROBUSTNESS=ci: its CI size) and its memcheck
+#   load   build/tests/cycles (memory across start/stop cycles while
+#          properties change, in system and CUDA memory), build/tests/scaling
+#          (chained elements, parallel pipelines) and the latency step
 #   soak SECONDS
-#          build/tests/soak SECONDS cuda, with the GPU memory in use
-#          (nvidia-smi) before and after
+#          build/tests/soak SECONDS cuda: frames in = out, resident and GPU
+#          memory every minute
 #   wide   the large blurs alone: test-gpu --wide and
 #          --untruncated, memcheck on their --quick runs and racecheck on
 #          their --race runs, bench-kernel --wide, bench-element
 #   latency
-#          what the element adds to a live pipeline (videotestsrc
-#          is-live=true, 30 frames/s, fakesink sync=true) on backend=cuda,
-#          from GStreamer's latency tracer: median and max per setting
+#          build/tests/latency: what the element adds to a live 30 frames/s
+#          pipeline on backend=cuda, from GStreamer's latency tracer, in
+#          system and CUDA memory, beside its LATENCY query's answer
 #
 # Logs go to $OUT (default ./gpu-out); a summary comes last: one line per
 # step, then the tables.  Exits non-zero when a step failed.
@@ -58,8 +61,8 @@ export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 RUN=${GST_RUN:-}
 
 case $MODE in
-  check|element|bench|all|soak|latency|wide) ;;
-  *) echo "usage: $0 [check|element|bench|all|soak SECONDS|latency|wide]" >&2; exit 2 ;;
+  check|element|bench|all|load|soak|latency|wide) ;;
+  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -187,36 +190,13 @@ run_wide () {
   fi
 }
 
-gpu_memory () {
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null | head -1
-}
-
 run_soak () {
   local seconds=${1:?usage: $0 soak SECONDS}
 
   if need "$BUILD/tests/soak"; then
-    echo "GPU memory in use before: $(gpu_memory)" >"$OUT/soak.log"
-    step "soak $seconds s (backend=cuda)" $((seconds + 120)) soak-run.log \
+    step "soak $seconds s (backend=cuda)" $((seconds + 120)) soak.log \
       $RUN "$BUILD/tests/soak" "$seconds" cuda
-    cat "$OUT/soak-run.log" >>"$OUT/soak.log"
-    echo "GPU memory in use after: $(gpu_memory)" >>"$OUT/soak.log"
   fi
-}
-
-# One live pipeline through the latency tracer: prints "median max" in ms
-# of the time each frame spent in cudaconvolve0 (element-latency records).
-live_latency () {
-  local caps=$1 args=$2 frames=${3:-90}
-
-  # shellcheck disable=SC2086
-  GST_TRACERS="latency(flags=pipeline+element)" GST_DEBUG="GST_TRACER:7" \
-    timeout 120 gst-launch-1.0 -q videotestsrc is-live=true \
-      num-buffers=$frames ! "$caps" ! cudaconvolve backend=cuda $args \
-      ! fakesink sync=true 2>&1 |
-    sed -n 's/.*element-latency.*element=(string)cudaconvolve0.*time=(guint64)\([0-9]*\).*/\1/p' |
-    tail -n +11 | sort -n |
-    awk '{ v[NR] = $1 } END { if (NR == 0) { print "none"; exit }
-      printf "%.3f %.3f (%d frames)\n", v[int((NR + 1) / 2)] / 1e6, v[NR] / 1e6, NR }'
 }
 
 # The latency tracer lives in the coretracers plugin, which the staged
@@ -232,41 +212,34 @@ latency_tracer () {
     tmp=$(mktemp -d)
     cp "$d/libgstcoretracers.so" "$tmp/"
     export GST_PLUGIN_PATH=$tmp${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}
-    gst-inspect-1.0 coretracers >/dev/null 2>&1 && return 0
+    return 0
   done
   return 1
 }
 
 run_latency () {
-  local log=$OUT/latency.log row caps args
-  local rows=(
-    "640x480|radius=2"
-    "1280x720|radius=2"
-    "1920x1080|radius=2"
-    "1920x1080|radius=8"
-    "1920x1080|sigma=12 radius=0"
-    "1920x1080|sigma=12 radius=0 region=roi regions=<<200,200,256,256>,<900,300,128,160>,<1500,700,200,200>>"
-    "1920x1080|sigma=64 radius=0"
-    "3840x2160|radius=2"
-    "3840x2160|sigma=64 radius=0"
-  )
-
-  if ! latency_tracer; then
-    echo "no latency tracer: the coretracers plugin is not found" >"$log"
-    SUMMARY+=("FAIL  latency ($log)")
-    FAILED=1
-    return
+  latency_tracer || echo "coretracers not found: the latency step will fail"
+  if need "$BUILD/tests/latency"; then
+    step "latency (live, backend=cuda)" 300 latency.md \
+      $RUN "$BUILD/tests/latency"
   fi
-  {
-    echo "| frame | settings | time in the element, median (max), ms |"
-    echo "|---|---|---|"
-    for row in "${rows[@]}"; do
-      caps="video/x-raw,format=I420,framerate=30/1,width=${row%%x*},height=$(echo "${row%%|*}" | cut -dx -f2)"
-      args=${row#*|}
-      echo "| ${row%%|*} | \`$args\` | $(live_latency "$caps" "$args") |"
-    done
-  } >"$log" 2>&1
-  SUMMARY+=("DONE  latency ($log)")
+}
+
+# Memory across start/stop cycles with properties changing, chains and
+# parallel pipelines, latency.  The cycles run alone: they bound the GPU
+# memory of the whole device.
+run_load () {
+  if need "$BUILD/tests/cycles"; then
+    step "cycles (system memory, backend=cuda)" 300 cycles.log \
+      $RUN "$BUILD/tests/cycles"
+    step "cycles (CUDA memory, backend=cuda)" 300 cycles-cuda-memory.log \
+      $RUN "$BUILD/tests/cycles" --cuda-memory
+  fi
+  if need "$BUILD/tests/scaling"; then
+    step "scaling (chains, parallel pipelines)" 300 scaling.md \
+      $RUN "$BUILD/tests/scaling"
+  fi
+  run_latency
 }
 
 # nvcc straight from the sources: the engine (every cuda/*.cu and cuda/*.c)
@@ -336,6 +309,7 @@ case $MODE in
   all) run_check; run_bench ;;
   soak) run_soak "${2:-}" ;;
   latency) run_latency ;;
+  load) run_load ;;
   wide) run_wide ;;
 esac
 
@@ -351,7 +325,7 @@ esac
       test-gpu-wide.log \
       test-gpu-untruncated.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
-      soak.log; do
+      cycles.log cycles-cuda-memory.log soak.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
@@ -366,7 +340,8 @@ esac
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
   done
-  for f in bench-kernel.md bench-kernel-wide.md bench-element.md; do
+  for f in bench-kernel.md bench-kernel-wide.md bench-element.md scaling.md \
+      latency.md; do
     [ -f "$OUT/$f" ] || continue
     echo
     cat "$OUT/$f"

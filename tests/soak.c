@@ -2,19 +2,30 @@
  *
  * Runs 1920x1080 I420 from videotestsrc through cudaconvolve into fakesink
  * for SECONDS while another thread changes radius, kernel, sigma and
- * border every few milliseconds.  Prints frames/s, the frames into and
- * out of the element (counted by pad probes) and the resident memory at
- * the start, every 10 s and at the end.  Exits 1 if an error message
- * arrives or, after EOS, frames in != frames out.  BACKEND: auto, cuda or
- * cpu (default auto).  GPU memory is left to the wrapper (nvidia-smi).
- * It also prints the time from asking for PLAYING to the first filtered
- * frame: in a fresh process that is the cold start (context, kernels).
+ * border every few milliseconds.  Prints, at the start, every minute and
+ * at the end: frames/s, the frames into and out of the element (counted
+ * by pad probes), the resident memory and the GPU memory in use (CUDA
+ * driver, device-wide).  Exits 1 if an error message arrives, if after EOS
+ * frames in != frames out, or, in a run of two minutes or more, if the
+ * resident or GPU memory grew from the first minute's figure to the end by
+ * more than BOUND_KB.  BACKEND: auto, cuda or cpu (default auto).  It also
+ * prints the time from asking for PLAYING to the first filtered frame: in
+ * a fresh process that is the cold start (context, kernels).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <gst/gst.h>
 
+#include "gpu-memory.h"
 #include "proc-status.h"
+
+/* growth allowed after the first minute: one 2 MiB page of GPU memory */
+#define BOUND_KB 2048
+#define REPORT_US (60 * G_USEC_PER_SEC)
 
 static gint frames_in, frames_out;
 static gint64 first_frame_us;
@@ -79,8 +90,13 @@ setter_thread (gpointer data)
   return NULL;
 }
 
+typedef struct
+{
+  gint64 rss_kb, gpu_kb;
+} Memory;
+
 /* One line: time, frames/s since the last line, counts, memory. */
-static void
+static Memory
 report (const gchar * when, gint64 start_us, gint * last_out,
     gint64 * last_us)
 {
@@ -88,13 +104,26 @@ report (const gchar * when, gint64 start_us, gint * last_out,
   gint in = g_atomic_int_get (&frames_in);
   gint out = g_atomic_int_get (&frames_out);
   gdouble span = (now - *last_us) / 1e6;
+  Memory m = { (gint64) proc_status_read_kb ("VmRSS"), gpu_memory_used_kb () };
 
   g_print ("%-5s t=%6.1f s  %7.1f frames/s  in %d  out %d  VmRSS %"
-      G_GUINT64_FORMAT " kB\n", when, (now - start_us) / 1e6,
-      span > 0 ? (out - *last_out) / span : 0.0, in, out,
-      proc_status_read_kb ("VmRSS"));
+      G_GINT64_FORMAT " kB  GPU memory in use %" G_GINT64_FORMAT " kB\n",
+      when, (now - start_us) / 1e6, span > 0 ? (out - *last_out) / span : 0.0,
+      in, out, m.rss_kb, m.gpu_kb);
   *last_out = out;
   *last_us = now;
+  return m;
+}
+
+static gboolean
+check_growth (const gchar * what, gint64 first_kb, gint64 end_kb)
+{
+  gboolean ok = end_kb - first_kb <= BOUND_KB;
+
+  g_print ("%s from the first minute to the end: %+" G_GINT64_FORMAT
+      " kB (bound %d): %s\n", what, end_kb - first_kb, BOUND_KB,
+      ok ? "ok" : "FAILED");
+  return ok;
 }
 
 int
@@ -102,8 +131,9 @@ main (int argc, char **argv)
 {
   const gchar *backend = argc > 2 ? argv[2] : "auto";
   gint64 seconds, start, last_us, next_report;
-  gint last_out = 0;
+  gint last_out = 0, reports = 0;
   gboolean failed = FALSE, done = FALSE;
+  Memory first = { 0 }, end;
   GstElement *pipeline, *conv;
   GThread *setter;
   GError *err = NULL;
@@ -138,12 +168,13 @@ main (int argc, char **argv)
   }
   bus = gst_element_get_bus (pipeline);
 
+  gpu_memory_used_kb ();        /* the runtime's own context first */
   start = g_get_monotonic_time ();
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     failed = TRUE;
   last_us = start;
-  next_report = start + 10 * G_USEC_PER_SEC;
+  next_report = start + REPORT_US;
   report ("start", start, &last_out, &last_us);
   setter = g_thread_new ("setter", setter_thread, conv);
 
@@ -168,8 +199,11 @@ main (int argc, char **argv)
       continue;
     }
     if (now >= next_report) {
-      report ("", start, &last_out, &last_us);
-      next_report += 10 * G_USEC_PER_SEC;
+      Memory m = report ("", start, &last_out, &last_us);
+
+      if (reports++ == 0)
+        first = m;
+      next_report += REPORT_US;
     }
     /* time is up: EOS from the source, so that every frame sent in is
      * out before the counts are compared */
@@ -181,7 +215,7 @@ main (int argc, char **argv)
   }
   g_atomic_int_set (&stop_setter, 1);
   g_thread_join (setter);
-  report ("end", start, &last_out, &last_us);
+  end = report ("end", start, &last_out, &last_us);
   if (first_frame_us)
     g_print ("first frame %.1f ms after PLAYING was asked for (backend %s)\n",
         (first_frame_us - start) / 1e3, backend);
@@ -189,6 +223,11 @@ main (int argc, char **argv)
       ((last_us - start) / 1e6), (last_us - start) / 1e6);
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (seconds >= 120) {
+    failed |= !check_growth ("VmRSS", first.rss_kb, end.rss_kb);
+    if (end.gpu_kb >= 0)
+      failed |= !check_growth ("GPU memory", first.gpu_kb, end.gpu_kb);
+  }
   if (frames_in != frames_out) {
     g_printerr ("frames in %d != frames out %d\n", frames_in, frames_out);
     failed = TRUE;

@@ -1,0 +1,263 @@
+/* gst-cudaconvolve: how the element scales within one process.
+ *
+ *   scaling [--backend=cuda|cpu] [--quick]
+ *
+ * Chains: `videotestsrc ! 320x240 ! cudaupload ! N x cudaconvolve !
+ * cudadownload ! fakesink`, every fourth element on identity settings
+ * (radius 0: it passes buffers through), N = 0, 1, 4 and 16: in CUDA
+ * memory (NV12) and in system memory (I420, no upload or download), in
+ * one streaming thread and with a queue before every element.
+ *
+ * Parallel pipelines: `videotestsrc ! 640x360 I420 ! cudaconvolve !
+ * fakesink`, 300 frames each, 1, 8 and 32 of them made and run one after
+ * the other in one thread, then all at once in as many threads.
+ *
+ * Prints frames/s and wall times as tables, then whether the GPU's targets
+ * hold: 16 chained elements in CUDA memory in one thread at half the
+ * frames/s of one element or more, and parallel pipelines no slower than
+ * serial ones (with --backend=cpu, or without nvcodec, only the figures).
+ * Exits 1 when a frame went missing, a pipeline failed or a target was
+ * missed; 77 with --backend=cuda and no CUDA memory elements (nvcodec) or
+ * no usable device.  A benchmark: run it on an otherwise idle machine.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+
+#include <gst/gst.h>
+
+#define CHAIN_FRAMES 600
+#define PARALLEL_FRAMES 300
+
+static gchar *backend = (gchar *) "cuda";
+static gboolean quick;
+static gboolean failed;
+
+typedef struct
+{
+  const gchar *desc;
+  gint frames;                  /* the source's */
+  gint out;                     /* counted at the sink */
+  gdouble seconds;              /* PLAYING to EOS */
+  gboolean ok;
+} Run;
+
+static GstPadProbeReturn
+count (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  g_atomic_int_inc ((gint *) counter);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs r->desc (its sink named "sink") to EOS. */
+static gpointer
+run_pipeline (gpointer data)
+{
+  Run *r = data;
+  GError *err = NULL;
+  GstElement *pipeline = gst_parse_launch (r->desc, &err), *sink;
+  GstMessage *msg;
+  GstBus *bus;
+  GstPad *pad;
+  gint64 start;
+
+  if (!pipeline || err) {
+    g_printerr ("%s: %s\n", r->desc, err ? err->message : "no pipeline");
+    g_clear_error (&err);
+    gst_clear_object (&pipeline);
+    r->ok = FALSE;
+    return NULL;
+  }
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count, &r->out, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+
+  bus = gst_element_get_bus (pipeline);
+  start = g_get_monotonic_time ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  r->seconds = (g_get_monotonic_time () - start) / 1e6;
+  r->ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS &&
+      r->out == r->frames;
+  if (!r->ok)
+    g_printerr ("%s: %s, %d of %d frames out\n", r->desc, !msg ? "no EOS" :
+        GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR ? "error" : "EOS",
+        r->out, r->frames);
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return NULL;
+}
+
+/* A chain of n elements in CUDA or system memory, with or without queues:
+ * frames/s, 0 when it failed. */
+static gdouble
+chain (gint n, gboolean cuda, gboolean queues)
+{
+  GString *desc = g_string_new (NULL);
+  gint frames = quick ? CHAIN_FRAMES / 10 : CHAIN_FRAMES, i;
+  Run r = { 0 };
+
+  g_string_append_printf (desc, "videotestsrc num-buffers=%d ! "
+      "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! %s",
+      frames, cuda ? "NV12" : "I420", cuda ? "cudaupload ! " : "");
+  for (i = 0; i < n; i++)
+    g_string_append_printf (desc, "%scudaconvolve backend=%s radius=%d ! ",
+        queues ? "queue ! " : "", backend, i % 4 == 3 ? 0 : 2);
+  g_string_append_printf (desc, "%sfakesink name=sink sync=false",
+      cuda ? "cudadownload ! " : "");
+  r.desc = desc->str;
+  r.frames = frames;
+  run_pipeline (&r);
+  g_string_free (desc, TRUE);
+  if (!r.ok) {
+    failed = TRUE;
+    return 0;
+  }
+  return frames / r.seconds;
+}
+
+/* n pipelines, one after the other or at once: the wall time, s. */
+static gdouble
+parallel (gint n, gboolean at_once, const gchar * element)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d ! "
+      "video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! %s ! "
+      "fakesink name=sink sync=false", quick ? PARALLEL_FRAMES / 10 :
+      PARALLEL_FRAMES, element);
+  Run *runs = g_new0 (Run, n);
+  GThread **threads = g_new0 (GThread *, n);
+  gint64 start = g_get_monotonic_time ();
+  gdouble seconds;
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    runs[i].desc = desc;
+    runs[i].frames = quick ? PARALLEL_FRAMES / 10 : PARALLEL_FRAMES;
+    if (at_once)
+      threads[i] = g_thread_new ("pipeline", run_pipeline, &runs[i]);
+    else
+      run_pipeline (&runs[i]);
+  }
+  for (i = 0; i < n; i++) {
+    if (threads[i])
+      g_thread_join (threads[i]);
+    failed |= !runs[i].ok;
+  }
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_free (threads);
+  g_free (runs);
+  g_free (desc);
+  return seconds;
+}
+
+static gboolean
+have_factory (const gchar * name)
+{
+  GstElementFactory *f = gst_element_factory_find (name);
+
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  GOptionEntry entries[] = {
+    {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "the element's backend",
+        "B"},
+    {"quick", 0, 0, G_OPTION_ARG_NONE, &quick, "a tenth of the frames",
+        NULL},
+    {NULL}
+  };
+  static const gint lengths[] = { 0, 1, 4, 16 };
+  static const gint counts[] = { 1, 8, 32 };
+  GOptionContext *options = g_option_context_new ("- scaling");
+  gdouble fps[2][2][G_N_ELEMENTS (lengths)];
+  gboolean cuda_ok, targets = TRUE;
+  GError *err = NULL;
+  gchar *element;
+  guint i, m, q;
+
+  g_option_context_add_main_entries (options, entries, NULL);
+  g_option_context_add_group (options, gst_init_get_option_group ());
+  if (!g_option_context_parse (options, &argc, &argv, &err)) {
+    g_printerr ("%s\n", err->message);
+    return 2;
+  }
+  g_option_context_free (options);
+  cuda_ok = !g_str_equal (backend, "cpu") && have_factory ("cudaupload") &&
+      have_factory ("cudadownload");
+  if (g_str_equal (backend, "cuda") && !cuda_ok) {
+    g_print ("no cudaupload/cudadownload (nvcodec): skipped\n");
+    return 77;
+  }
+  element = g_strdup_printf ("cudaconvolve backend=%s radius=4", backend);
+  /* the process's first pipeline sets up what later ones share */
+  parallel (1, FALSE, element);
+  if (failed) {
+    g_print ("the first pipeline failed: skipped\n");
+    return g_str_equal (backend, "cuda") ? 77 : 1;
+  }
+
+  g_print ("## Chained elements, 320x240, %d frames (frames/s)\n\n",
+      quick ? CHAIN_FRAMES / 10 : CHAIN_FRAMES);
+  g_print ("| memory | threads |");
+  for (i = 0; i < G_N_ELEMENTS (lengths); i++)
+    g_print (" %d element%s |", lengths[i], lengths[i] == 1 ? "" : "s");
+  g_print ("\n|---|---|");
+  for (i = 0; i < G_N_ELEMENTS (lengths); i++)
+    g_print ("---:|");
+  g_print ("\n");
+  for (m = 0; m < 2; m++) {
+    if (m == 0 && !cuda_ok)
+      continue;
+    for (q = 0; q < 2; q++) {
+      g_print ("| %s | %s |", m == 0 ? "CUDA (NV12)" : "system (I420)",
+          q ? "a queue before each" : "one");
+      for (i = 0; i < G_N_ELEMENTS (lengths); i++) {
+        fps[m][q][i] = chain (lengths[i], m == 0, q);
+        g_print (" %.0f |", fps[m][q][i]);
+      }
+      g_print ("\n");
+    }
+  }
+
+  g_print ("\n## Pipelines in one process, 640x360 I420, %d frames each "
+      "(wall time, s)\n\n", quick ? PARALLEL_FRAMES / 10 : PARALLEL_FRAMES);
+  g_print ("| pipelines | element | one after the other | at once | "
+      "ratio |\n|---:|---|---:|---:|---:|\n");
+  for (i = 0; i < G_N_ELEMENTS (counts); i++) {
+    const gchar *elements[] = { element, "identity" };
+    guint e;
+
+    for (e = 0; e < G_N_ELEMENTS (elements); e++) {
+      gdouble serial = parallel (counts[i], FALSE, elements[e]);
+      gdouble at_once = parallel (counts[i], TRUE, elements[e]);
+
+      g_print ("| %d | %s | %.3f | %.3f | %.2f |\n", counts[i],
+          e ? "identity" : "cudaconvolve", serial, at_once,
+          at_once / serial);
+      if (e == 0 && counts[i] > 1 && at_once > serial && cuda_ok)
+        targets = FALSE;
+    }
+  }
+
+  if (cuda_ok) {
+    gdouble ratio = fps[0][0][3] / fps[0][0][1];
+
+    g_print ("\n16 chained elements in CUDA memory, one thread: %.2f of one "
+        "element's frames/s (target 0.50 or more)\n", ratio);
+    targets &= ratio >= 0.5;
+  }
+  g_print ("%s\n", failed ? "FAILED: frames lost or a pipeline failed" :
+      targets ? "OK: targets met" : "FAILED: a target was missed");
+  g_free (element);
+  return failed || !targets ? 1 : 0;
+}
