@@ -628,7 +628,9 @@ gst_cuda_video_filter_query (GstBaseTransform * trans,
   GstCudaVideoFilter *self = GST_CUDA_VIDEO_FILTER (trans);
 
   if (gst_cuda_video_filter_gpu_handle_context_query (GET_PRIV (trans)->gpu,
-          GST_ELEMENT (trans), query))
+          GST_ELEMENT (trans), query, gst_cuda_video_filter_device_id (self),
+          gst_cuda_video_filter_backend (self) !=
+          GST_CUDA_VIDEO_FILTER_BACKEND_CPU))
     return TRUE;
   /* A serialized query (allocation, drain) comes after the frames before
    * it: the one held goes out first, and an upstream pool waiting for its

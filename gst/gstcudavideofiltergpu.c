@@ -172,14 +172,6 @@ gst_cuda_video_filter_gpu_set_context (GstCudaVideoFilterGpu * gpu,
   gst_cuda_handle_set_context (element, context, device_id, &gpu->context);
 }
 
-gboolean
-gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query)
-{
-  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (element, query, gpu->context);
-}
-
 /* The element's own context for a device: one for the process, made when
  * an element first needs it and kept until the process ends, as the CUDA
  * runtime keeps its primary context.  Pipelines that share no context
@@ -215,6 +207,15 @@ process_context (guint device)
   }
   g_mutex_unlock (&lock);
   return context ? gst_object_ref (context) : NULL;
+}
+
+/* Asks the application for a context with NEED_CONTEXT; an answer lands
+ * in gpu->context through set_context (). */
+static void
+ask_application (GstElement * element)
+{
+  gst_element_post_message (element, gst_message_new_need_context
+      (GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
 }
 
 /* Asks a peer of element, through pad_name, for its CUDA context; an
@@ -254,8 +255,7 @@ ensure_context (GstCudaVideoFilterGpu * gpu, GstElement * element,
     query_neighbour (element, "sink", query);
   gst_query_unref (query);
   if (!gpu->context)
-    gst_element_post_message (element, gst_message_new_need_context
-        (GST_OBJECT (element), GST_CUDA_CONTEXT_TYPE));
+    ask_application (element);
   if (gpu->context)
     return TRUE;
 
@@ -269,6 +269,38 @@ ensure_context (GstCudaVideoFilterGpu * gpu, GstElement * element,
   gst_element_post_message (element, gst_message_new_have_context
       (GST_OBJECT (element), context));
   return TRUE;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu * gpu,
+    GstElement * element, GstQuery * query, gint device_id, gboolean may_make)
+{
+  GstCudaContext *context;
+  const gchar *type = NULL;
+  gboolean answered;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  if (gpu->context)
+    return gst_cuda_handle_context_query (element, query, gpu->context);
+
+  /* Not open yet: nvcodec's elements look for a context between NULL and
+   * READY, before this element starts, and make one of their own for the
+   * pipeline when nobody answers.  The answer is the context this element
+   * will take, so that CUDA memory pipelines share the process's too. */
+  gst_query_parse_context_type (query, &type);
+  if (!may_make || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0 ||
+      !gst_cuda_load_library ())
+    return FALSE;
+  ask_application (element);
+  if (gpu->context)
+    return gst_cuda_handle_context_query (element, query, gpu->context);
+  context = process_context (MAX (device_id, 0));
+  if (!context)
+    return FALSE;
+  answered = gst_cuda_handle_context_query (element, query, context);
+  gst_object_unref (context);
+  return answered;
 }
 
 gboolean

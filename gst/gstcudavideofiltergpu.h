@@ -28,16 +28,20 @@ void gst_cuda_video_filter_gpu_free (GstCudaVideoFilterGpu * gpu);
 GstCaps *gst_cuda_video_filter_gpu_template_caps (const gchar * formats);
 
 /* GstElement::set_context, and the context part of GstBaseTransform::query
- * (TRUE when answered).  device_id: cuda-device-id, -1 = any. */
+ * (TRUE when answered).  device_id: cuda-device-id, -1 = any.  Before the
+ * element opens, a CONTEXT query is answered with the context it will
+ * take (the application's, else the process's) unless may_make is FALSE
+ * (the CPU backend). */
 void gst_cuda_video_filter_gpu_set_context (GstCudaVideoFilterGpu * gpu,
     GstElement * element, GstContext * context, gint device_id);
 gboolean gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu
-    * gpu, GstElement * element, GstQuery * query);
+    * gpu, GstElement * element, GstQuery * query, gint device_id,
+    gboolean may_make);
 
-/* Finds the neighbours' context for device_id, or makes one for it (device
- * 0 for -1) and shares it; creates the stream and the pinned allocator in
- * it.  Does nothing when open.  FALSE with error set when CUDA cannot be
- * used. */
+/* Finds the neighbours' or the application's context for device_id, or
+ * takes the process's for it (device 0 for -1) and shares it; creates the
+ * stream and the pinned allocator in it.  Does nothing when open.  FALSE
+ * with error set when CUDA cannot be used. */
 gboolean gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
     GstElement * element, gint device_id, GError ** error);
 /* Frees the stream, drops the allocator and the context (buffers still in

@@ -51,7 +51,7 @@ gst_cuda_video_filter_gpu_set_context (GstCudaVideoFilterGpu * gpu,
 
 gboolean
 gst_cuda_video_filter_gpu_handle_context_query (GstCudaVideoFilterGpu * gpu,
-    GstElement * element, GstQuery * query)
+    GstElement * element, GstQuery * query, gint device_id, gboolean may_make)
 {
   return FALSE;
 }

@@ -3,7 +3,7 @@
  * reconnect and takes the blur from a UI slider.
  *
  *   cycles [--cycles=N] [--backend=cuda|cpu|auto] [--cuda-memory]
- *          [--no-properties] [--bound=KIB]
+ *          [--no-properties] [--control] [--bound=KIB]
  *
  * Each cycle runs `videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink`
  * (with --cuda-memory through cudaupload and cudadownload) from NULL to
@@ -11,7 +11,8 @@
  * mid-stream once 5 frames are out; a new pipeline every 10 cycles.  A
  * second thread sets the element's properties all along, as fast as it
  * can (over 1,000 a cycle): kernel, radius, sigma, border, planes,
- * amount.
+ * amount.  --control puts identity in the element's place, with no
+ * property changes: what the rest of the pipeline leaves behind.
  *
  * After a warm-up (the first tenth of the cycles, at least 30) the
  * resident memory and the GPU memory in use (CUDA driver, device-wide)
@@ -46,7 +47,7 @@
 
 static gint n_cycles = 300;
 static gchar *backend = (gchar *) "cuda";
-static gboolean cuda_memory, no_properties;
+static gboolean cuda_memory, no_properties, control;
 static gdouble bound_kib = 1.0;
 
 /* The element the setter works on, under lock; NULL between pipelines. */
@@ -120,11 +121,14 @@ make_pipeline (void)
   GstPad *pad;
   gchar *desc;
 
+  gchar *element = control ? g_strdup ("identity name=conv") :
+      g_strdup_printf ("cudaconvolve name=conv backend=%s radius=4", backend);
+
   desc = g_strdup_printf ("videotestsrc name=src pattern=ball ! "
       "video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! %s"
-      "cudaconvolve name=conv backend=%s radius=4 ! %sfakesink name=sink",
-      cuda_memory ? "cudaupload ! " : "", backend,
-      cuda_memory ? "cudadownload ! " : "");
+      "%s ! %sfakesink name=sink", cuda_memory ? "cudaupload ! " : "",
+      element, cuda_memory ? "cudadownload ! " : "");
+  g_free (element);
   pipeline = gst_parse_launch (desc, &err);
   if (!pipeline || err) {
     g_printerr ("%s: %s\n", desc, err ? err->message : "no pipeline");
@@ -238,6 +242,8 @@ main (int argc, char **argv)
         "through cudaupload and cudadownload", NULL},
     {"no-properties", 0, 0, G_OPTION_ARG_NONE, &no_properties,
         "no property changes", NULL},
+    {"control", 0, 0, G_OPTION_ARG_NONE, &control,
+        "identity in the element's place, no property changes", NULL},
     {"bound", 0, 0, G_OPTION_ARG_DOUBLE, &bound_kib,
         "growth allowed a cycle, KiB", "KIB"},
     {NULL}
@@ -269,13 +275,13 @@ main (int argc, char **argv)
     g_printerr ("--cycles must be above the warm-up's %d\n", warm_cycles);
     return 2;
   }
-  g_print ("%d cycles of %s, backend=%s, %s memory, %s\n", n_cycles,
-      "videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink", backend,
-      cuda_memory ? "CUDA" : "system", no_properties ? "no property changes" :
-      "properties changing from another thread");
-
-  if (!no_properties)
+  if (!no_properties && !control)
     setter = g_thread_new ("setter", setter_thread, NULL);
+  g_print ("%d cycles of videotestsrc ! 320x240 I420 ! %s ! fakesink, "
+      "backend=%s, %s memory, %s\n", n_cycles, control ? "identity" :
+      "cudaconvolve", backend, cuda_memory ? "CUDA" : "system", setter ?
+      "properties changing from another thread" : "no property changes");
+
   /* the samples between pipelines, the last one freed */
   for (i = 0; i < n_cycles && ok; i++) {
     if (i % NEW_PIPELINE_EVERY == 0) {

@@ -234,6 +234,9 @@ run_load () {
       $RUN "$BUILD/tests/cycles"
     step "cycles (CUDA memory, backend=cuda)" 300 cycles-cuda-memory.log \
       $RUN "$BUILD/tests/cycles" --cuda-memory
+    # a figure, not a test: the same with identity in the element's place
+    timeout 300 $RUN "$BUILD/tests/cycles" --cuda-memory --control \
+      >"$OUT/cycles-control.log" 2>&1
   fi
   if need "$BUILD/tests/scaling"; then
     step "scaling (chains, parallel pipelines)" 300 scaling.md \
@@ -325,7 +328,7 @@ esac
       test-gpu-wide.log \
       test-gpu-untruncated.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
-      cycles.log cycles-cuda-memory.log soak.log; do
+      cycles.log cycles-cuda-memory.log cycles-control.log soak.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
