@@ -710,7 +710,7 @@ gst_cuda_video_filter_close_cuda (GstCudaVideoFilter * self)
     return;
   if (gst_cuda_video_filter_gpu_push (priv->gpu)) {
     /* a frame in flight may still use the subclass's buffers */
-    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL, NULL);
     if (klass->close_cuda)
       klass->close_cuda (self);
     gst_cuda_video_filter_gpu_pop (priv->gpu);
@@ -924,18 +924,18 @@ gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
   GError *error = NULL;
 
   if (ret != GST_FLOW_OK) {
-    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL, NULL);
     return ret;
   }
   if (!gst_cuda_video_filter_may_hold (self)) {
-    if (!gst_cuda_video_filter_gpu_sync (priv->gpu, &error))
+    if (!gst_cuda_video_filter_gpu_sync (priv->gpu, NULL, &error))
       return gst_cuda_video_filter_gpu_failed (self, what, error);
     gst_cuda_video_filter_gpu_mark_done (priv->gpu, outbuf);
     return GST_FLOW_OK;
   }
   /* the frame held, if any, has the other event */
   if (!gst_cuda_video_filter_gpu_record (priv->gpu, priv->next_event, &error)) {
-    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL);
+    gst_cuda_video_filter_gpu_sync (priv->gpu, NULL, NULL);
     return gst_cuda_video_filter_gpu_failed (self, what, error);
   }
   queued->in = gst_buffer_ref (inbuf);
@@ -947,8 +947,11 @@ gst_cuda_video_filter_enqueued (GstCudaVideoFilter * self, GstFlowReturn ret,
 
 /* In and out in CUDA memory of the context: the subclass reads and writes
  * the planes where they are, on the element's stream, once a write to the
- * input still pending on another stream is done (GStreamer 1.24 on); the
- * stream is finished before the buffer goes downstream. */
+ * input still pending on another stream is done (GStreamer 1.24 on).
+ * From 1.24 the frame goes downstream at once, its memory's stream
+ * ordered after the work on the GPU; before, or for memory without a
+ * stream, the work is finished before the frame goes (held in flight, or
+ * waited for). */
 static GstFlowReturn
 gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
@@ -958,6 +961,7 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   GstVideoFrame in_frame, out_frame;
   GError *error = NULL;
   GstFlowReturn ret;
+  gpointer stream;
 
   if (!gst_cuda_video_filter_gpu_map_frame (&in_frame, &vfilter->in_info,
           inbuf, GST_MAP_READ))
@@ -972,14 +976,27 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
     gst_video_frame_unmap (&in_frame);
     goto push_failed;
   }
+  /* from 1.24 the output memory's stream, else the element's */
+  stream = gst_cuda_video_filter_gpu_frame_stream (priv->gpu, inbuf, outbuf);
   /* after the input's map, which may have started an upload */
-  if (gst_cuda_video_filter_gpu_wait_for_writers (priv->gpu, inbuf, &error)) {
+  if (!gst_cuda_video_filter_gpu_wait_for_writers (priv->gpu, inbuf,
+          stream ? stream : gst_cuda_video_filter_gpu_stream (priv->gpu),
+          &error)) {
+    ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
+  } else if (!stream) {
     ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
         &in_frame, &out_frame, gst_cuda_video_filter_gpu_stream (priv->gpu));
     ret = gst_cuda_video_filter_enqueued (self, ret, inbuf, outbuf,
         "CUDA memory");
   } else {
-    ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
+    /* readers wait for the stream: the frame goes at once */
+    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
+        &in_frame, &out_frame, stream);
+    if (ret == GST_FLOW_OK && !gst_cuda_video_filter_gpu_hand_over (priv->gpu,
+            inbuf, stream, &error))
+      ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
+    if (ret != GST_FLOW_OK)
+      gst_cuda_video_filter_gpu_sync (priv->gpu, stream, NULL);
   }
   gst_cuda_video_filter_gpu_pop (priv->gpu);
   gst_video_frame_unmap (&out_frame);

@@ -24,10 +24,12 @@
  *   pools it makes (upstream then writes on it, already in order), and
  *   before the kernels read a frame written on another stream, the
  *   element's stream waits for that one on the GPU (an event, no host
- *   wait).
- * On every release the element pushes a frame only once its work is done
- * (it waits for its stream, or for the event of the frame it pushes), and
- * clears the flag then, so that readers downstream need not wait. */
+ *   wait).  A frame written into CUDA memory goes downstream at once,
+ *   flagged: the output memory's stream, and the input's (where upstream
+ *   writes next), wait on the GPU for the element's work.
+ * Before 1.24, and for memory without a stream, the element pushes a
+ * frame only once its work is done (it waits for its stream, or for the
+ * event of the frame it pushes), and clears the flag then. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -57,10 +59,12 @@ struct _GstCudaVideoFilterGpu
   GstCudaContext *context;
 #if GST_CHECK_VERSION (1, 24, 0)
   GstCudaStream *cuda_stream;   /* stream, also on the element's pools */
+  GstCudaStream *out_stream;    /* of the output pool decided, if CUDA */
 #endif
   CUstream stream;
   cudaEvent_t events[GST_CUDA_VIDEO_FILTER_GPU_EVENTS];  /* on stream */
   cudaEvent_t writer;           /* on a writer's stream, for stream to wait */
+  cudaEvent_t done;             /* on a frame's stream, for its input's */
   GstAllocator *pinned;         /* pinned memory of context */
   gboolean tried;               /* open () ran since close () */
 };
@@ -341,8 +345,10 @@ gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
         != cudaSuccess)
       goto no_event;
   }
-  if (gpu->stream && cudaEventCreateWithFlags (&gpu->writer,
-          cudaEventDisableTiming) != cudaSuccess)
+  if (gpu->stream && (cudaEventCreateWithFlags (&gpu->writer,
+              cudaEventDisableTiming) != cudaSuccess ||
+          cudaEventCreateWithFlags (&gpu->done,
+              cudaEventDisableTiming) != cudaSuccess))
     goto no_event;
   gst_cuda_context_pop (NULL);
   if (!gpu->stream)
@@ -394,17 +400,20 @@ gst_cuda_video_filter_gpu_close (GstCudaVideoFilterGpu * gpu)
         cudaEventDestroy (gpu->events[i]);
     if (gpu->writer)
       cudaEventDestroy (gpu->writer);
+    if (gpu->done)
+      cudaEventDestroy (gpu->done);
 #if !GST_CHECK_VERSION (1, 24, 0)
     gst_cuda_result (CuStreamDestroy (gpu->stream));
 #endif
     gst_cuda_context_pop (NULL);
   }
   memset (gpu->events, 0, sizeof (gpu->events));
-  gpu->writer = NULL;
+  gpu->writer = gpu->done = NULL;
   gpu->stream = NULL;
   /* Pools and buffers in flight hold their own references to these. */
 #if GST_CHECK_VERSION (1, 24, 0)
   gst_clear_cuda_stream (&gpu->cuda_stream);
+  gst_clear_cuda_stream (&gpu->out_stream);
 #endif
   gst_clear_object (&gpu->pinned);
   gst_clear_object (&gpu->context);
@@ -442,9 +451,10 @@ gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu)
 }
 
 gboolean
-gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, GError ** error)
+gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, gpointer stream,
+    GError ** error)
 {
-  CUresult cr = CuStreamSynchronize (gpu->stream);
+  CUresult cr = CuStreamSynchronize (stream ? stream : gpu->stream);
   const gchar *name = NULL;
 
   if (cr == CUDA_SUCCESS)
@@ -544,10 +554,12 @@ gst_cuda_video_filter_gpu_transform_caps (GstCaps * caps, gboolean offer_cuda)
   return ret;
 }
 
-/* Configures pool for caps with video meta, and (from 1.24) with the
- * element's stream unless it has one already; returns the size of a
- * buffer as the pool has it (pitched rows make it larger than the caps
- * say), or 0 when the pool refuses. */
+/* Configures pool for caps with video meta, and (from 1.24) with a stream
+ * unless it has one already: the one downstream's pool has, which frames
+ * are filtered on (so that a chain of CUDA elements shares one stream and
+ * never waits between them, as nvcodec's elements do), else the
+ * element's.  Returns the size of a buffer as the pool has it (pitched
+ * rows make it larger than the caps say), or 0 when the pool refuses. */
 static guint
 configure_cuda_pool (GstCudaVideoFilterGpu * gpu, GstBufferPool * pool,
     GstCaps * caps, guint size, guint min, guint max)
@@ -557,7 +569,8 @@ configure_cuda_pool (GstCudaVideoFilterGpu * gpu, GstBufferPool * pool,
   GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
 
   if (!stream)
-    gst_buffer_pool_config_set_cuda_stream (config, gpu->cuda_stream);
+    gst_buffer_pool_config_set_cuda_stream (config, gpu->out_stream ?
+        gpu->out_stream : gpu->cuda_stream);
   gst_clear_cuda_stream (&stream);
 #endif
 
@@ -697,6 +710,9 @@ decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
   min += held;
   if (max != 0)
     max += held;
+#if GST_CHECK_VERSION (1, 24, 0)
+  gst_clear_cuda_stream (&gpu->out_stream);
+#endif
   size = configure_cuda_pool (gpu, pool, caps, MAX (size,
           GST_VIDEO_INFO_SIZE (info)), min, max);
   if (size == 0) {
@@ -704,6 +720,14 @@ decide_cuda_pool (GstCudaVideoFilterGpu * gpu, GstElement * element,
     gst_object_unref (pool);
     return FALSE;
   }
+#if GST_CHECK_VERSION (1, 24, 0)
+  {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gpu->out_stream = gst_buffer_pool_config_get_cuda_stream (config);
+    gst_structure_free (config);
+  }
+#endif
 
   if (have_pool)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
@@ -850,7 +874,7 @@ gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
 
 gboolean
 gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
-    GstBuffer * buffer, GError ** error)
+    GstBuffer * buffer, gpointer stream, GError ** error)
 {
 #if GST_CHECK_VERSION (1, 24, 0)
   guint i;
@@ -864,16 +888,17 @@ gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
     if (!gst_is_cuda_memory (mem) ||
         !GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
       continue;
-    /* no stream: the writer finished (1.22's contract); ours: in order */
+    /* no stream: the writer finished (1.22's contract); this one: in
+     * order */
     writer = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
-    if (!writer || writer == gpu->cuda_stream)
+    if (!writer || gst_cuda_stream_get_handle (writer) == stream)
       continue;
     handle = (cudaStream_t) gst_cuda_stream_get_handle (writer);
     /* an event captures the work enqueued on the writer's stream so far,
      * and the wait takes it at once: the event is free again after */
     e = cudaEventRecord (gpu->writer, handle);
     if (e == cudaSuccess)
-      e = cudaStreamWaitEvent ((cudaStream_t) gpu->stream, gpu->writer, 0);
+      e = cudaStreamWaitEvent ((cudaStream_t) stream, gpu->writer, 0);
     if (e != cudaSuccess) {
       set_event_error (error, e);
       return FALSE;
@@ -897,6 +922,65 @@ gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
       GST_MEMORY_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
   }
 #endif
+}
+
+#if GST_CHECK_VERSION (1, 24, 0)
+/* The stream every memory of buffer carries, NULL where one has none or
+ * they differ. */
+static GstCudaStream *
+buffer_stream (GstBuffer * buffer)
+{
+  GstCudaStream *stream = NULL;
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    GstCudaStream *s;
+
+    if (!gst_is_cuda_memory (mem))
+      return NULL;
+    s = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+    if (!s || (stream && s != stream))
+      return NULL;
+    stream = s;
+  }
+  return stream;
+}
+#endif
+
+gpointer
+gst_cuda_video_filter_gpu_frame_stream (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *out = buffer_stream (outbuf);
+
+  if (out && buffer_stream (inbuf))
+    return gst_cuda_stream_get_handle (out);
+#endif
+  return NULL;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_hand_over (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, gpointer stream, GError ** error)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  cudaStream_t in = (cudaStream_t)
+      gst_cuda_stream_get_handle (buffer_stream (inbuf));
+  cudaError_t e = cudaSuccess;
+
+  /* the event captures the frame's work, the wait takes it at once */
+  if (in != (cudaStream_t) stream) {
+    e = cudaEventRecord (gpu->done, (cudaStream_t) stream);
+    if (e == cudaSuccess)
+      e = cudaStreamWaitEvent (in, gpu->done, 0);
+  }
+  if (e == cudaSuccess)
+    return TRUE;
+  set_event_error (error, e);
+#endif
+  return FALSE;
 }
 
 gboolean

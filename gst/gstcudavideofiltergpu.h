@@ -57,10 +57,11 @@ gboolean gst_cuda_video_filter_gpu_can_offer (GstCudaVideoFilterGpu * gpu);
 gboolean gst_cuda_video_filter_gpu_push (GstCudaVideoFilterGpu * gpu);
 void gst_cuda_video_filter_gpu_pop (GstCudaVideoFilterGpu * gpu);
 
-/* The stream (a CUstream) and waiting for it; the context is current. */
+/* The element's stream (a CUstream), and waiting for a stream (NULL: the
+ * element's); the context is current. */
 gpointer gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu);
 gboolean gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu,
-    GError ** error);
+    gpointer stream, GError ** error);
 
 /* Events on the stream, one for each frame in flight: record (the context
  * current) marks the work enqueued on the stream so far, wait (pushes the
@@ -105,17 +106,34 @@ gboolean gst_cuda_video_filter_gpu_buffers_are_local (GstCudaVideoFilterGpu *
 gboolean gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu *
     gpu, GstBuffer * inbuf, GstBuffer * outbuf);
 
-/* Orders the element's stream after the writes still pending on buffer's
- * CUDA memory on other streams (GStreamer 1.24 on; nothing before), on
- * the GPU.  Call with the context current, after mapping buffer: the map
- * may start an upload.  FALSE with error set when CUDA fails. */
+/* Orders stream (a frame's, or the element's) after the writes still
+ * pending on buffer's CUDA memory on other streams (GStreamer 1.24 on;
+ * nothing before), on the GPU.  Call with the context current, after
+ * mapping buffer: the map may start an upload.  FALSE with error set when
+ * CUDA fails. */
 gboolean gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu *
-    gpu, GstBuffer * buffer, GError ** error);
+    gpu, GstBuffer * buffer, gpointer stream, GError ** error);
 
 /* The element's writes into buffer's CUDA memory are done: clears the
  * flag that would make readers wait for its stream (1.24 on). */
 void gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
     GstBuffer * buffer);
+
+/* The stream a frame in CUDA memory is filtered on, GStreamer's way from
+ * 1.24: where every memory of both buffers carries a stream, and the
+ * output's share one, that one: its readers wait for it, and its next
+ * writer writes on it.  NULL otherwise (and before 1.24): the element's
+ * stream, and the frame is done before it goes downstream. */
+gpointer gst_cuda_video_filter_gpu_frame_stream (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+
+/* After a frame's work was enqueued on stream (from frame_stream ()), the
+ * context current: the input's stream, where upstream writes next, waits
+ * on the GPU for that work.  The output goes downstream at once, its
+ * memory flagged GST_CUDA_MEMORY_TRANSFER_NEED_SYNC by its map.  FALSE
+ * with error set when CUDA fails. */
+gboolean gst_cuda_video_filter_gpu_hand_over (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, gpointer stream, GError ** error);
 
 /* gst_video_frame_map () with the planes in device memory. */
 gboolean gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,

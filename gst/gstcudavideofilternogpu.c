@@ -101,7 +101,8 @@ gst_cuda_video_filter_gpu_stream (GstCudaVideoFilterGpu * gpu)
 }
 
 gboolean
-gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, GError ** error)
+gst_cuda_video_filter_gpu_sync (GstCudaVideoFilterGpu * gpu, gpointer stream,
+    GError ** error)
 {
   return TRUE;
 }
@@ -163,7 +164,7 @@ gst_cuda_video_filter_gpu_buffers_are_pinned (GstCudaVideoFilterGpu * gpu,
 
 gboolean
 gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
-    GstBuffer * buffer, GError ** error)
+    GstBuffer * buffer, gpointer stream, GError ** error)
 {
   return TRUE;
 }
@@ -172,6 +173,20 @@ void
 gst_cuda_video_filter_gpu_mark_done (GstCudaVideoFilterGpu * gpu,
     GstBuffer * buffer)
 {
+}
+
+gpointer
+gst_cuda_video_filter_gpu_frame_stream (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  return NULL;
+}
+
+gboolean
+gst_cuda_video_filter_gpu_hand_over (GstCudaVideoFilterGpu * gpu,
+    GstBuffer * inbuf, gpointer stream, GError ** error)
+{
+  return FALSE;
 }
 
 gboolean

@@ -608,6 +608,15 @@ typedef enum
 
 static const gchar *flight_memory_names[] = { "pinned memory", "CUDA memory" };
 
+/* The memories whose frames are held in flight: from GStreamer 1.24 a
+ * frame in CUDA memory goes downstream at once instead, its readers
+ * ordered on its stream (test_cuda_memory_at_once). */
+#if GST_CHECK_VERSION (1, 24, 0)
+#define FLIGHT_HELD_MEMORIES FLIGHT_CUDA
+#else
+#define FLIGHT_HELD_MEMORIES FLIGHT_N_MEMORIES
+#endif
+
 #define FLIGHT_FRAMES 6
 /* frame_check_info_init ()'s 30 frames/s */
 #define FRAME_DURATION (GST_SECOND / 30)
@@ -822,7 +831,7 @@ GST_START_TEST (test_flight_order_and_eos)
   FlightMemory mem;
   guint i;
 
-  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+  for (mem = 0; mem < FLIGHT_HELD_MEMORIES; mem++) {
     GstBuffer *in[FLIGHT_FRAMES];
     Flight f;
     GstPad *lock;
@@ -864,7 +873,7 @@ GST_START_TEST (test_flight_flush)
   FlightMemory mem;
   guint i;
 
-  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+  for (mem = 0; mem < FLIGHT_HELD_MEMORIES; mem++) {
     GstBuffer *in[3], *after;
     GstSegment segment;
     Flight f;
@@ -917,7 +926,7 @@ GST_START_TEST (test_flight_serialized)
   FlightMemory mem;
   guint i;
 
-  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+  for (mem = 0; mem < FLIGHT_HELD_MEMORIES; mem++) {
     GstBuffer *in[5];
     GstVideoInfo info_a;
     CuconvSettings s_a;
@@ -1016,7 +1025,7 @@ GST_START_TEST (test_flight_idle)
   FlightMemory mem;
   guint i;
 
-  for (mem = 0; mem < FLIGHT_N_MEMORIES; mem++) {
+  for (mem = 0; mem < FLIGHT_HELD_MEMORIES; mem++) {
     Flight f;
 
     flight_start (&f, mem, FALSE);
@@ -1037,6 +1046,47 @@ GST_START_TEST (test_flight_idle)
 GST_END_TEST;
 
 #if GST_CHECK_VERSION (1, 24, 0)
+/* Upstream not live, frames in CUDA memory: each goes out as soon as its
+ * work is enqueued, none held, its memory flagged for readers to wait on
+ * its stream, which is the one upstream's pool writes on; a host map
+ * (pull_and_check) waits and reads the filtered frame. */
+GST_START_TEST (test_cuda_memory_at_once)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 26);
+  GstBuffer *in[FLIGHT_FRAMES];
+  GstPad *lock;
+  Flight f;
+  guint i;
+
+  flight_start (&f, FLIGHT_CUDA, FALSE);
+  lock = stream_lock (f.e);
+  for (i = 0; i < FLIGHT_FRAMES; i++) {
+    in[i] = flight_buffer (f.pool, FLIGHT_CUDA, rand, i);
+    push_ok (f.h, in[i]);
+    check_received (f.h, i + 1, f.what);
+  }
+  stream_unlock (lock);
+  for (i = 0; i < FLIGHT_FRAMES; i++) {
+    GstBuffer *out = gst_harness_pull (f.h);
+    GstMemory *mem = gst_buffer_peek_memory (out, 0);
+
+    fail_unless (GST_MEMORY_FLAG_IS_SET (mem,
+            GST_CUDA_MEMORY_TRANSFER_NEED_SYNC), "frame %u is not flagged "
+        "for its readers to wait", i);
+    fail_unless (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem)) !=
+        NULL);
+    fail_unless (GST_BUFFER_PTS (out) == i * FRAME_DURATION);
+    compare_with_reference (&f.info, in[i], out, &f.s, TRUE, f.what);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  check_counts (f.e, FLIGHT_FRAMES, FLIGHT_FRAMES);
+  flight_stop (&f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 #define WRITER_DELAY_US 100000
 #define WRITER_FRAMES 4
 
@@ -1211,6 +1261,7 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_flight_none_when_live);
   tcase_add_test (tc, test_flight_idle);
 #if GST_CHECK_VERSION (1, 24, 0)
+  tcase_add_test (tc, test_cuda_memory_at_once);
   tcase_add_test (tc, test_waits_for_writer_stream);
 #endif
   return s;
