@@ -92,6 +92,7 @@
 
 #include "cuconv-cuda.h"
 #include "gstcudaconvolve.h"
+#include "gstcuconvbands.h"
 #include "gstcuconvkernelprops.h"
 #include "gstcuconvregions.h"
 
@@ -112,6 +113,7 @@ enum
   PROP_KERNEL_Y,
   PROP_MATRIX,
   PROP_NORMALIZE,
+  PROP_CPU_THREADS,
   /* gstcuconvregions.c's, in its order */
   PROP_REGION,
   PROP_ROI_TYPES,
@@ -128,6 +130,8 @@ enum
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
+#define DEFAULT_CPU_THREADS 0
+#define MAX_CPU_THREADS 256
 
 static GParamSpec *properties[N_PROPERTIES];
 G_STATIC_ASSERT (PROP_REGIONS - PROP_REGION == GST_CUCONV_REGION_PROP_REGIONS &&
@@ -141,16 +145,23 @@ struct _GstCudaConvolve
   CuconvSettings settings;
   GstCudaConvolvePlanes planes;
   GstCuconvRegionProps region_props;
+  guint cpu_threads;
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CuconvSettings frame_settings;        /* this frame's copy of settings */
   GstCudaConvolvePlanes frame_planes;
+  guint frame_cpu_threads;
   CuconvFilter *filter;         /* built from frame_settings when they change
                                  * (on the heap: 66 KiB of taps) */
   gboolean filter_valid;
   CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
   GstCuconvRegionFrame frame_regions;
   CuconvRegionFilter *region_filter;    /* CUDA memory, base's context */
+  /* The CPU backend's threads and their memory, made on its first frame
+   * and again when cpu-threads changes; kept until the element is freed. */
+  GstCuconvBands *bands;
+  guint bands_asked;            /* the cpu-threads they were made for */
+  CuconvCpu *cpu;
 };
 
 /* Every format the element filters, the same on both pads and in either
@@ -328,6 +339,11 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "by the sum of its values, so that flat areas keep their brightness; "
       "a kernel summing to 0 (an edge detector) is used as given. FALSE = "
       "use every kernel as given", DEFAULT_NORMALIZE, live);
+  properties[PROP_CPU_THREADS] = g_param_spec_uint ("cpu-threads",
+      "CPU threads", "Threads that filter a frame on the CPU backend, each a "
+      "band of its rows: 0 = as many as the machine has cores. Takes effect "
+      "from the next frame", 0, MAX_CPU_THREADS, DEFAULT_CPU_THREADS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   gst_cuconv_region_props_param_specs (&properties[PROP_REGION]);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
@@ -453,6 +469,9 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       self->settings.normalize = g_value_get_boolean (value);
       break;
+    case PROP_CPU_THREADS:
+      self->cpu_threads = g_value_get_uint (value);
+      break;
     case PROP_REGION:
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
@@ -516,6 +535,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_NORMALIZE:
       g_value_set_boolean (value, self->settings.normalize);
       break;
+    case PROP_CPU_THREADS:
+      g_value_set_uint (value, self->cpu_threads);
+      break;
     case PROP_REGION:
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
@@ -540,6 +562,8 @@ gst_cuda_convolve_finalize (GObject * object)
   gst_cuconv_region_props_clear (&self->region_props);
   gst_cuconv_region_frame_clear (&self->frame_regions);
   g_free (self->filter);
+  gst_cuconv_bands_free (self->bands);
+  cuconv_cpu_free (self->cpu);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -672,6 +696,7 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
   GST_OBJECT_LOCK (self);
   self->frame_settings = self->settings;
   self->frame_planes = self->planes;
+  self->frame_cpu_threads = self->cpu_threads;
   gst_cuconv_region_props_copy (&region_props, &self->region_props);
   GST_OBJECT_UNLOCK (self);
 
@@ -698,17 +723,66 @@ gst_cuda_convolve_prepare (GstCudaConvolve * self, GstVideoFrame * in_frame,
       self->frame_settings.kernel, self->frame_planes, planes);
 }
 
+/* The bands' threads and memory for the frame's cpu-threads. */
+static void
+gst_cuda_convolve_ensure_bands (GstCudaConvolve * self)
+{
+  guint n = self->frame_cpu_threads ? self->frame_cpu_threads :
+      (guint) g_get_num_processors ();
+
+  if (self->bands && self->frame_cpu_threads == self->bands_asked)
+    return;
+  gst_cuconv_bands_free (self->bands);
+  cuconv_cpu_free (self->cpu);
+  self->bands = gst_cuconv_bands_new (n);
+  self->cpu = cuconv_cpu_new (gst_cuconv_bands_n (self->bands));
+  self->bands_asked = self->frame_cpu_threads;
+  GST_INFO_OBJECT (self, "filtering on the CPU in %u bands",
+      gst_cuconv_bands_n (self->bands));
+}
+
+typedef struct
+{
+  GstCudaConvolve *self;
+  const CuconvPlane *planes;
+  guint n_planes;
+} CpuJob;
+
+static gboolean
+gst_cuda_convolve_cpu_band (guint band, gpointer data)
+{
+  const CpuJob *job = data;
+
+  return cuconv_cpu_frame_band (job->self->cpu, job->planes, job->n_planes,
+      job->self->filter, band) == 0;
+}
+
+/* The CPU engine in bands where it takes the filter, else the reference;
+ * then the input put back outside the regions. */
 static GstFlowReturn
 gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
   CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  guint n_planes;
+  CpuJob job = { self, planes, 0 };
+  gboolean ok;
 
-  n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_reference_frame_regions (planes, n_planes, self->filter,
-          &self->frame_regions.regions) < 0)
+  job.n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame,
+      planes);
+  gst_cuda_convolve_ensure_bands (self);
+  if (self->cpu && cuconv_cpu_takes (self->filter) &&
+      !(self->frame_regions.regions.mode == CUCONV_REGION_INSIDE &&
+          self->frame_regions.regions.n_rects == 0)) {
+    ok = gst_cuconv_bands_run (self->bands, gst_cuda_convolve_cpu_band, &job);
+    if (ok)
+      cuconv_regions_restore (planes, job.n_planes,
+          &self->frame_regions.regions);
+  } else {
+    ok = cuconv_reference_frame_regions (planes, job.n_planes, self->filter,
+        &self->frame_regions.regions) == 0;
+  }
+  if (!ok)
     goto cpu_failed;
   return GST_FLOW_OK;
 

@@ -232,7 +232,7 @@ push_whole_frame (GstHarness * h, GstElement * e, const GstVideoInfo * info,
   fail_unless (full != NULL && full != in, "%s: no whole-frame output", what);
   frame_check_element_settings (e, &s);
   if (frame_check_compare_planes (info, in, full, &s,
-          frame_check_element_planes (e), 0, first, sizeof (first), NULL,
+          frame_check_element_planes (e), 1, first, sizeof (first), NULL,
           NULL) != 0)
     fail ("%s %s: whole frame: %s", what, GST_VIDEO_INFO_NAME (info), first);
   g_object_set (e, "region", mode, NULL);

@@ -1,0 +1,230 @@
+/* gst-cudaconvolve: the CPU engine (cuda/cuconv-cpu.c) against the CPU
+ * reference, within ±1 per sample: every kernel type, border, depth and
+ * packing, components filtered, copied or filled, odd sizes, radii up to
+ * 64 and past the plane, one band and several.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+
+#include "cuconv.h"
+
+typedef struct
+{
+  int width, height, n_comp, sub_x, sub_y, depth, shift;
+} Geometry;
+
+static const Geometry geometries[] = {
+  {1, 1, 1, 1, 1, 8}, {3, 7, 1, 1, 1, 8}, {33, 18, 1, 1, 1, 8},
+  {127, 65, 1, 1, 1, 8}, {17, 9, 2, 2, 2, 8}, {13, 7, 4, 1, 1, 8},
+  {11, 6, 1, 1, 1, 10}, {12, 5, 1, 2, 2, 12}, {13, 7, 1, 1, 1, 10, 6},
+  {7, 4, 2, 2, 2, 10, 6}, {12, 7, 1, 1, 1, 16}, {29, 11, 4, 1, 1, 16},
+};
+
+static const CuconvBorder borders[] = { CUCONV_BORDER_CLAMP,
+  CUCONV_BORDER_MIRROR, CUCONV_BORDER_WRAP, CUCONV_BORDER_ZERO
+};
+
+static const unsigned radii[] = { 1, 3, 8, 40, 64 };
+
+/* A plane of g with random samples; dst allocated, filled with 0xa5. */
+static void
+plane_new (CuconvPlane * p, const Geometry * g, GRand * rand, int ops)
+{
+  const int bytes = g->depth > 8 ? 2 : 1;
+  const ptrdiff_t stride = (ptrdiff_t) g->width * g->n_comp * bytes + 3 *
+      bytes;
+  uint8_t *src = g_malloc (stride * g->height);
+  int i, c;
+
+  memset (p, 0, sizeof (*p));
+  for (i = 0; i < stride * g->height; i++)
+    src[i] = g_rand_int_range (rand, 0, 256);
+  p->src = src;
+  p->dst = g_malloc (stride * g->height);
+  memset (p->dst, 0xa5, stride * g->height);
+  p->src_stride = p->dst_stride = stride;
+  p->width = g->width;
+  p->height = g->height;
+  p->n_comp = g->n_comp;
+  p->sub_x = g->sub_x;
+  p->sub_y = g->sub_y;
+  p->depth = g->depth;
+  p->shift = g->shift;
+  p->fill = 1u << (g->depth - 1);
+  /* ops 1: the last component copied, 2: filled */
+  for (c = 0; c < g->n_comp; c++)
+    p->op[c] = CUCONV_COMP_FILTER;
+  if (ops == 1)
+    p->op[g->n_comp - 1] = CUCONV_COMP_COPY;
+  else if (ops == 2)
+    p->op[g->n_comp - 1] = CUCONV_COMP_FILL;
+}
+
+static void
+plane_free (CuconvPlane * p)
+{
+  g_free ((gpointer) p->src);
+  g_free (p->dst);
+}
+
+/* Filters p with f by the engine in n_bands bands and by the reference,
+ * and fails on a sample more than 1 apart, or a low bit set (P010). */
+static void
+check (const CuconvPlane * p, const CuconvFilter * f, int n_bands,
+    const gchar * what)
+{
+  const int bytes = p->depth > 8 ? 2 : 1;
+  const size_t size = p->dst_stride * p->height;
+  CuconvPlane ref = *p;
+  CuconvCpu *cpu = cuconv_cpu_new (n_bands);
+  int b, x, y;
+
+  ref.dst = g_malloc (size);
+  memset (ref.dst, 0xa5, size);
+  fail_unless (cuconv_reference_plane_filter (&ref, f) == 0);
+  for (b = 0; b < n_bands; b++)
+    fail_unless (cuconv_cpu_frame_band (cpu, p, 1, f, b) == 0);
+  for (y = 0; y < p->height; y++) {
+    for (x = 0; x < p->width * p->n_comp; x++) {
+      const uint8_t *g = p->dst + y * p->dst_stride + x * bytes;
+      const uint8_t *w = ref.dst + y * p->dst_stride + x * bytes;
+      unsigned got = bytes == 1 ? g[0] : g[0] | g[1] << 8;
+      unsigned want = bytes == 1 ? w[0] : w[0] | w[1] << 8;
+
+      fail_unless (got + 1 >= want && want + 1 >= got &&
+          ((got ^ want) & ((1u << p->shift) - 1)) == 0,
+          "%s, %dx%d x%d depth %d shift %d, %d bands: sample (%d, %d) is %u, "
+          "the reference %u", what, p->width, p->height, p->n_comp, p->depth,
+          p->shift, n_bands, x, y, got, want);
+    }
+  }
+  g_free (ref.dst);
+  cuconv_cpu_free (cpu);
+}
+
+static CuconvSettings
+settings (CuconvKernel k, CuconvBorder b, unsigned radius)
+{
+  CuconvSettings s;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = k;
+  s.border = b;
+  s.radius = radius;
+  s.amount = 1.5;
+  return s;
+}
+
+/* Every kernel type but custom, every border, depth and packing. */
+GST_START_TEST (test_kernels_match_reference)
+{
+  GRand *rand = g_rand_new_with_seed (41);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  guint g, b, r;
+  CuconvKernel k;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    for (k = 0; k < CUCONV_KERNEL_CUSTOM; k++) {
+      for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+        for (r = 0; r < G_N_ELEMENTS (radii); r++) {
+          CuconvSettings s = settings (k, borders[b], radii[r]);
+          CuconvPlane p;
+          gchar *what;
+
+          cuconv_filter_init (f, &s);
+          fail_unless (cuconv_cpu_takes (f));
+          plane_new (&p, &geometries[g], rand, (g + k + b + r) % 3);
+          what = g_strdup_printf ("kernel %d border %d radius %u", k, b,
+              radii[r]);
+          check (&p, f, 1 + (g + r) % 3, what);
+          g_free (what);
+          plane_free (&p);
+        }
+      }
+    }
+  }
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The user's kernels: separable taps of unequal lengths, and matrices. */
+GST_START_TEST (test_custom_match_reference)
+{
+  GRand *rand = g_rand_new_with_seed (42);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  guint g, b, m;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      for (m = 0; m < 3; m++) {
+        CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, borders[b], 0);
+        CuconvPlane p;
+        int i;
+
+        if (m == 0) {
+          s.custom_x_len = 5;
+          s.custom_y_len = 3;
+        } else {
+          s.matrix_side = m == 1 ? 3 : 7;
+        }
+        for (i = 0; i < s.custom_x_len; i++)
+          s.custom_x[i] = g_rand_double_range (rand, -1, 2);
+        for (i = 0; i < s.custom_y_len; i++)
+          s.custom_y[i] = g_rand_double_range (rand, -1, 2);
+        for (i = 0; i < s.matrix_side * s.matrix_side; i++)
+          s.matrix[i] = g_rand_double_range (rand, -1, 2);
+        s.normalize = m != 2;
+        cuconv_filter_init (f, &s);
+        fail_unless (cuconv_cpu_takes (f));
+        plane_new (&p, &geometries[g], rand, (g + b + m) % 3);
+        check (&p, f, 1 + (g + m) % 3, m == 0 ? "custom taps" :
+            "custom matrix");
+        plane_free (&p);
+      }
+    }
+  }
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* What it leaves to the reference. */
+GST_START_TEST (test_takes)
+{
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_CLAMP,
+      65);
+
+  cuconv_filter_init (f, &s);
+  fail_if (cuconv_cpu_takes (f), "radius 65 is summed in double");
+  s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_CLAMP, 0);
+  s.sigma = 40.0;
+  cuconv_filter_init (f, &s);
+  fail_if (cuconv_cpu_takes (f), "the untruncated gaussian");
+  g_free (f);
+}
+
+GST_END_TEST;
+
+static Suite *
+cpu_suite (void)
+{
+  Suite *s = suite_create ("cuconv-cpu");
+  TCase *tc = tcase_create ("cpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_kernels_match_reference);
+  tcase_add_test (tc, test_custom_match_reference);
+  tcase_add_test (tc, test_takes);
+  return s;
+}
+
+GST_CHECK_MAIN (cpu);
