@@ -158,7 +158,7 @@ struct _GstCudaConvolve
   GstCuconvRegionFrame frame_regions;
   CuconvRegionFilter *region_filter;    /* CUDA memory, base's context */
   /* The CPU backend's threads and their memory, made on its first frame
-   * and again when cpu-threads changes; kept until the element is freed. */
+   * and again when cpu-threads changes; freed when the element stops. */
   GstCuconvBands *bands;
   guint bands_asked;            /* the cpu-threads they were made for */
   CuconvCpu *cpu;
@@ -176,6 +176,7 @@ static void gst_cuda_convolve_set_property (GObject * object, guint prop_id,
 static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_finalize (GObject * object);
+static gboolean gst_cuda_convolve_stop (GstBaseTransform * trans);
 
 static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
     GstBuffer * inbuf);
@@ -265,6 +266,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaVideoFilterClass *filter_class = GST_CUDA_VIDEO_FILTER_CLASS (klass);
   const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
@@ -359,6 +361,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
 
   filter_class->prepare_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_prepare_frame);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_convolve_stop);
   filter_class->filter_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cpu);
   filter_class->open_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_open_cuda);
   filter_class->close_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_close_cuda);
@@ -562,10 +565,19 @@ gst_cuda_convolve_finalize (GObject * object)
   gst_cuconv_region_props_clear (&self->region_props);
   gst_cuconv_region_frame_clear (&self->frame_regions);
   g_free (self->filter);
-  gst_cuconv_bands_free (self->bands);
-  cuconv_cpu_free (self->cpu);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* The CPU backend's threads and memory go with the stream. */
+static gboolean
+gst_cuda_convolve_stop (GstBaseTransform * trans)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+
+  g_clear_pointer (&self->bands, gst_cuconv_bands_free);
+  g_clear_pointer (&self->cpu, cuconv_cpu_free);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 /* Whether a and b make the same filter; custom kernels are compared as far
