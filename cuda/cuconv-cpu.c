@@ -123,34 +123,32 @@ block_add (vf8 * acc, float w, const float *src)
   }
 }
 
-/* h[j] += sum over i of k[i] * ext[j + i * step], i from 0 to taps - 1
- * in order (the reference's -r..r). */
+/* h[j] (+)= sum over i of k[i] * ext[j + i * step], i from 0 to taps - 1
+ * in order (the reference's -r..r): added to h when add is not 0, else
+ * in place of it. */
 HOT static void
-row_taps_add (const float *restrict ext, const float *restrict k, int taps,
-    int step, int n, float *restrict h)
+row_taps_into (const float *restrict ext, const float *restrict k, int taps,
+    int step, int n, int add, float *restrict h)
 {
   int i, j, j0;
 
   for (j0 = 0; j0 + BLOCK <= n; j0 += BLOCK) {
     vf8 acc[VECS];
 
-    memcpy (acc, h + j0, sizeof (acc));
+    if (add)
+      memcpy (acc, h + j0, sizeof (acc));
+    else
+      memset (acc, 0, sizeof (acc));
     for (i = 0; i < taps; i++)
       block_add (acc, k[i], ext + (size_t) i * step + j0);
     memcpy (h + j0, acc, sizeof (acc));
   }
+  if (!add)
+    for (j = j0; j < n; j++)
+      h[j] = 0.0f;
   for (i = 0; i < taps; i++)
     for (j = j0; j < n; j++)
       h[j] += k[i] * ext[(size_t) i * step + j];
-}
-
-/* h[j] = sum over i of k[i] * ext[j + i * step], in order. */
-static void
-row_taps (const float *ext, const float *k, int taps, int step, int n,
-    float *h)
-{
-  memset (h, 0, sizeof (float) * n);
-  row_taps_add (ext, k, taps, step, n, h);
 }
 
 /* out[j] = sum over i of k[i] * rows[i][j], in order. */
@@ -375,8 +373,8 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
     for (k = 0; k < terms; k++) {
       const CuconvTaps *kx = pl->kx[k];
 
-      row_taps (ext + (pl->rx - kx->radius) * pl->nc, kx->w,
-          2 * kx->radius + 1, pl->nc, n, ring[k] + (size_t) slot * n);
+      row_taps_into (ext + (pl->rx - kx->radius) * pl->nc, kx->w,
+          2 * kx->radius + 1, pl->nc, n, 0, ring[k] + (size_t) slot * n);
     }
     if (y < y0 + pl->ry)
       continue;
@@ -426,7 +424,7 @@ band_matrix (const Plane * pl, Band * b, int y0, int y1)
       ext_row (pl, y + j, e, tmp);
       /* one row of the matrix added to the running sum, in the
        * reference's order */
-      row_taps_add (e, w, side, pl->nc, n, acc);
+      row_taps_into (e, w, side, pl->nc, n, 1, acc);
     }
     write_row (pl, y, acc);
   }
