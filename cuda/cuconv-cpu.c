@@ -10,9 +10,10 @@
  * float: results match it to within rounding (±1).
  *
  * It takes what the reference computes in float with taps of radius 64 or
- * less, separable or the 2-D matrix; wider taps and the untruncated
- * gaussian, which the reference sums in double, are left to the reference
- * (cuconv_cpu_takes ()).
+ * less, separable or the 2-D matrix, and the box of any radius, as running
+ * sums; other taps wider than 64 and the untruncated gaussian, which the
+ * reference sums in double, are left to the reference (cuconv_cpu_takes
+ * ()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -80,11 +81,21 @@ taps_take (const CuconvTaps * t)
       t->radius <= CUCONV_TRUNCATED_MAX_RADIUS;
 }
 
+/* The box, of any radius: running sums (band_box). */
+static int
+is_box (const CuconvFilter * f)
+{
+  return f->settings.kernel == CUCONV_KERNEL_BOX && f->n_terms == 1 &&
+      f->combine == CUCONV_COMBINE_NONE;
+}
+
 int
 cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
+  if (is_box (f))
+    return 1;
   if (f->n_terms == 0)
     return f->m.radius <= CUCONV_TRUNCATED_MAX_RADIUS;
   for (s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
@@ -398,6 +409,78 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
   return 0;
 }
 
+/* The horizontal sums of source row y over 2 rx + 1 samples, each
+ * component on its own: a running sum, exact in double (the samples are
+ * integers), into h. */
+static void
+box_row (const Plane * pl, int y, float *ext, float *tmp, double *h)
+{
+  const int nc = pl->nc, taps = 2 * pl->rx + 1;
+  int x, c, i;
+
+  ext_row (pl, y, ext, tmp);
+  for (c = 0; c < nc; c++) {
+    double sum = 0.0;
+
+    for (i = 0; i < taps; i++)
+      sum += ext[i * nc + c];
+    h[c] = sum;
+    for (x = 1; x < pl->w; x++) {
+      sum += ext[(x - 1 + taps) * nc + c] - ext[(x - 1) * nc + c];
+      h[x * nc + c] = sum;
+    }
+  }
+}
+
+/* Rows y0..y1 - 1 of the box, at a cost that does not grow with the
+ * radius: each column's sum of the horizontal sums, slid down a row by
+ * adding the row that comes in and taking off the one that leaves, both
+ * summed again (exact: integers in double); the mean rounded.  The
+ * reference's float taps of 1 / (2r + 1) round the same mean within a
+ * fraction of the last bit. */
+static int
+band_box (const Plane * pl, Band * b, int y0, int y1)
+{
+  const int n = pl->n, ry = pl->ry;
+  const size_t ext_n = (size_t) (pl->w + 2 * pl->rx) * pl->nc;
+  const double scale = 1.0 / ((2.0 * pl->rx + 1.0) * (2.0 * ry + 1.0));
+  float *ext, *tmp, *out;
+  double *h, *col;
+  int y, x;
+
+  /* h and col are doubles: two floats each, 8-byte aligned after ext_n +
+   * rx nc rounded up to an even count */
+  if (band_memory (b, ext_n + (size_t) pl->rx * pl->nc + 1 + 5 * (size_t) n)
+      < 0)
+    return -1;
+  ext = b->mem;
+  tmp = ext + ext_n;
+  h = (double *) (b->mem + ((ext_n + (size_t) pl->rx * pl->nc + 1) & ~1u));
+  col = h + n;
+  out = (float *) (col + n);
+
+  memset (col, 0, sizeof (double) * n);
+  for (y = y0 - ry; y <= y0 + ry; y++) {
+    box_row (pl, y, ext, tmp, h);
+    for (x = 0; x < n; x++)
+      col[x] += h[x];
+  }
+  for (y = y0; y < y1; y++) {
+    for (x = 0; x < n; x++)
+      out[x] = (float) (col[x] * scale);
+    write_row (pl, y, out);
+    if (y + 1 == y1)
+      break;
+    box_row (pl, y + ry + 1, ext, tmp, h);
+    for (x = 0; x < n; x++)
+      col[x] += h[x];
+    box_row (pl, y - ry, ext, tmp, h);
+    for (x = 0; x < n; x++)
+      col[x] -= h[x];
+  }
+  return 0;
+}
+
 /* Rows y0..y1 - 1 of the 2-D matrix: rows outer, columns inner, one sum,
  * as the reference. */
 static int
@@ -483,8 +566,8 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
     if (y1 <= y0 || p->width <= 0)
       continue;
     plane_init (&pl, p, f);
-    ret = f->n_terms == 0 ? band_matrix (&pl, b, y0, y1) :
-        band_separable (&pl, b, y0, y1);
+    ret = f->n_terms == 0 ? band_matrix (&pl, b, y0, y1) : is_box (f) ?
+        band_box (&pl, b, y0, y1) : band_separable (&pl, b, y0, y1);
     if (ret < 0)
       return -1;
   }

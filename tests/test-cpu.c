@@ -1,7 +1,7 @@
 /* gst-cudaconvolve: the CPU engine (cuda/cuconv-cpu.c) against the CPU
  * reference, within ±1 per sample: every kernel type, border, depth and
  * packing, components filtered, copied or filled, odd sizes, radii up to
- * 64 and past the plane, one band and several.
+ * 64 and past the plane (the box to the largest), one band and several.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -153,6 +153,34 @@ GST_START_TEST (test_kernels_match_reference)
 
 GST_END_TEST;
 
+/* The box past radius 64, as running sums: radii up to the largest. */
+GST_START_TEST (test_wide_box_matches_reference)
+{
+  static const unsigned wide[] = { 65, 200, CUCONV_MAX_RADIUS };
+  GRand *rand = g_rand_new_with_seed (43);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  guint g, b, r;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      for (r = 0; r < G_N_ELEMENTS (wide); r++) {
+        CuconvSettings s = settings (CUCONV_KERNEL_BOX, borders[b], wide[r]);
+        CuconvPlane p;
+
+        cuconv_filter_init (f, &s);
+        fail_unless (cuconv_cpu_takes (f));
+        plane_new (&p, &geometries[g], rand, (g + b + r) % 3);
+        check (&p, f, 1 + (g + r) % 3, "wide box");
+        plane_free (&p);
+      }
+    }
+  }
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The user's kernels: separable taps of unequal lengths, and matrices. */
 GST_START_TEST (test_custom_match_reference)
 {
@@ -222,6 +250,7 @@ cpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_kernels_match_reference);
+  tcase_add_test (tc, test_wide_box_matches_reference);
   tcase_add_test (tc, test_custom_match_reference);
   tcase_add_test (tc, test_takes);
   return s;
