@@ -316,8 +316,10 @@ main (int argc, char **argv)
   }
   warm_cycles = MAX (n_cycles / 10, 30) / NEW_PIPELINE_EVERY *
       NEW_PIPELINE_EVERY;
-  if (n_cycles <= warm_cycles) {
-    g_printerr ("--cycles must be above the warm-up's %d\n", warm_cycles);
+  /* three samples after the warm-up at least, one for each third */
+  if (n_cycles < warm_cycles + 2 * NEW_PIPELINE_EVERY) {
+    g_printerr ("--cycles must be %d or more\n", warm_cycles + 2 *
+        NEW_PIPELINE_EVERY);
     return 2;
   }
   if (!no_properties && !control)
@@ -352,7 +354,7 @@ main (int argc, char **argv)
   if (setter)
     g_thread_join (setter);
   if (!ok) {
-    g_print ("FAILED: cycle %d\n", i);
+    g_print ("FAILED: cycle %d\n", i - 1);
     return 1;
   }
 
