@@ -23,6 +23,7 @@
 
 #include "cuconv.h"
 #include "cuconv-border.h"
+#include "cuconv-recursive.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((target_clones ("avx2", "default")))
@@ -40,6 +41,7 @@ typedef struct
 struct _CuconvCpu
 {
   int n_bands;
+  Band planes;                  /* the recursive gaussian's, for every band */
   Band band[];
 };
 
@@ -65,6 +67,7 @@ cuconv_cpu_free (CuconvCpu * cpu)
     return;
   for (i = 0; i < cpu->n_bands; i++)
     free (cpu->band[i].mem);
+  free (cpu->planes.mem);
   free (cpu);
 }
 
@@ -89,12 +92,40 @@ is_box (const CuconvFilter * f)
       f->combine == CUCONV_COMBINE_NONE;
 }
 
+/* The untruncated gaussian in one direction or both, the other the tap
+ * [1], alone or sharpened: what the GPU's recursive path takes too. */
+static int
+is_recursive (const CuconvFilter * f)
+{
+  int s;
+
+  if (f->n_terms != 1 || (f->combine != CUCONV_COMBINE_NONE &&
+          f->combine != CUCONV_COMBINE_SHARPEN))
+    return 0;
+  for (s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
+    const CuconvTaps *tx = &f->x[s], *ty = &f->y[s];
+
+    if (!tx->untruncated && !ty->untruncated)
+      return 0;
+    if ((!tx->untruncated && (tx->radius != 0 || tx->w[0] != 1.0f)) ||
+        (!ty->untruncated && (ty->radius != 0 || ty->w[0] != 1.0f)))
+      return 0;
+  }
+  return 1;
+}
+
+int
+cuconv_cpu_passes (const CuconvFilter * f)
+{
+  return is_recursive (f) ? 2 : 1;
+}
+
 int
 cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
-  if (is_box (f))
+  if (is_box (f) || is_recursive (f))
     return 1;
   if (f->n_terms == 0)
     return f->m.radius <= CUCONV_TRUNCATED_MAX_RADIUS;
@@ -549,25 +580,339 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
   }
 }
 
+/* ---------------------------------------------------------------------- */
+/* The untruncated gaussian: the GPU's recursive filter (cuconv-recursive.h:
+ * complex one-pole sections, causal and anticausal, started from the
+ * border's states), at a cost that does not grow with sigma.  Two passes
+ * over the frame: the columns (each band a range of them, side by side),
+ * into a float plane the engine keeps for every band, then the rows (each
+ * band a range of them).  Sums and states in double. */
+
+typedef struct
+{
+  double re, im;
+} Cx;
+
+static inline Cx
+cx (CuconvCplx c)
+{
+  Cx r = { c.re, c.im };
+  return r;
+}
+
+static inline Cx
+cmul (Cx a, Cx b)
+{
+  Cx r = { a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re };
+  return r;
+}
+
+static inline Cx
+cadd (Cx a, Cx b)
+{
+  Cx r = { a.re + b.re, a.im + b.im };
+  return r;
+}
+
+/* Section s's states z[-1] and w[n] at the border, from the zero-initial
+ * totals zc (causal, at n - 1) and za (anticausal, at 0) and the edge
+ * samples, as cuconv-recursive.cu's border_states (). */
+static void
+border_states (const CuconvRecDir * d, int s, CuconvBorder border, double x0,
+    double xn, Cx zc, Cx za, Cx * sc, Cx * sa)
+{
+  const Cx zero = { 0.0, 0.0 };
+
+  switch (border) {
+    case CUCONV_BORDER_ZERO:
+      *sc = *sa = zero;
+      return;
+    case CUCONV_BORDER_WRAP:
+      *sc = cmul (cx (d->wrap[s]), zc);
+      *sa = cmul (cx (d->wrap[s]), za);
+      return;
+    case CUCONV_BORDER_MIRROR:
+      if (d->n >= 2) {
+        const Cx pi = cx (d->pinv[s]), pn = cx (d->mirror_p[s]);
+        const Cx den = cx (d->mirror_d[s]);
+        const Cx za1 = cmul (pi, (Cx) { za.re - x0, za.im });
+        const Cx zc2 = cmul (pi, (Cx) { zc.re - xn, zc.im });
+
+        *sc = cmul (den, cadd (cmul (pn, zc2), za1));
+        *sa = cmul (den, cadd (cmul (pn, za1), zc2));
+        return;
+      }
+      /* one sample: every read is sample 0, as clamp */
+      /* fall through */
+    case CUCONV_BORDER_CLAMP:
+    default:
+      *sc = cmul (cx (d->clamp[s]), (Cx) { x0, 0.0 });
+      *sa = cmul (cx (d->clamp[s]), (Cx) { xn, 0.0 });
+      return;
+  }
+}
+
+/* The directions of a plane: each untruncated one's sections. */
+typedef struct
+{
+  int rows, cols;               /* filtered along rows, along columns */
+  CuconvRecDir dx, dy;
+} Rec;
+
+static void
+rec_init (Rec * r, const Plane * pl)
+{
+  const CuconvTaps *tx = pl->kx[0], *ty = pl->ky[0];
+  const int depth = pl->wide ? (pl->p->depth) : 8;
+  int ns;
+
+  r->rows = tx->untruncated;
+  r->cols = ty->untruncated;
+  ns = cuconv_recursive_sections (depth, pl->combine ==
+      CUCONV_COMBINE_SHARPEN ? pl->amount : 1.0, r->rows + r->cols);
+  if (r->rows)
+    cuconv_recursive_dir_init (&r->dx, tx->sigma, ns, pl->w,
+        CUCONV_REC_MAX_SEG, 1);
+  if (r->cols)
+    cuconv_recursive_dir_init (&r->dy, ty->sigma, ns, pl->p->height,
+        CUCONV_REC_MAX_SEG, 1);
+}
+
+/* One line of n samples x[k * step] filtered into acc[k] (double). */
+static void
+rec_line (const CuconvRecDir * d, CuconvBorder border, const float *x,
+    size_t step, int n, double *acc)
+{
+  int s, k;
+
+  for (k = 0; k < n; k++)
+    acc[k] = -d->c * x[k * step];
+  for (s = 0; s < d->n_sections; s++) {
+    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
+    Cx zc = { 0.0, 0.0 }, za = { 0.0, 0.0 }, z, w;
+
+    for (k = 0; k < n; k++)
+      zc = cadd (cmul (p, zc), (Cx) { x[k * step], 0.0 });
+    for (k = n - 1; k >= 0; k--)
+      za = cadd (cmul (p, za), (Cx) { x[k * step], 0.0 });
+    border_states (d, s, border, x[0], x[(size_t) (n - 1) * step], zc, za,
+        &z, &w);
+    for (k = 0; k < n; k++) {
+      z = cadd (cmul (p, z), (Cx) { x[k * step], 0.0 });
+      acc[k] += a.re * z.re - a.im * z.im;
+    }
+    for (k = n - 1; k >= 0; k--) {
+      w = cadd (cmul (p, w), (Cx) { x[k * step], 0.0 });
+      acc[k] += a.re * w.re - a.im * w.im;
+    }
+  }
+}
+
+/* Pass 0: columns j0..j1 - 1 of the plane (n = width * n_comp of them),
+ * its samples as floats into xp and the columns filtered into yp (both n
+ * x height), the lines side by side so that the loops run across them. */
+static int
+rec_columns (const Plane * pl, const Rec * r, float *xp, float *yp, int j0,
+    int j1, Band * b)
+{
+  const int m = j1 - j0, h = pl->p->height, n = pl->n;
+  const int bytes = pl->wide ? 2 : 1;
+  const CuconvRecDir *d = &r->dy;
+  double *acc, *st;
+  int s, y, j;
+
+  if (m <= 0)
+    return 0;
+  for (y = 0; y < h; y++)
+    row_to_float (pl->p->src + y * pl->p->src_stride + (size_t) j0 * bytes,
+        pl->wide, pl->shift, pl->mask, m, xp + (size_t) y * n + j0);
+  if (!r->cols) {
+    for (y = 0; y < h; y++)
+      memcpy (yp + (size_t) y * n + j0, xp + (size_t) y * n + j0,
+          sizeof (float) * m);
+    return 0;
+  }
+  /* acc: the sums, h x m; st: four complex states a column */
+  if (band_memory (b, 2 * ((size_t) h * m + 8 * (size_t) m)) < 0)
+    return -1;
+  acc = (double *) b->mem;
+  st = acc + (size_t) h * m;
+
+  for (y = 0; y < h; y++)
+    for (j = 0; j < m; j++)
+      acc[(size_t) y * m + j] = -d->c * xp[(size_t) y * n + j0 + j];
+  for (s = 0; s < d->n_sections; s++) {
+    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
+    double *zr = st, *zi = st + m, *wr = st + 2 * m, *wi = st + 3 * m;
+
+    /* the zero-initial totals, then the border's states in their place */
+    memset (st, 0, sizeof (double) * 4 * m);
+    for (y = 0; y < h; y++) {
+      const float *x = xp + (size_t) y * n + j0;
+
+      for (j = 0; j < m; j++) {
+        const double re = p.re * zr[j] - p.im * zi[j] + x[j];
+
+        zi[j] = p.re * zi[j] + p.im * zr[j];
+        zr[j] = re;
+      }
+    }
+    for (y = h - 1; y >= 0; y--) {
+      const float *x = xp + (size_t) y * n + j0;
+
+      for (j = 0; j < m; j++) {
+        const double re = p.re * wr[j] - p.im * wi[j] + x[j];
+
+        wi[j] = p.re * wi[j] + p.im * wr[j];
+        wr[j] = re;
+      }
+    }
+    for (j = 0; j < m; j++) {
+      Cx sc, sa;
+
+      border_states (d, s, pl->border, xp[j0 + j],
+          xp[(size_t) (h - 1) * n + j0 + j], (Cx) { zr[j], zi[j] },
+          (Cx) { wr[j], wi[j] }, &sc, &sa);
+      zr[j] = sc.re;
+      zi[j] = sc.im;
+      wr[j] = sa.re;
+      wi[j] = sa.im;
+    }
+    /* the runs from the true states */
+    for (y = 0; y < h; y++) {
+      const float *x = xp + (size_t) y * n + j0;
+      double *o = acc + (size_t) y * m;
+
+      for (j = 0; j < m; j++) {
+        const double re = p.re * zr[j] - p.im * zi[j] + x[j];
+
+        zi[j] = p.re * zi[j] + p.im * zr[j];
+        zr[j] = re;
+        o[j] += a.re * zr[j] - a.im * zi[j];
+      }
+    }
+    for (y = h - 1; y >= 0; y--) {
+      const float *x = xp + (size_t) y * n + j0;
+      double *o = acc + (size_t) y * m;
+
+      for (j = 0; j < m; j++) {
+        const double re = p.re * wr[j] - p.im * wi[j] + x[j];
+
+        wi[j] = p.re * wi[j] + p.im * wr[j];
+        wr[j] = re;
+        o[j] += a.re * wr[j] - a.im * wi[j];
+      }
+    }
+  }
+  for (y = 0; y < h; y++)
+    for (j = 0; j < m; j++)
+      yp[(size_t) y * n + j0 + j] = (float) acc[(size_t) y * m + j];
+  return 0;
+}
+
+/* Pass 1: rows y0..y1 - 1 from yp, each component along the row, then
+ * sharpened if asked, rounded and written. */
+static int
+rec_rows (const Plane * pl, const Rec * r, const float *yp, int y0, int y1,
+    Band * b)
+{
+  const int n = pl->n, nc = pl->nc, w = pl->w;
+  double *acc;
+  float *out, *in;
+  int y, c, x;
+
+  if (band_memory (b, 2 * (size_t) w + 2 * (size_t) n) < 0)
+    return -1;
+  acc = (double *) b->mem;
+  out = (float *) (acc + w);
+  in = out + n;
+  for (y = y0; y < y1; y++) {
+    const float *line = yp + (size_t) y * n;
+
+    if (r->rows) {
+      for (c = 0; c < nc; c++) {
+        rec_line (&r->dx, pl->border, line + c, nc, w, acc);
+        for (x = 0; x < w; x++)
+          out[x * nc + c] = (float) acc[x];
+      }
+    } else {
+      memcpy (out, line, sizeof (float) * n);
+    }
+    combine_row (pl, y, out, NULL, in);
+    write_row (pl, y, out);
+  }
+  return 0;
+}
+
+int
+cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f)
+{
+  size_t floats = 0;
+  int i;
+
+  if (!is_recursive (f))
+    return 0;
+  for (i = 0; i < n_planes; i++)
+    floats += 2 * (size_t) planes[i].width * planes[i].n_comp *
+        planes[i].height;
+  return band_memory (&cpu->planes, floats);
+}
+
+/* Plane i's xp and yp in the engine's planes (cuconv_cpu_prepare ()). */
+static void
+rec_planes (CuconvCpu * cpu, const CuconvPlane * planes, int i, float **xp,
+    float **yp)
+{
+  size_t at = 0;
+  int k;
+
+  for (k = 0; k < i; k++)
+    at += 2 * (size_t) planes[k].width * planes[k].n_comp * planes[k].height;
+  *xp = cpu->planes.mem + at;
+  *yp = *xp + (size_t) planes[i].width * planes[i].n_comp * planes[i].height;
+}
+
+/* The share of count that band takes. */
+static void
+band_range (const CuconvCpu * cpu, int band, int count, int *from, int *to)
+{
+  *from = (int) ((long long) count * band / cpu->n_bands);
+  *to = (int) ((long long) count * (band + 1) / cpu->n_bands);
+}
+
 int
 cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, int band)
+    int n_planes, const CuconvFilter * f, int pass, int band)
 {
   Band *b = &cpu->band[band];
+  const int recursive = is_recursive (f);
   int i;
 
   for (i = 0; i < n_planes; i++) {
     const CuconvPlane *p = &planes[i];
-    const int y0 = (int) ((long long) p->height * band / cpu->n_bands);
-    const int y1 = (int) ((long long) p->height * (band + 1) / cpu->n_bands);
     Plane pl;
-    int ret;
+    int from, to, ret;
 
-    if (y1 <= y0 || p->width <= 0)
+    if (p->width <= 0 || p->height <= 0)
       continue;
     plane_init (&pl, p, f);
-    ret = f->n_terms == 0 ? band_matrix (&pl, b, y0, y1) : is_box (f) ?
-        band_box (&pl, b, y0, y1) : band_separable (&pl, b, y0, y1);
+    if (recursive) {
+      float *xp, *yp;
+      Rec r;
+
+      rec_init (&r, &pl);
+      rec_planes (cpu, planes, i, &xp, &yp);
+      band_range (cpu, band, pass == 0 ? pl.n : p->height, &from, &to);
+      ret = pass == 0 ? rec_columns (&pl, &r, xp, yp, from, to, b) :
+          rec_rows (&pl, &r, yp, from, to, b);
+    } else {
+      band_range (cpu, band, p->height, &from, &to);
+      if (to <= from)
+        continue;
+      ret = f->n_terms == 0 ? band_matrix (&pl, b, from, to) : is_box (f) ?
+          band_box (&pl, b, from, to) : band_separable (&pl, b, from, to);
+    }
     if (ret < 0)
       return -1;
   }

@@ -758,6 +758,7 @@ typedef struct
   GstCudaConvolve *self;
   const CuconvPlane *planes;
   guint n_planes;
+  gint pass;
 } CpuJob;
 
 static gboolean
@@ -766,7 +767,7 @@ gst_cuda_convolve_cpu_band (guint band, gpointer data)
   const CpuJob *job = data;
 
   return cuconv_cpu_frame_band (job->self->cpu, job->planes, job->n_planes,
-      job->self->filter, band) == 0;
+      job->self->filter, job->pass, band) == 0;
 }
 
 /* The CPU engine in bands where it takes the filter, else the reference;
@@ -777,7 +778,7 @@ gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
   CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CpuJob job = { self, planes, 0 };
+  CpuJob job = { self, planes, 0, 0 };
   gboolean ok;
 
   job.n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame,
@@ -786,7 +787,12 @@ gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
   if (self->cpu && cuconv_cpu_takes (self->filter) &&
       !(self->frame_regions.regions.mode == CUCONV_REGION_INSIDE &&
           self->frame_regions.regions.n_rects == 0)) {
-    ok = gst_cuconv_bands_run (self->bands, gst_cuda_convolve_cpu_band, &job);
+    ok = cuconv_cpu_prepare (self->cpu, planes, job.n_planes,
+        self->filter) == 0;
+    for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (self->filter);
+        job.pass++)
+      ok = gst_cuconv_bands_run (self->bands, gst_cuda_convolve_cpu_band,
+          &job);
     if (ok)
       cuconv_regions_restore (planes, job.n_planes,
           &self->frame_regions.regions);

@@ -81,13 +81,15 @@ check (const CuconvPlane * p, const CuconvFilter * f, int n_bands,
   const size_t size = p->dst_stride * p->height;
   CuconvPlane ref = *p;
   CuconvCpu *cpu = cuconv_cpu_new (n_bands);
-  int b, x, y;
+  int b, pass, x, y;
 
   ref.dst = g_malloc (size);
   memset (ref.dst, 0xa5, size);
   fail_unless (cuconv_reference_plane_filter (&ref, f) == 0);
-  for (b = 0; b < n_bands; b++)
-    fail_unless (cuconv_cpu_frame_band (cpu, p, 1, f, b) == 0);
+  fail_unless (cuconv_cpu_prepare (cpu, p, 1, f) == 0);
+  for (pass = 0; pass < cuconv_cpu_passes (f); pass++)
+    for (b = 0; b < n_bands; b++)
+      fail_unless (cuconv_cpu_frame_band (cpu, p, 1, f, pass, b) == 0);
   for (y = 0; y < p->height; y++) {
     for (x = 0; x < p->width * p->n_comp; x++) {
       const uint8_t *g = p->dst + y * p->dst_stride + x * bytes;
@@ -181,6 +183,40 @@ GST_START_TEST (test_wide_box_matches_reference)
 
 GST_END_TEST;
 
+/* The untruncated gaussian by the recursive filter, alone and
+ * sharpened. */
+GST_START_TEST (test_untruncated_matches_reference)
+{
+  static const double sigmas[] = { 21.5, 40.0, 120.0 };
+  GRand *rand = g_rand_new_with_seed (44);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  guint g, b, i, k;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      for (i = 0; i < G_N_ELEMENTS (sigmas); i++) {
+        for (k = 0; k < 2; k++) {
+          CuconvSettings s = settings (k ? CUCONV_KERNEL_SHARPEN :
+              CUCONV_KERNEL_GAUSSIAN, borders[b], 0);
+          CuconvPlane p;
+
+          s.sigma = sigmas[i];
+          cuconv_filter_init (f, &s);
+          fail_unless (cuconv_cpu_takes (f));
+          plane_new (&p, &geometries[g], rand, (g + b + i) % 3);
+          check (&p, f, 1 + (g + i) % 3, k ? "untruncated sharpen" :
+              "untruncated gaussian");
+          plane_free (&p);
+        }
+      }
+    }
+  }
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The user's kernels: separable taps of unequal lengths, and matrices. */
 GST_START_TEST (test_custom_match_reference)
 {
@@ -235,7 +271,8 @@ GST_START_TEST (test_takes)
   s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_CLAMP, 0);
   s.sigma = 40.0;
   cuconv_filter_init (f, &s);
-  fail_if (cuconv_cpu_takes (f), "the untruncated gaussian");
+  fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f) == 2,
+      "the untruncated gaussian, recursive");
   g_free (f);
 }
 
@@ -251,6 +288,7 @@ cpu_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_kernels_match_reference);
   tcase_add_test (tc, test_wide_box_matches_reference);
+  tcase_add_test (tc, test_untruncated_matches_reference);
   tcase_add_test (tc, test_custom_match_reference);
   tcase_add_test (tc, test_takes);
   return s;
