@@ -4,16 +4,16 @@
  * row by row, each source row converted to floats once with its border
  * around it, filtered horizontally into a ring of the rows the vertical
  * taps read, and every component of an interleaved plane in the same
- * loops.  The loops are plain C over contiguous floats, which the compiler
- * vectorises; on x86-64 they are also built for AVX2 and FMA, picked at
- * run time (target_clones).  The sums run in the reference's order, in
- * float: results match it to within rounding (±1).
+ * loops.  The tap loops keep their sums in vectors (GCC's vector
+ * extension); on x86-64 they are also built for AVX2, picked at run time
+ * (target_clones).  The sums run in the reference's order, in float:
+ * results match it to within rounding (±1).
  *
  * It takes what the reference computes in float with taps of radius 64 or
- * less, separable or the 2-D matrix, and the box of any radius, as running
- * sums; other taps wider than 64 and the untruncated gaussian, which the
- * reference sums in double, are left to the reference (cuconv_cpu_takes
- * ()).
+ * less, separable or the 2-D matrix; the box of any radius, as running
+ * sums; and the untruncated gaussian, by the GPU's recursive filter (the
+ * end of this file).  Other taps wider than 64, which the reference sums
+ * in double, are left to the reference (cuconv_cpu_takes ()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -69,12 +69,6 @@ cuconv_cpu_free (CuconvCpu * cpu)
     free (cpu->band[i].mem);
   free (cpu->planes.mem);
   free (cpu);
-}
-
-int
-cuconv_cpu_bands (const CuconvCpu * cpu)
-{
-  return cpu->n_bands;
 }
 
 static int
@@ -282,9 +276,9 @@ typedef struct
 
 /* Source row y (any integer) as floats with rx samples of border on each
  * side, into ext ((w + 2 rx) * nc floats); a row outside a zero border,
- * or a sample, reads 0. */
+ * or a sample, reads 0.  A border sample copies one of the row's own. */
 static void
-ext_row (const Plane * pl, int y, float *ext, float *tmp)
+ext_row (const Plane * pl, int y, float *ext)
 {
   const int nc = pl->nc, rx = pl->rx, w = pl->w;
   const int sy = cuconv_border_index (pl->border, y, pl->p->height);
@@ -306,9 +300,8 @@ ext_row (const Plane * pl, int y, float *ext, float *tmp)
     const int sx = cuconv_border_index (pl->border, x, w);
 
     for (c = 0; c < nc; c++)
-      tmp[(x - w) * nc + c] = sx < 0 ? 0.0f : ext[(sx + rx) * nc + c];
+      ext[(x + rx) * nc + c] = sx < 0 ? 0.0f : ext[(sx + rx) * nc + c];
   }
-  memcpy (ext + (w + rx) * nc, tmp, sizeof (float) * rx * nc);
 }
 
 /* Writes the output row y: the filtered values v where a component is
@@ -392,17 +385,16 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
   const int n = pl->n, ext_n = (pl->w + 2 * pl->rx) * pl->nc;
   const int taps_y = 2 * pl->ry + 1, terms = pl->n_terms;
   const float *rows[2 * CUCONV_TRUNCATED_MAX_RADIUS + 1];
-  float *ext, *tmp, *ring[2], *in, *t[2];
+  float *ext, *ring[2], *in, *t[2];
   int y, i, k;
 
   /* the ring holds the horizontal pass of virtual rows y - ry .. y + ry
    * at slot (row + ry) % taps_y, each term's taps padded to the widest */
-  if (band_memory (b, (size_t) ext_n + (size_t) pl->rx * pl->nc +
-          (size_t) n * (terms * taps_y + 3)) < 0)
+  if (band_memory (b, (size_t) ext_n + (size_t) n * (terms * taps_y + 3))
+      < 0)
     return -1;
   ext = b->mem;
-  tmp = ext + ext_n;
-  in = tmp + (size_t) pl->rx * pl->nc;
+  in = ext + ext_n;
   t[0] = in + n;
   t[1] = t[0] + n;
   ring[0] = t[1] + n;
@@ -411,7 +403,7 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
   for (y = y0 - pl->ry; y < y1 + pl->ry; y++) {
     const int slot = (y + pl->ry) % taps_y;
 
-    ext_row (pl, y, ext, tmp);
+    ext_row (pl, y, ext);
     for (k = 0; k < terms; k++) {
       const CuconvTaps *kx = pl->kx[k];
 
@@ -444,12 +436,12 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
  * component on its own: a running sum, exact in double (the samples are
  * integers), into h. */
 static void
-box_row (const Plane * pl, int y, float *ext, float *tmp, double *h)
+box_row (const Plane * pl, int y, float *ext, double *h)
 {
   const int nc = pl->nc, taps = 2 * pl->rx + 1;
   int x, c, i;
 
-  ext_row (pl, y, ext, tmp);
+  ext_row (pl, y, ext);
   for (c = 0; c < nc; c++) {
     double sum = 0.0;
 
@@ -475,24 +467,22 @@ band_box (const Plane * pl, Band * b, int y0, int y1)
   const int n = pl->n, ry = pl->ry;
   const size_t ext_n = (size_t) (pl->w + 2 * pl->rx) * pl->nc;
   const double scale = 1.0 / ((2.0 * pl->rx + 1.0) * (2.0 * ry + 1.0));
-  float *ext, *tmp, *out;
+  float *ext, *out;
   double *h, *col;
   int y, x;
 
-  /* h and col are doubles: two floats each, 8-byte aligned after ext_n +
-   * rx nc rounded up to an even count */
-  if (band_memory (b, ext_n + (size_t) pl->rx * pl->nc + 1 + 5 * (size_t) n)
-      < 0)
+  /* h and col are doubles: two floats each, 8-byte aligned after ext_n
+   * rounded up to an even count */
+  if (band_memory (b, ext_n + 1 + 5 * (size_t) n) < 0)
     return -1;
   ext = b->mem;
-  tmp = ext + ext_n;
-  h = (double *) (b->mem + ((ext_n + (size_t) pl->rx * pl->nc + 1) & ~1u));
+  h = (double *) (b->mem + ((ext_n + 1) & ~(size_t) 1));
   col = h + n;
   out = (float *) (col + n);
 
   memset (col, 0, sizeof (double) * n);
   for (y = y0 - ry; y <= y0 + ry; y++) {
-    box_row (pl, y, ext, tmp, h);
+    box_row (pl, y, ext, h);
     for (x = 0; x < n; x++)
       col[x] += h[x];
   }
@@ -502,10 +492,10 @@ band_box (const Plane * pl, Band * b, int y0, int y1)
     write_row (pl, y, out);
     if (y + 1 == y1)
       break;
-    box_row (pl, y + ry + 1, ext, tmp, h);
+    box_row (pl, y + ry + 1, ext, h);
     for (x = 0; x < n; x++)
       col[x] += h[x];
-    box_row (pl, y - ry, ext, tmp, h);
+    box_row (pl, y - ry, ext, h);
     for (x = 0; x < n; x++)
       col[x] -= h[x];
   }
@@ -519,15 +509,13 @@ band_matrix (const Plane * pl, Band * b, int y0, int y1)
 {
   const int n = pl->n, r = pl->m->radius, side = 2 * r + 1;
   const int ext_n = (pl->w + 2 * pl->rx) * pl->nc;
-  float *ext, *tmp, *acc;
+  float *ext, *acc;
   int y, j;
 
-  if (band_memory (b, (size_t) ext_n * side + (size_t) pl->rx * pl->nc +
-          (size_t) n) < 0)
+  if (band_memory (b, (size_t) ext_n * side + (size_t) n) < 0)
     return -1;
   ext = b->mem;
-  tmp = ext + (size_t) ext_n * side;
-  acc = tmp + (size_t) pl->rx * pl->nc;
+  acc = ext + (size_t) ext_n * side;
 
   for (y = y0; y < y1; y++) {
     memset (acc, 0, sizeof (float) * n);
@@ -535,7 +523,7 @@ band_matrix (const Plane * pl, Band * b, int y0, int y1)
       float *e = ext + (size_t) (j + r) * ext_n;
       const float *w = pl->m->w + (size_t) (j + r) * side;
 
-      ext_row (pl, y + j, e, tmp);
+      ext_row (pl, y + j, e);
       /* one row of the matrix added to the running sum, in the
        * reference's order */
       row_taps_into (e, w, side, pl->nc, n, 1, acc);

@@ -311,7 +311,6 @@ int cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
 typedef struct _CuconvCpu CuconvCpu;
 CuconvCpu *cuconv_cpu_new (int n_bands);
 void cuconv_cpu_free (CuconvCpu * cpu);
-int cuconv_cpu_bands (const CuconvCpu * cpu);
 int cuconv_cpu_takes (const CuconvFilter * f);
 int cuconv_cpu_passes (const CuconvFilter * f);
 int cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
