@@ -259,6 +259,30 @@ GST_START_TEST (test_custom_match_reference)
 
 GST_END_TEST;
 
+/* Positive taps that sum past 1 (not normalised): sums past what 16-bit
+ * fixed point holds, saturated as the reference does. */
+GST_START_TEST (test_gain_above_one)
+{
+  static const Geometry g = { 131, 9, 1, 1, 1, 8 };
+  GRand *rand = g_rand_new_with_seed (45);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvSettings s = settings (CUCONV_KERNEL_CUSTOM, CUCONV_BORDER_CLAMP, 0);
+  CuconvPlane p;
+
+  s.custom_x_len = s.custom_y_len = 3;
+  s.custom_x[0] = s.custom_x[1] = s.custom_x[2] = 0.6;
+  s.custom_y[0] = s.custom_y[1] = s.custom_y[2] = 0.6;
+  s.normalize = FALSE;
+  cuconv_filter_init (f, &s);
+  plane_new (&p, &g, rand, 0);
+  check (&p, f, 2, "taps summing to 1.8");
+  plane_free (&p);
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* What it leaves to the reference. */
 GST_START_TEST (test_takes)
 {
@@ -290,6 +314,7 @@ cpu_suite (void)
   tcase_add_test (tc, test_wide_box_matches_reference);
   tcase_add_test (tc, test_untruncated_matches_reference);
   tcase_add_test (tc, test_custom_match_reference);
+  tcase_add_test (tc, test_gain_above_one);
   tcase_add_test (tc, test_takes);
   return s;
 }
