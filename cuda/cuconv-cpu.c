@@ -275,6 +275,9 @@ typedef struct
   const CuconvTaps *kx[2], *ky[2];
   const CuconvMatrix *m;
   int rx, ry;                   /* the widest radii read */
+  /* the sample each border position of a row copies (cuconv_border_index,
+   * -1: 0): x = -rx..-1, then w..w + rx - 1 */
+  int border_x[2 * CUCONV_MAX_RADIUS];
 } Plane;
 
 /* Source row y (any integer) as floats with rx samples of border on each
@@ -285,7 +288,7 @@ ext_row (const Plane * pl, int y, float *ext)
 {
   const int nc = pl->nc, rx = pl->rx, w = pl->w;
   const int sy = cuconv_border_index (pl->border, y, pl->p->height);
-  int x, c;
+  int k, c;
 
   if (sy < 0) {
     memset (ext, 0, sizeof (float) * (w + 2 * rx) * nc);
@@ -293,17 +296,11 @@ ext_row (const Plane * pl, int y, float *ext)
   }
   row_to_float (pl->p->src + sy * pl->p->src_stride, pl->wide, pl->shift,
       pl->mask, pl->n, ext + rx * nc);
-  for (x = -rx; x < 0; x++) {
-    const int sx = cuconv_border_index (pl->border, x, w);
+  for (k = 0; k < 2 * rx; k++) {
+    const int at = k < rx ? k : w + k, sx = pl->border_x[k];
 
     for (c = 0; c < nc; c++)
-      ext[(x + rx) * nc + c] = sx < 0 ? 0.0f : ext[(sx + rx) * nc + c];
-  }
-  for (x = w; x < w + rx; x++) {
-    const int sx = cuconv_border_index (pl->border, x, w);
-
-    for (c = 0; c < nc; c++)
-      ext[(x + rx) * nc + c] = sx < 0 ? 0.0f : ext[(sx + rx) * nc + c];
+      ext[at * nc + c] = sx < 0 ? 0.0f : ext[(sx + rx) * nc + c];
   }
 }
 
@@ -590,24 +587,18 @@ fixed_ext_row (const Plane * pl, int y, uint8_t * ext)
 {
   const int nc = pl->nc, rx = pl->rx, w = pl->w;
   const int sy = cuconv_border_index (pl->border, y, pl->p->height);
-  int x, c;
+  int k, c;
 
   if (sy < 0) {
     memset (ext, 0, (size_t) (w + 2 * rx) * nc);
     return;
   }
   memcpy (ext + rx * nc, pl->p->src + sy * pl->p->src_stride, pl->n);
-  for (x = -rx; x < 0; x++) {
-    const int sx = cuconv_border_index (pl->border, x, w);
+  for (k = 0; k < 2 * rx; k++) {
+    const int at = k < rx ? k : w + k, sx = pl->border_x[k];
 
     for (c = 0; c < nc; c++)
-      ext[(x + rx) * nc + c] = sx < 0 ? 0 : ext[(sx + rx) * nc + c];
-  }
-  for (x = w; x < w + rx; x++) {
-    const int sx = cuconv_border_index (pl->border, x, w);
-
-    for (c = 0; c < nc; c++)
-      ext[(x + rx) * nc + c] = sx < 0 ? 0 : ext[(sx + rx) * nc + c];
+      ext[at * nc + c] = sx < 0 ? 0 : ext[(sx + rx) * nc + c];
   }
 }
 
@@ -787,14 +778,17 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
   pl->ky[1] = &f->y2[p->sub_y - 1];
   if (f->n_terms == 0) {
     pl->rx = pl->ry = f->m.radius;
-    return;
+  } else {
+    for (k = 0; k < f->n_terms; k++) {
+      if (pl->kx[k]->radius > pl->rx)
+        pl->rx = pl->kx[k]->radius;
+      if (pl->ky[k]->radius > pl->ry)
+        pl->ry = pl->ky[k]->radius;
+    }
   }
-  for (k = 0; k < f->n_terms; k++) {
-    if (pl->kx[k]->radius > pl->rx)
-      pl->rx = pl->kx[k]->radius;
-    if (pl->ky[k]->radius > pl->ry)
-      pl->ry = pl->ky[k]->radius;
-  }
+  for (k = 0; k < 2 * pl->rx; k++)
+    pl->border_x[k] = cuconv_border_index (pl->border, k < pl->rx ?
+        k - pl->rx : pl->w + k - pl->rx, pl->w);
 }
 
 /* ---------------------------------------------------------------------- */
