@@ -11,9 +11,10 @@
  * video/x-raw(memory:CUDAMemory), buffers from the GstCudaBufferPool the
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
- * (cuconv_filter_device () on the same frame, CUDA events, median), so
- * the element's own per-frame overhead shows, with the host's time a
- * call of cuconv_filter_device () and the pipeline without the element
+ * (the engine on the same frame as the element calls it,
+ * cuconv_region_filter_device (), CUDA events, median), so the element's
+ * own per-frame overhead shows, with the host's time a call and the
+ * pipeline without the element
  * (appsrc ! identity ! fakesink); at 4K also through the
  * untruncated gaussian of sigma 64 (the recursive path).  The PCIe ceiling is
  * measured in the same run
@@ -21,6 +22,11 @@
  * turned into frames/s for an I420 frame (w * h * 3 / 2 bytes each way);
  * each row is held to the ceiling of the memory its buffers turn out to be
  * in, as CUDA reports it.
+ *
+ * Then the host's time a call of the engine for a filter of each of its
+ * paths (4K I420), and 1, 8 and 32 pipelines at once in one process
+ * (1080p NV12, CUDA memory and the proposed pinned pool) beside the same
+ * pipelines with identity in the element's place.
  *
  * The rows in CUDA memory are short (3000 frames of 15 to 20 us) and the
  * host's scheduling moves a run's figure by a few us, so each is run
@@ -58,23 +64,48 @@
 static gint n_frames_arg, n_runs_arg;
 
 /* What cudaconvolve computes in a row: its properties, and the same as
- * settings for the kernel alone. */
+ * settings for the kernel alone; with n_rects > 0, region=roi with that
+ * many seeded rectangles (the kernel alone then goes through
+ * cuconv_region_filter_device ()). */
 typedef struct
 {
   const gchar *props;
+  CuconvKernel kernel;
   guint radius;
   gdouble sigma;
+  gint n_rects;
+  gint rect_lo, rect_hi;        /* their sides, luma pixels */
 } Filter;
 
-static const Filter radius2 = { "kernel=gaussian radius=2", 2, 0.0 };
+static const Filter radius2 = { "kernel=gaussian radius=2",
+  CUCONV_KERNEL_GAUSSIAN, 2, 0.0
+};
 
 /* no cudaconvolve: appsrc ! identity ! fakesink, the harness's own cost
  * a frame (system-memory buffers: neither element maps them) */
-static const Filter bare = { NULL, 0, 0.0 };
+static const Filter bare = { NULL };
 
 /* the untruncated gaussian (recursive path) */
-static const Filter sigma64 = { "kernel=gaussian radius=0 sigma=64", 0,
-  64.0
+static const Filter sigma64 = { "kernel=gaussian radius=0 sigma=64",
+  CUCONV_KERNEL_GAUSSIAN, 0, 64.0
+};
+
+/* One filter for each of the engine's paths (docs/design.md, "The
+ * dispatch"), for the host's time a call. */
+static const Filter paths[] = {
+  {"kernel=gaussian radius=2", CUCONV_KERNEL_GAUSSIAN, 2, 0.0},
+  {"kernel=gaussian radius=8", CUCONV_KERNEL_GAUSSIAN, 8, 0.0},
+  {"kernel=gaussian radius=16", CUCONV_KERNEL_GAUSSIAN, 16, 0.0},
+  {"kernel=gaussian radius=0 sigma=12 (r 36)", CUCONV_KERNEL_GAUSSIAN, 0,
+      12.0},
+  {"kernel=gaussian radius=64", CUCONV_KERNEL_GAUSSIAN, 64, 0.0},
+  {"kernel=box radius=32", CUCONV_KERNEL_BOX, 32, 0.0},
+  {"kernel=sobel radius=48", CUCONV_KERNEL_SOBEL, 48, 0.0},
+  {"kernel=gaussian radius=0 sigma=64", CUCONV_KERNEL_GAUSSIAN, 0, 64.0},
+  {"kernel=gaussian radius=2, region=roi, 8 of 64..256",
+      CUCONV_KERNEL_GAUSSIAN, 2, 0.0, 8, 64, 256},
+  {"kernel=gaussian radius=2, region=roi, 1024 of 8..48",
+      CUCONV_KERNEL_GAUSSIAN, 2, 0.0, 1024, 8, 48},
 };
 
 /* ---------------------------------------------------------------------- */
@@ -216,10 +247,50 @@ measure_pcie (Pcie * p)
 #define KERNEL_REPS 200
 #define HOST_REPS 100
 
-/* Median microseconds of cuconv_filter_device () on one frame of info
- * (gaussian radius 2, as the pipeline), frames in cudaMalloc memory; and
- * in *host_us the host's time a call, back to back without waiting (the
- * dispatch and the launch). */
+static double
+now_us (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
+}
+
+/* n rectangles of lo x lo to hi x hi (luma pixels) at seeded random
+ * places of a w x h frame. */
+static void
+seeded_rects (CuconvRect * r, gint n, gint lo, gint hi, gint w, gint h)
+{
+  GRand *rand = g_rand_new_with_seed (1000 + n);
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    r[i].w = g_rand_int_range (rand, lo, hi + 1);
+    r[i].h = g_rand_int_range (rand, lo, hi + 1);
+    r[i].x = g_rand_int_range (rand, 0, w - r[i].w + 1);
+    r[i].y = g_rand_int_range (rand, 0, h - r[i].h + 1);
+  }
+  g_rand_free (rand);
+}
+
+/* One call of the engine as the element makes it. */
+static void
+filter_call (CuconvRegionFilter * rf, const CuconvPlane * planes, guint n,
+    const CuconvFilter * f, const CuconvRegions * reg)
+{
+  CuconvStatus st;
+
+  if (cuconv_region_filter_device (rf, planes, n, f, reg, NULL, &st) != 0) {
+    g_printerr ("bench-element: the engine failed: %s\n", st.message);
+    exit (1);
+  }
+}
+
+/* Median microseconds of the engine on one frame of info through filter,
+ * frames in cudaMalloc memory, as the element calls it
+ * (cuconv_region_filter_device ()); and in *host_us the host's time a
+ * call, median of HOST_REPS calls each made with the GPU idle (the
+ * dispatch and the launches, never a wait for the GPU). */
 static double
 kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
     double *host_us)
@@ -228,19 +299,35 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
   CuconvSettings s;
   CuconvFilter *f = g_new0 (CuconvFilter, 1);
   CuconvPlane planes[KERNEL_FRAMES][GST_VIDEO_MAX_PLANES];
+  CuconvRegions reg = { CUCONV_REGION_FRAME, NULL, 0 };
+  CuconvRect *rects = NULL;
+  CuconvRegionFilter *rf;
+  CuconvStatus st;
   guint8 *src[KERNEL_FRAMES], *dst[KERNEL_FRAMES];
-  double t[KERNEL_REPS];
+  double t[KERNEL_REPS], h[HOST_REPS], t0;
   cudaEvent_t e0, e1;
   float ms;
   guint n = GST_VIDEO_INFO_N_PLANES (info), i, p, c;
   gint r;
-  gint64 t0;
 
   memset (&s, 0, sizeof (s));
-  s.kernel = CUCONV_KERNEL_GAUSSIAN;
+  s.kernel = filter->kernel;
   s.radius = filter->radius;
   s.sigma = filter->sigma;
+  s.amount = 1.0;
   cuconv_filter_init (f, &s);
+  if (filter->n_rects > 0) {
+    rects = g_new (CuconvRect, filter->n_rects);
+    seeded_rects (rects, filter->n_rects, filter->rect_lo, filter->rect_hi,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+    reg.mode = CUCONV_REGION_INSIDE;
+    reg.rects = rects;
+    reg.n_rects = filter->n_rects;
+  }
+  if (!(rf = cuconv_region_filter_new (&st))) {
+    g_printerr ("bench-element: %s\n", st.message);
+    exit (1);
+  }
   for (i = 0; i < KERNEL_FRAMES; i++) {
     CHECK (cudaMalloc ((void **) &src[i], info->size));
     CHECK (cudaMalloc ((void **) &dst[i], info->size));
@@ -265,27 +352,31 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
   CHECK (cudaEventCreate (&e1));
   for (r = -20; r < KERNEL_REPS; r++) {
     CHECK (cudaEventRecord (e0, NULL));
-    CHECK ((cudaError_t) cuconv_filter_device (planes[(r + 20) %
-                KERNEL_FRAMES], n, f, NULL, NULL));
+    filter_call (rf, planes[(r + 20) % KERNEL_FRAMES], n, f, &reg);
     CHECK (cudaEventRecord (e1, NULL));
     CHECK (cudaEventSynchronize (e1));
     CHECK (cudaEventElapsedTime (&ms, e0, e1));
     if (r >= 0)
       t[r] = ms * 1e3;
   }
-  /* fewer calls than the launch queue holds: none of them waits */
-  t0 = g_get_monotonic_time ();
-  for (r = 0; r < HOST_REPS; r++)
-    CHECK ((cudaError_t) cuconv_filter_device (planes[r % KERNEL_FRAMES],
-            n, f, NULL, NULL));
-  *host_us = (double) (g_get_monotonic_time () - t0) / HOST_REPS;
+  /* each call alone: back to back, a call of a long frame would wait for
+   * room in the launch queue, and time the GPU instead */
+  for (r = 0; r < HOST_REPS; r++) {
+    CHECK (cudaDeviceSynchronize ());
+    t0 = now_us ();
+    filter_call (rf, planes[r % KERNEL_FRAMES], n, f, &reg);
+    h[r] = now_us () - t0;
+  }
+  *host_us = median (h, HOST_REPS);
   CHECK (cudaDeviceSynchronize ());
   CHECK (cudaEventDestroy (e0));
   CHECK (cudaEventDestroy (e1));
+  cuconv_region_filter_free (rf);
   for (i = 0; i < KERNEL_FRAMES; i++) {
     CHECK (cudaFree (src[i]));
     CHECK (cudaFree (dst[i]));
   }
+  g_free (rects);
   g_free (f);
   return median (t, KERNEL_REPS);
 }
@@ -409,14 +500,39 @@ typedef struct
   gboolean ran;
   gboolean pinned;              /* the upstream buffers are page-locked */
   gdouble fps;
+  gint64 t_start, t_end;        /* the timed frames' window, monotonic us */
   gchar note[160];
 } Result;
 
+/* Where pipelines run at once wait for each other before their first
+ * frame: n of them. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gint n, waiting;
+} Gate;
+
+static void
+gate_pass (Gate * g)
+{
+  if (!g)
+    return;
+  g_mutex_lock (&g->lock);
+  if (++g->waiting == g->n)
+    g_cond_broadcast (&g->cond);
+  while (g->waiting < g->n)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+}
+
 /* One run of format at width x height through filter, buffers in memory
- * mem. */
+ * mem; with a gate, its frames start when every pipeline of the gate is
+ * ready. */
 static void
 run_pipeline (GstVideoFormat format, gint width, gint height,
-    const Filter * filter, Memory mem, gint n_frames, Result * res)
+    const Filter * filter, Memory mem, gint n_frames, Gate * gate,
+    Result * res)
 {
   const gboolean use_pool = mem != MEM_PAGEABLE;
   GstElement *pipeline, *src, *conv, *sink;
@@ -539,6 +655,7 @@ run_pipeline (GstVideoFormat format, gint width, gint height,
   /* 1 negotiation frame, then warm-up, then the timed frames */
   counter.start_at = 1 + n_warm;
   counter.end_at = 1 + n_warm + n_frames;
+  gate_pass (gate);
   for (i = 0; i < n_warm + n_frames; i++) {
     if (!push (src, bufs[i % N_BUFFERS])) {
       check_bus (pipeline, 0, FALSE);
@@ -555,6 +672,8 @@ run_pipeline (GstVideoFormat format, gint width, gint height,
     exit (1);
   }
   res->ran = TRUE;
+  res->t_start = counter.t_start;
+  res->t_end = counter.t_end;
   res->fps = (gdouble) n_frames * 1e6 / (counter.t_end -
       counter.t_start);
   for (i = 0; i < N_BUFFERS; i++)
@@ -571,6 +690,65 @@ done:
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   gst_caps_unref (caps);
+}
+
+typedef struct
+{
+  const Filter *filter;
+  Memory mem;
+  gint n_frames;
+  Gate *gate;
+  Result res;
+} Job;
+
+static gpointer
+run_job (gpointer data)
+{
+  Job *j = data;
+
+  run_pipeline (GST_VIDEO_FORMAT_NV12, 1920, 1080, j->filter, j->mem,
+      j->n_frames, j->gate, &j->res);
+  return NULL;
+}
+
+/* Frames/s of n 1080p NV12 pipelines in one process, each in its own
+ * thread, started together: all their frames over the time from the
+ * first timed frame of any to the last of all.  0 if one did not run. */
+static gdouble
+pipelines_at_once (gint n, const Filter * filter, Memory mem, gint n_frames)
+{
+  Job *jobs = g_new0 (Job, n);
+  GThread **threads = g_new (GThread *, n);
+  Gate gate;
+  gint64 t0 = G_MAXINT64, t1 = 0;
+  gboolean ran = TRUE;
+  gint i;
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.n = n;
+  gate.waiting = 0;
+  for (i = 0; i < n; i++) {
+    jobs[i].filter = filter;
+    jobs[i].mem = mem;
+    jobs[i].n_frames = n_frames;
+    jobs[i].gate = &gate;
+    threads[i] = g_thread_new ("pipeline", run_job, &jobs[i]);
+  }
+  for (i = 0; i < n; i++) {
+    g_thread_join (threads[i]);
+    ran &= jobs[i].res.ran;
+    t0 = MIN (t0, jobs[i].res.t_start);
+    t1 = MAX (t1, jobs[i].res.t_end);
+    if (!jobs[i].res.ran)
+      g_printerr ("bench-element: a pipeline did not run: %s\n",
+          jobs[i].res.note);
+  }
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
+  g_free (threads);
+  g_free (jobs);
+  return ran && t1 > t0 ? (gdouble) n * n_frames * 1e6 / (t1 - t0) : 0.0;
 }
 
 int
@@ -639,7 +817,7 @@ main (int argc, char **argv)
       Result res;
 
       run_pipeline (GST_VIDEO_FORMAT_I420, w, h, &radius2,
-          use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, &res);
+          use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, NULL, &res);
       /* the ceiling of the memory the buffers are really in: a proposed
        * pool that is not pinned is held to the pageable one */
       if (res.ran ? res.pinned : use_pool)
@@ -661,11 +839,12 @@ main (int argc, char **argv)
   g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
       "! cudaconvolve backend=cuda FILTER ! fakesink sync=false. Kernel "
-      "alone: cuconv_filter_device () on the same frame in cudaMalloc "
-      "memory, median of %d, CUDA events recorded before the call and "
+      "alone: the engine on the same frame in cudaMalloc "
+      "memory as the element calls it (cuconv_region_filter_device ()), "
+      "median of %d, CUDA events recorded before the call and "
       "after it (the host's dispatch and the launch latency included); "
-      "host us a call: %d calls of it "
-      "back to back, the host's time a call (the dispatch and the launch). "
+      "host us a call: the host's time in the call (the dispatch and "
+      "the launches), median of %d calls each made with the GPU idle. "
       "Each row %d runs, a kernel-alone figure beside each: the medians, "
       "and the overhead's range. The first row of each size is the "
       "pipeline without cudaconvolve (appsrc ! identity ! fakesink, "
@@ -705,7 +884,7 @@ main (int argc, char **argv)
         if (filter->props)
           k_us[i] = kernel_alone_us (&info, filter, &host[i]);
         run_pipeline (rows[v].format, w, h, filter, filter->props ?
-            MEM_CUDA : MEM_PAGEABLE, n_frames, &res);
+            MEM_CUDA : MEM_PAGEABLE, n_frames, NULL, &res);
         if (!res.ran)
           break;
         fps[i] = res.fps;
@@ -730,6 +909,53 @@ main (int argc, char **argv)
           "to %.1f | %s |\n", w, h, fmt, filter->props, fps_med,
           1e6 / fps_med, median (k_us, runs), median (host, runs), over_med,
           over[0], over[runs - 1], res.note);
+    }
+  }
+
+  g_print ("\n### The host's time a call, per path\n\n");
+  g_print ("3840x2160 I420 in cudaMalloc memory through the engine as the "
+      "element calls it: the GPU's time a frame (CUDA events, median of %d) "
+      "and the host's time in the call (median of %d calls, each made with "
+      "the GPU idle). The filters take the engine's paths in turn "
+      "(docs/design.md, \"The dispatch\").\n\n", KERNEL_REPS, HOST_REPS);
+  g_print ("| filter | GPU us a frame | host us a call |\n|---|---:|---:|\n");
+  for (v = 0; v < (gint) G_N_ELEMENTS (paths); v++) {
+    GstVideoInfo info;
+    double k_us, host_us;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 3840, 2160);
+    k_us = kernel_alone_us (&info, &paths[v], &host_us);
+    g_print ("| %s | %.1f | %.1f |\n", paths[v].props, k_us, host_us);
+  }
+
+  g_print ("\n### Pipelines at once\n\n");
+  g_print ("N pipelines appsrc ! cudaconvolve backend=cuda kernel=gaussian "
+      "radius=2 ! fakesink in one process, a thread each, 1920x1080 NV12, "
+      "%d frames each after 30 warm-up frames, started together: frames/s "
+      "of all together (their frames over the time from the first timed "
+      "frame to the last), and the element's share of that time against "
+      "the same N pipelines with identity in its place (system memory): "
+      "1 - frames/s / identity's frames/s.\n\n", 600);
+  g_print ("| pipelines | memory | frames/s, all | frames/s a pipeline | "
+      "identity frames/s, all | element's share |\n"
+      "|---:|---|---:|---:|---:|---:|\n");
+  {
+    static const gint counts[] = { 1, 8, 32 };
+
+    for (v = 0; v < (gint) G_N_ELEMENTS (counts); v++) {
+      const gint n = counts[v];
+      const gdouble bare_fps = pipelines_at_once (n, &bare, MEM_PAGEABLE,
+          600);
+
+      for (i = 0; i < 2; i++) {
+        const Memory mem = i == 0 ? MEM_CUDA : MEM_POOL;
+        const gdouble fps = pipelines_at_once (n, &radius2, mem, 600);
+
+        g_print ("| %d | %s | %.0f | %.0f | %.0f | %.0f%% |\n", n,
+            mem == MEM_CUDA ? "CUDA memory" : "pinned system memory "
+            "(the proposed pool)", fps, fps / n, bare_fps,
+            bare_fps > 0 ? 100.0 * (1.0 - fps / bare_fps) : 0.0);
+      }
     }
   }
   return 0;
