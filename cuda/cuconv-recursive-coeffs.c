@@ -360,9 +360,9 @@ sections_for (double sigma, int n)
   return &fit_cache[0];
 }
 
-void
-cuconv_recursive_dir_init (CuconvRecDir * d, double sigma, int n_sections,
-    int n, int seg, int group)
+static void
+dir_compute (CuconvRecDir * d, double sigma, int n_sections, int n, int seg,
+    int group)
 {
   const Fit *f;
   int i, k;
@@ -399,4 +399,47 @@ cuconv_recursive_dir_init (CuconvRecDir * d, double sigma, int n_sections,
     d->pborder[i] = to_cplx (cpow_int (q,
             n - (double) (d->n_groups - 1) * group * seg));
   }
+}
+
+/* The directions a thread has filled, most recent first, with what they
+ * were filled for: a frame asks for the same few (a sigma, each plane's
+ * width and height) frame after frame, and filling one takes hundreds of
+ * complex powers. */
+#define DIR_CACHE 8
+typedef struct
+{
+  double sigma;
+  int n_sections;
+  CuconvRecDir d;
+} DirEntry;
+static _Thread_local DirEntry dir_cache[DIR_CACHE];
+static _Thread_local int dir_cached;
+
+void
+cuconv_recursive_dir_init (CuconvRecDir * d, double sigma, int n_sections,
+    int n, int seg, int group)
+{
+  DirEntry e;
+  int i;
+
+  for (i = 0; i < dir_cached; i++) {
+    const DirEntry *c = &dir_cache[i];
+
+    if (c->sigma == sigma && c->n_sections == n_sections && c->d.n == n
+        && c->d.seg == seg && c->d.group == group)
+      break;
+  }
+  if (i < dir_cached) {
+    e = dir_cache[i];
+  } else {
+    e.sigma = sigma;
+    e.n_sections = n_sections;
+    dir_compute (&e.d, sigma, n_sections, n, seg, group);
+    if (dir_cached < DIR_CACHE)
+      dir_cached++;
+    i = dir_cached - 1;
+  }
+  memmove (&dir_cache[1], &dir_cache[0], sizeof (DirEntry) * i);
+  dir_cache[0] = e;
+  *d = e.d;
 }
