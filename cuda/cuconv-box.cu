@@ -880,7 +880,7 @@ launch_box_rows (BoxSumParams & p, int bytes, int nth, size_t smem, int sms,
 
 cudaError_t
 launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream)
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream)
 {
   const CuconvTaps & kx = *cuconv_filter_taps_x (&f, &pl);
   const CuconvTaps & ky = *cuconv_filter_taps_y (&f, &pl);
@@ -891,7 +891,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
   int optin, sms, nth, per;
   bool all_filter = true;
   size_t smem;
-  cudaError_t e, ef;
+  cudaError_t e;
 
   /* exact sums below 2^32 (10 bits), whole planes (their prefixes), rows
    * a block can hold */
@@ -947,8 +947,8 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
     p.ppt++;
   nth = ((pl.width + p.ppt - 1) / p.ppt + 31) / 32 * 32;
 
-  e = cudaMallocAsync ((void **) &p.carry, sizeof (uint32_t) * (p.nseg + 1)
-      * (size_t) p.ws, stream);
+  e = scratch_take (sc, sizeof (uint32_t) * (p.nseg + 1) * (size_t) p.ws,
+      stream, (void **) &p.carry);
   if (e != cudaSuccess)
     return e;
   {
@@ -968,8 +968,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
   }
   if (e == cudaSuccess)
     e = launch_box_rows (p, bytes, nth, smem, sms, stream);
-  ef = cudaFreeAsync (p.carry, stream);
-  return e != cudaSuccess ? e : ef;
+  return e;
 }
 
 }                               /* namespace cuconv */

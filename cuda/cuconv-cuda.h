@@ -74,8 +74,10 @@ int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
 
 /* Filters planes whose src and dst are device pointers of the current
  * context, asynchronously on stream (a cudaStream_t of that context).
- * The kernels alone: for CUDA-memory frames, the conformance suite and the
- * benchmark.  Each plane's src must be readable for height * src_stride
+ * The kernels alone, for the conformance suite and the benchmark: the
+ * wide paths' intermediates are allocated for the call (stream-ordered);
+ * a stream of frames goes through an engine that keeps them
+ * (cuconv_region_filter_device, the strips).  Each plane's src must be readable for height * src_stride
  * bytes, and up to the next multiple of 16 past the last row's samples
  * when src and its stride are 16-byte aligned (as cudaMalloc and
  * cudaMallocPitch give).  Returns 0, or non-zero with st (when not NULL)
@@ -117,7 +119,8 @@ int cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
  * a filter the tiles cannot hold, is filtered whole into a scratch plane
  * and the rectangles copied from there.  OUTSIDE: the whole frame, then
  * the source back inside the rectangles.  The work lists and the scratch
- * are kept across frames in the current context and grown when needed. */
+ * (the wide paths' intermediates too) are kept across frames in the
+ * current context and only grow: the engine of a stream of frames. */
 typedef struct _CuconvRegionFilter CuconvRegionFilter;
 
 CuconvRegionFilter *cuconv_region_filter_new (CuconvStatus * st);
@@ -125,8 +128,9 @@ void cuconv_region_filter_free (CuconvRegionFilter * rf);
 
 /* Filters planes (device pointers of the current context) as regions
  * says, asynchronously on stream: dst holds the source where the input
- * stays and the filter's output elsewhere (CUCONV_REGION_FRAME is
- * cuconv_filter_device).  Returns 0, or non-zero with st filled. */
+ * stays and the filter's output elsewhere (CUCONV_REGION_FRAME, or
+ * regions NULL: cuconv_filter_device with rf's scratch).  Returns 0, or
+ * non-zero with st filled. */
 int cuconv_region_filter_device (CuconvRegionFilter * rf,
     const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st);

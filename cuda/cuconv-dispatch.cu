@@ -162,7 +162,7 @@ launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 
 cudaError_t
 launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, cudaStream_t stream, CuconvPath path)
+    int row_end, Scratch & sc, cudaStream_t stream, CuconvPath path)
 {
   const size_t rb = (size_t) pl.width * pl.n_comp *
       cuconv_plane_sample_bytes (&pl);
@@ -178,13 +178,13 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (all_ops (pl, CUCONV_COMP_FILL))
     return launch_fill (pl, row_begin, row_end, stream);
   if (path == CUCONV_PATH_GLOBAL && global_takes (pl, f))
-    return launch_global (pl, f, row_begin, row_end, stream);
+    return launch_global (pl, f, row_begin, row_end, sc, stream);
   if (filter_is_wide (f) || (path == CUCONV_PATH_RECURSIVE && f.n_terms > 0)) {
     /* whole planes only: the strips give wide filters one strip */
     if (row_begin != 0 || row_end != pl.height)
       return cudaErrorInvalidValue;
-    return path == CUCONV_PATH_RECURSIVE ? launch_recursive (pl, f, stream)
-        : launch_wide (pl, f, stream);
+    return path == CUCONV_PATH_RECURSIVE ? launch_recursive (pl, f, sc,
+        stream) : launch_wide (pl, f, sc, stream);
   }
   if (f.n_terms == 0) {
     /* the 2-D matrix: through the strips where they take it and path
@@ -207,14 +207,14 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
-    return launch_global (pl, f, row_begin, row_end, stream);
+    return launch_global (pl, f, row_begin, row_end, sc, stream);
   /* a fused tile that does not fit the device's shared memory at this
    * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on
    * sm_86/89; the generic gaussian from 59 on sm_75): the global path
    * fits every device, and takes bands of rows too */
   e = launch_fused (pl, f, row_begin, row_end, stream, path);
   if (e == cudaErrorInvalidConfiguration || e == cudaErrorNotSupported)
-    return launch_global (pl, f, row_begin, row_end, stream);
+    return launch_global (pl, f, row_begin, row_end, sc, stream);
   return e;
 }
 
@@ -230,11 +230,24 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
       stream, st);
 }
 
+/* A call without an engine: its scratch for the call alone. */
 extern "C" int
 cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
 {
-  const cudaStream_t s = (cudaStream_t) stream;
+  Scratch sc;
+  const int r = filter_frame (planes, n_planes, f, path, sc,
+      (cudaStream_t) stream, st);
+
+  scratch_free_async (sc, (cudaStream_t) stream);
+  return r;
+}
+
+int
+cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvPath path, Scratch & sc, cudaStream_t s,
+    CuconvStatus * st)
+{
   bool tuned = dispatch_chooses (path) && !filter_is_wide (*f);
   int i;
 
@@ -259,10 +272,12 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
 
   for (i = 0; i < n_planes; i++) {
     const cudaError_t e = launch_plane (planes[i], *f, 0, planes[i].height,
-        s, path);
+        sc, s, path);
 
     if (e != cudaSuccess)
       return fail (st, "the GPU failed to filter a frame", e);
   }
-  return 0;
+  const cudaError_t e = scratch_done (sc);
+
+  return e != cudaSuccess ? fail (st, "cannot record a CUDA event", e) : 0;
 }

@@ -236,6 +236,37 @@ void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
  * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
+/* Scratch (cuconv-scratch.cu) ------------------------------------------ */
+
+/* Device memory for a frame's intermediates, owned by an engine and kept
+ * between frames: it only grows (stream-ordered), so that a frame's work
+ * neither allocates nor waits on the host once it has grown.  A frame's
+ * launches on one stream use it one after the other; a frame on another
+ * stream waits on the GPU for the last one that used it.  Value-initialise
+ * (Scratch ()). */
+struct Scratch
+{
+  void *ptr = nullptr;
+  size_t size = 0;
+  cudaStream_t stream = nullptr;        /* of the frame that took it last */
+  cudaEvent_t last = nullptr;   /* recorded after that frame's launches */
+  bool used = false;            /* last has been recorded */
+  bool pending = false;         /* taken by a frame not yet done */
+};
+
+/* At least bytes of s for launches on stream, in *ptr. */
+cudaError_t scratch_take (Scratch & s, size_t bytes, cudaStream_t stream,
+    void **ptr);
+
+/* After a frame's launches: marks where the GPU is done with s. */
+cudaError_t scratch_done (Scratch & s);
+
+/* Frees s once the GPU is done with it (an engine's teardown; waits). */
+void scratch_free (Scratch & s);
+
+/* Frees s after the work queued on stream (a one-call scratch). */
+void scratch_free_async (Scratch & s, cudaStream_t stream);
+
 /* Wide filters (cuconv-wide.cu) ------------------------------------------ */
 
 /* Whether f needs a wide path: any of its taps wider than
@@ -244,17 +275,16 @@ bool filter_is_wide (const CuconvFilter & f);
 
 /* Filters all rows of plane pl (device pointers) with a wide filter f:
  * the untruncated gaussian by recursive filtering (cuconv-recursive.cu),
- * any other by passes through global memory (cuconv-global.cu).  Scratch
- * memory is taken stream-ordered (cudaMallocAsync) and given back on
- * stream. */
+ * any other by passes through global memory (cuconv-global.cu), their
+ * intermediates in sc. */
 cudaError_t launch_wide (const CuconvPlane & pl, const CuconvFilter & f,
-    cudaStream_t stream);
+    Scratch & sc, cudaStream_t stream);
 
 /* The untruncated gaussian (gaussian or sharpen with a taps.untruncated
  * direction; the other direction untruncated too, or the one tap [1]) on
  * a whole plane, any depth and components (cuconv-recursive.cu). */
 cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
-    cudaStream_t stream);
+    Scratch & sc, cudaStream_t stream);
 
 /* Any filter of one or two separable terms with explicit taps (none
  * untruncated) of radius up to CUCONV_MAX_RADIUS, every kernel type, depth
@@ -263,10 +293,10 @@ cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
  * memory (cuconv-global.cu), or the box's running sums (launch_box_sums).
  * Its shared memory does not depend on the radius and fits every device:
  * the fallback of the fused paths.  Reads the rows the band reaches
- * through the border; scratch memory stream-ordered.
+ * through the border; its intermediates in sc.
  * cudaErrorInvalidValue for a filter it cannot take. */
 cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream);
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 
 /* The box (f's kernel, with the box's taps) of a whole plane of samples
  * of up to 10 bits by exact running sums through global memory, any
@@ -275,7 +305,7 @@ cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
  * a band of rows, or rows wider than a block holds (the caller takes the
  * taps). */
 cudaError_t launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream);
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 
 /* The dispatch (cuconv-dispatch.cu) -------------------------------------- */
 
@@ -288,8 +318,13 @@ bool all_ops (const CuconvPlane & pl, int op);
  * shared memory falls back to launch_global.  path other than
  * CUCONV_PATH_AUTO forces that path where it applies (cuconv-cuda.h). */
 cudaError_t launch_plane (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream,
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream,
     CuconvPath path = CUCONV_PATH_AUTO);
+
+/* cuconv_filter_device_path () with the engine's scratch sc. */
+int filter_frame (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, CuconvPath path, Scratch & sc,
+    cudaStream_t stream, CuconvStatus * st);
 
 /* Status (cuconv-host.cu) ------------------------------------------------ */
 

@@ -420,7 +420,7 @@ pick_hpass (int nc)
 /* The two passes with the taps. */
 static cudaError_t
 launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream)
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream)
 {
   const int nt = f.n_terms, bytes = cuconv_plane_sample_bytes (&pl);
   const int depth = pl.depth > 8 ? pl.depth : 8;
@@ -462,7 +462,7 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
   /* one allocation: the taps, then the terms' planes */
   n_taps = ((size_t) nt * (2 * p.rx + 1 + 2 * p.ry + 1) + 63) / 64 * 64;
   bytes_all = sizeof (float) * (n_taps + nt * p.h_term);
-  e = cudaMallocAsync (&scratch, bytes_all, stream);
+  e = scratch_take (sc, bytes_all, stream, &scratch);
   if (e != cudaSuccess)
     return e;
   p.kx = (const float *) scratch;
@@ -486,9 +486,7 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
       e = cudaGetLastError ();
     }
   }
-  /* freed once the passes have run, whatever happened */
-  const cudaError_t ef = cudaFreeAsync (scratch, stream);
-  return e != cudaSuccess ? e : ef;
+  return e;
 }
 
 static bool
@@ -499,7 +497,7 @@ taps_explicit (const CuconvTaps & t)
 
 cudaError_t
 launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, cudaStream_t stream)
+    int row_end, Scratch & sc, cudaStream_t stream)
 {
   const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
   cudaError_t e;
@@ -513,10 +511,10 @@ launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     return cudaErrorInvalidValue;
   if (row_end <= row_begin || pl.width <= 0)
     return cudaSuccess;
-  e = launch_box_sums (pl, f, row_begin, row_end, stream);
+  e = launch_box_sums (pl, f, row_begin, row_end, sc, stream);
   if (e != cudaErrorNotSupported)
     return e;
-  return launch_global_taps (pl, f, row_begin, row_end, stream);
+  return launch_global_taps (pl, f, row_begin, row_end, sc, stream);
 }
 
 }                               /* namespace cuconv */

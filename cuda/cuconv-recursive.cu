@@ -837,7 +837,7 @@ round_up256 (size_t v)
 
 cudaError_t
 launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
-    cudaStream_t stream)
+    Scratch & sc, cudaStream_t stream)
 {
   const CuconvTaps *tx = cuconv_filter_taps_x (&f, &pl);
   const CuconvTaps *ty = cuconv_filter_taps_y (&f, &pl);
@@ -854,7 +854,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
   uint8_t *scratch = NULL;
   RecPass p;
   int ns;
-  cudaError_t e, e2;
+  cudaError_t e;
 
   /* the other direction, when not untruncated, is the one tap [1] */
   if (f.n_terms != 1 || (!sharpen && f.combine != CUCONV_COMBINE_NONE)
@@ -897,8 +897,8 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns, depth));
   if (rows)
     row_agg = agg_bytes (pl.height, pl.n_comp, pl.width, ns, depth);
-  e = cudaMallocAsync ((void **) &scratch, mid_bytes + col_agg + row_agg,
-      stream);
+  e = scratch_take (sc, mid_bytes + col_agg + row_agg, stream,
+      (void **) &scratch);
   if (e != cudaSuccess)
     return e;
 
@@ -924,8 +924,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     r.agg = scratch + mid_bytes + col_agg;
     e = launch_pass (r, tx->sigma, ns, depth, stream);
   }
-  e2 = cudaFreeAsync (scratch, stream);
-  return e != cudaSuccess ? e : e2;
+  return e;
 }
 
 }                               /* namespace cuconv */

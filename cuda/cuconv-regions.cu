@@ -743,6 +743,7 @@ struct _CuconvRegionFilter
   cudaStream_t last_stream;     /* the previous frame's */
   bool any_frame;
   cudaEvent_t done;             /* recorded after the last launch */
+  cuconv::Scratch wide;         /* the wide paths' intermediates */
 };
 
 namespace cuconv {
@@ -1178,7 +1179,8 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   }
   sp.jobs = (const CopyJob *) (rf->d_work + jobs_at);
   if (n_whole > 0) {
-    ret = cuconv_filter_device (whole, n_whole, &f, stream, st);
+    ret = filter_frame (whole, n_whole, &f, CUCONV_PATH_AUTO, rf->wide,
+        stream, st);
     if (ret != 0)
       return ret;
     e = launch_copy (sp, blocks, stream);
@@ -1216,7 +1218,8 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     e = work_begin (rf, sizeof (CopyJob) * first[n_planes], &work);
   if (e != cudaSuccess)
     return fail (st, "out of host memory for the regions", e);
-  ret = cuconv_filter_device (planes, n_planes, &f, stream, st);
+  ret = filter_frame (planes, n_planes, &f, CUCONV_PATH_AUTO, rf->wide,
+      stream, st);
   if (ret != 0)
     return ret;
 
@@ -1262,6 +1265,7 @@ cuconv_region_filter_free (CuconvRegionFilter * rf)
     }
     cudaFreeHost (rf->slot[i].host);
   }
+  scratch_free (rf->wide);
   cudaFree (rf->scratch);
   cudaFree (rf->d_work);
   if (rf->done)
@@ -1302,8 +1306,11 @@ cuconv_region_filter_device (CuconvRegionFilter * rf,
   const cudaStream_t s = (cudaStream_t) stream;
   CuconvRegions reg;
 
-  if (!regions || regions->mode == CUCONV_REGION_FRAME)
+  if (!rf && (!regions || regions->mode == CUCONV_REGION_FRAME))
     return cuconv_filter_device (planes, n_planes, f, stream, st);
+  if (!regions || regions->mode == CUCONV_REGION_FRAME)
+    return filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide, s,
+        st);
   if (!rf || n_planes < 1 || n_planes > REGION_MAX_PLANES)
     return fail (st, "the region filter takes 1 to 4 planes",
         cudaErrorInvalidValue);
@@ -1312,7 +1319,8 @@ cuconv_region_filter_device (CuconvRegionFilter * rf,
     reg.n_rects = 0;
   if (reg.mode == CUCONV_REGION_OUTSIDE) {
     if (reg.n_rects == 0)
-      return cuconv_filter_device (planes, n_planes, f, stream, st);
+      return filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
+          s, st);
     return filter_outside (rf, planes, n_planes, *f, reg, s, st);
   }
   return filter_inside (rf, planes, n_planes, *f, reg, s, st);

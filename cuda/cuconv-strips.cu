@@ -54,6 +54,7 @@ struct _CuconvStrips
   DevPlane planes[CUCONV_SLOTS][CUCONV_MAX_PLANES];
   int next_slot;
   bool in_flight;               /* enqueued since the streams were idle */
+  cuconv::Scratch scratch;      /* the wide paths' intermediates */
 };
 
 using namespace cuconv;
@@ -132,6 +133,7 @@ cuconv_strips_free (CuconvStrips * cc)
 
   if (!cc)
     return;
+  scratch_free (cc->scratch);
   /* enqueued frames may still use the buffers */
   for (i = 0; i < 3; i++) {
     cudaStream_t s = i == 0 ? cc->up : i == 1 ? cc->compute : cc->down;
@@ -341,8 +343,9 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
     dev.dst = d->dst;
     dev.src_stride = (ptrdiff_t) d->src_pitch;
     dev.dst_stride = (ptrdiff_t) d->dst_pitch;
-    CHECK (launch_plane (dev, *f, y0, y1, cc->compute),
+    CHECK (launch_plane (dev, *f, y0, y1, cc->scratch, cc->compute),
         "cannot launch the convolution kernel");
+    CHECK (scratch_done (cc->scratch), "cannot record a CUDA event");
     CHECK (cudaEventRecord (filtered[k], cc->compute),
         "cannot record a CUDA event");
 
@@ -491,8 +494,8 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
   for (g = 0; g < n_groups; g++) {
     CHECK (cudaStreamWaitEvent (cc->compute, cc->group_uploaded[g], 0),
         "cannot order CUDA streams");
-    if ((r = cuconv_filter_device (dev + first[g], first[g + 1] - first[g],
-                f, cc->compute, st)) != 0)
+    if ((r = filter_frame (dev + first[g], first[g + 1] - first[g], f,
+                CUCONV_PATH_AUTO, cc->scratch, cc->compute, st)) != 0)
       return r;
     CHECK (cudaEventRecord (cc->group_filtered[g], cc->compute),
         "cannot record a CUDA event");

@@ -29,13 +29,13 @@ filter_is_wide (const CuconvFilter & f)
 }
 
 cudaError_t
-launch_wide (const CuconvPlane & pl, const CuconvFilter & f,
+launch_wide (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
     cudaStream_t stream)
 {
   if (cuconv_filter_taps_x (&f, &pl)->untruncated
       || cuconv_filter_taps_y (&f, &pl)->untruncated)
-    return launch_recursive (pl, f, stream);
-  return launch_global (pl, f, 0, pl.height, stream);
+    return launch_recursive (pl, f, sc, stream);
+  return launch_global (pl, f, 0, pl.height, sc, stream);
 }
 
 }                               /* namespace cuconv */
