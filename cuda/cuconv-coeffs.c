@@ -15,6 +15,10 @@ cuconv_settings_is_identity (const CuconvSettings * s)
     case CUCONV_KERNEL_GAUSSIAN:
     case CUCONV_KERNEL_BOX:
       return s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0;
+    case CUCONV_KERNEL_BILATERAL:
+      /* a range sigma of 0 averages equal samples only */
+      return (s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0)
+          || s->sigma_range <= 0.0;
     case CUCONV_KERNEL_SHARPEN:
       return (s->radius == 0 && s->sigma <= 0.0 && s->sigma_y <= 0.0)
           || s->amount == 0.0;
@@ -46,6 +50,15 @@ cuconv_settings_untruncated (const CuconvSettings * s)
       && radius_from_sigma (sigma) > CUCONV_TRUNCATED_MAX_RADIUS;
 }
 
+/* The bilateral costs (2r + 1)^2 taps a sample: its window is cut to
+ * CUCONV_MAX_BILATERAL_RADIUS. */
+static int
+radius_cut (const CuconvSettings * s, int r)
+{
+  return s->kernel == CUCONV_KERNEL_BILATERAL
+      && r > CUCONV_MAX_BILATERAL_RADIUS ? CUCONV_MAX_BILATERAL_RADIUS : r;
+}
+
 /* OpenCV's rule for an aperture of 2r + 1, as cv::getGaussianKernel */
 static double
 sigma_from_radius (int r)
@@ -68,7 +81,7 @@ cuconv_settings_resolve (const CuconvSettings * s, int *radius, double *sigma)
   if (sg <= 0.0)
     sg = sigma_from_radius (r);
 
-  *radius = r;
+  *radius = radius_cut (s, r);
   *sigma = sg;
 }
 
@@ -90,7 +103,7 @@ cuconv_settings_resolve_y (const CuconvSettings * s, int *radius, double *sigma)
     r = radius_from_sigma (s->sigma_y);
   sg = s->sigma_y;
 
-  *radius = r;
+  *radius = radius_cut (s, r);
   *sigma = sg;
 }
 
@@ -198,6 +211,7 @@ typedef enum
   TAPS_SOBEL_DERIV,
   TAPS_LAPLACIAN_SMOOTH,
   TAPS_LAPLACIAN_SECOND,
+  TAPS_SPATIAL,                 /* the bilateral's: exp (-i^2 / (2 sigma^2)) */
 } TapsKind;
 
 /* The taps of one kind for a direction of luma radius r and sigma sigma,
@@ -236,6 +250,15 @@ taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub,
     case TAPS_LAPLACIAN_SECOND:
       taps_laplacian (t, sigma, kind == TAPS_LAPLACIAN_SECOND);
       break;
+    case TAPS_SPATIAL:{
+      double g[CUCONV_MAX_TAPS];
+
+      /* unnormalised, 1 at the centre: the bilateral divides by the sum
+       * of its weights anyway */
+      gaussian_weights (g, t->radius, sigma);
+      taps_store (t, g, 1.0);
+      break;
+    }
   }
 }
 
@@ -333,6 +356,10 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
       f->combine = CUCONV_COMBINE_MAGNITUDE;
       x = y2 = TAPS_SOBEL_DERIV;
       y = x2 = TAPS_SOBEL_SMOOTH;
+      break;
+    case CUCONV_KERNEL_BILATERAL:
+      f->combine = CUCONV_COMBINE_BILATERAL;
+      x = y = TAPS_SPATIAL;
       break;
     case CUCONV_KERNEL_LAPLACIAN:
       /* d2/dx2 + d2/dy2 = L (x) G (y) + G (x) L (y) */

@@ -122,7 +122,8 @@ cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
-  if (is_box (f) || is_recursive (f))
+  if (is_box (f) || is_recursive (f)
+      || f->combine == CUCONV_COMBINE_BILATERAL)
     return 1;
   if (f->n_terms == 0)
     return f->m.radius <= CUCONV_TRUNCATED_MAX_RADIUS;
@@ -1107,6 +1108,14 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
 
     if (p->width <= 0 || p->height <= 0)
       continue;
+    if (f->combine == CUCONV_COMBINE_BILATERAL) {
+      /* the definition itself, on the band's rows: a window of weights
+       * and a table of range weights, bit-exact with the reference */
+      band_range (cpu, band, p->height, &from, &to);
+      if (cuconv_bilateral_rows (p, f, from, to) < 0)
+        return -1;
+      continue;
+    }
     plane_init (&pl, p, f);
     if (recursive) {
       float *xp, *yp;

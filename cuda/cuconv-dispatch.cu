@@ -177,6 +177,9 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
         stream);
   if (all_ops (pl, CUCONV_COMP_FILL))
     return launch_fill (pl, row_begin, row_end, stream);
+  /* not a sum of taps: one kernel, whatever the path */
+  if (f.combine == CUCONV_COMBINE_BILATERAL)
+    return launch_bilateral (pl, f, row_begin, row_end, stream);
   if (path == CUCONV_PATH_GLOBAL && global_takes (pl, f))
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   if (filter_is_wide (f) || (path == CUCONV_PATH_RECURSIVE && f.n_terms > 0)) {

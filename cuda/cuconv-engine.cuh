@@ -236,6 +236,16 @@ void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
  * a 16-bit plane that is not 2-byte aligned (pointers and pitches). */
 cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 
+/* The bilateral (cuconv-bilateral.cu) ------------------------------------ */
+
+/* Rows [row_begin, row_end) of plane pl (device pointers) filtered by the
+ * bilateral f (f.combine CUCONV_COMBINE_BILATERAL), reading the whole
+ * plane through the border; components copied or filled as pl.op says.
+ * Any alignment.  cudaErrorInvalidValue for a radius past
+ * CUCONV_MAX_BILATERAL_RADIUS or n_comp out of range. */
+cudaError_t launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream);
+
 /* Scratch (cuconv-scratch.cu) ------------------------------------------ */
 
 /* Device memory for a frame's intermediates, owned by an engine and kept
@@ -269,8 +279,9 @@ void scratch_free_async (Scratch & s, cudaStream_t stream);
 
 /* Wide filters (cuconv-wide.cu) ------------------------------------------ */
 
-/* Whether f needs a wide path: any of its taps wider than
- * CUCONV_TILE_MAX_RADIUS, or untruncated. */
+/* Whether f is beyond the fused tiles of taps: any of its taps wider
+ * than CUCONV_TILE_MAX_RADIUS, or untruncated, or the bilateral (its own
+ * kernel, launch_bilateral). */
 bool filter_is_wide (const CuconvFilter & f);
 
 /* Filters all rows of plane pl (device pointers) with a wide filter f:

@@ -342,6 +342,9 @@ cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f)
     &f->m, f->settings.border
   };
 
+  /* not a sum of taps: its own definition */
+  if (f->combine == CUCONV_COMBINE_BILATERAL)
+    return cuconv_bilateral_rows (p, f, 0, p->height);
   return filter_plane (p, &pf);
 }
 

@@ -299,8 +299,10 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
   /* strips of whole tiles, each at least as tall as the vertical apron
    * (tile_rows >= CUCONV_TILE_MAX_RADIUS >= reach), so strip k only needs
    * k - 1 .. k + 1, and only strip k when nothing reaches across rows;
-   * a wide filter reaches further: one strip */
-  strip = filter_is_wide (*f) ? pl->height :
+   * a wide filter reaches further: one strip (but the bilateral, which
+   * reaches as far as its taps) */
+  strip = filter_is_wide (*f) && f->combine != CUCONV_COMBINE_BILATERAL ?
+      pl->height :
       (pl->height + CUCONV_MAX_STRIPS - 1) / CUCONV_MAX_STRIPS;
   strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
   n_strips = (pl->height + strip - 1) / strip;

@@ -28,6 +28,11 @@ extern "C" {
 #define CUCONV_MAX_CUSTOM_RADIUS 64
 #define CUCONV_MAX_CUSTOM_TAPS (2 * CUCONV_MAX_CUSTOM_RADIUS + 1)
 #define CUCONV_MAX_AMOUNT 10.0
+/* The bilateral's window: radius and ceil (3 sigma) are cut to 16 luma
+ * samples, (2 * 16 + 1)^2 taps a sample at most; sigma-range, in 8-bit
+ * levels, up to 1000 (past a few hundred the range weights are all 1). */
+#define CUCONV_MAX_BILATERAL_RADIUS 16
+#define CUCONV_MAX_SIGMA_RANGE 1000.0
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
 #define CUCONV_MAX_MATRIX_RADIUS 15
 #define CUCONV_MAX_MATRIX_SIDE (2 * CUCONV_MAX_MATRIX_RADIUS + 1)
@@ -51,7 +56,10 @@ extern "C" {
   X (LAPLACIAN, "laplacian", \
       "Absolute Laplacian of Gaussian; radius 1 = 3x3 Laplacian") \
   X (CUSTOM, "custom", \
-      "The user's kernel: kernel-x/kernel-y (separable) or matrix (2-D)")
+      "The user's kernel: kernel-x/kernel-y (separable) or matrix (2-D)") \
+  X (BILATERAL, "bilateral", \
+      "Edge-preserving blur: gaussian weights in space (sigma) times " \
+      "gaussian weights of the sample difference (sigma-range)")
 
 typedef enum
 {
@@ -99,6 +107,9 @@ typedef struct
    * 0 = not set.  When set it is used instead of custom_x/custom_y. */
   int matrix_side;
   double matrix[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];
+  /* bilateral: the range sigma in 8-bit levels, 0..1000, scaled by
+   * 2^(depth - 8) on deeper samples; 0 weighs only equal samples */
+  double sigma_range;
 } CuconvSettings;
 
 /* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 1024); w[radius] is
@@ -132,6 +143,9 @@ typedef enum
   CUCONV_COMBINE_SHARPEN,          /* in + amount * (in - t0) */
   CUCONV_COMBINE_MAGNITUDE,        /* sqrt (t0^2 + t1^2) */
   CUCONV_COMBINE_ABS_SUM,          /* |t0 + t1| */
+  CUCONV_COMBINE_BILATERAL,        /* not a sum of taps: the bilateral
+                                    * (cuconv_bilateral_rows), x and y
+                                    * holding its spatial weights */
 } CuconvCombine;
 
 /* What the settings compute, for every plane geometry of a frame.  A
@@ -317,6 +331,26 @@ int cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f);
 int cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, int pass, int band);
+
+/* The bilateral (cuconv-bilateral.c, docs/semantics.md): for each
+ * filtered sample p, over the window j = -ry..ry (rows outer), i =
+ * -rx..rx of its plane's taps,
+ *   w = (kx[i] * ky[j]) * wr[|q - p|],  v = (sum w * q) / (sum w)
+ * in float32, q the sample at (B (x + i), B (y + j)) (0 outside the plane
+ * with the zero border), kx and ky the unnormalised spatial gaussians of
+ * f->x and f->y, wr the range weights of cuconv_bilateral_range_lut ().
+ * Writes rows row_begin..row_end - 1 of p (components copied or filled as
+ * p->op says).  Returns 0, or -1 without memory (those rows untouched). */
+int cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
+    int row_begin, int row_end);
+
+/* The range sigma, in samples of depth bits, of settings s:
+ * sigma_range * 2^(depth - 8). */
+double cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth);
+
+/* wr[d] = (float) exp (-d^2 / (2 sigma_r^2)) in double, for d = 0..n - 1;
+ * sigma_r 0 gives wr[0] = 1 and 0 elsewhere. */
+void cuconv_bilateral_range_lut (float *wr, int n, double sigma_r);
 
 /* Round half away from zero, then saturate to 0..max. */
 CUCONV_HD unsigned

@@ -10,9 +10,10 @@
  *
  * Convolves raw video on a CUDA GPU when one is usable and on the CPU
  * otherwise: a gaussian or box blur, sharpening (an unsharp mask of
- * strength #GstCudaConvolve:amount), sobel or laplacian edges, or the
+ * strength #GstCudaConvolve:amount), sobel or laplacian edges, the
  * user's own separable (#GstCudaConvolve:kernel-x,
- * #GstCudaConvolve:kernel-y) or 2-D (#GstCudaConvolve:matrix) kernel, in
+ * #GstCudaConvolve:kernel-y) or 2-D (#GstCudaConvolve:matrix) kernel, or
+ * the edge-preserving bilateral blur (#GstCudaConvolve:sigma-range), in
  * 8 to 16 bit grey, YUV and RGB.  Chroma planes are filtered with a kernel
  * scaled to their subsampling, so luma and chroma blur by the same amount
  * in picture space.  #GstCudaConvolve:planes picks the components filtered
@@ -107,6 +108,7 @@ enum
   PROP_SIGMA,
   PROP_SIGMA_Y,
   PROP_AMOUNT,
+  PROP_SIGMA_RANGE,
   PROP_BORDER,
   PROP_PLANES,
   PROP_KERNEL_X,
@@ -127,6 +129,7 @@ enum
 #define DEFAULT_SIGMA 0.0
 #define DEFAULT_SIGMA_Y 0.0
 #define DEFAULT_AMOUNT 1.0
+#define DEFAULT_SIGMA_RANGE 25.0
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
@@ -280,8 +283,10 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
 
   properties[PROP_KERNEL] = g_param_spec_enum ("kernel", "Kernel",
       "What the filter computes: a gaussian or box blur, sharpen (unsharp "
-      "mask), sobel (gradient magnitude) or laplacian edges, or custom (the "
-      "kernel in kernel-x/kernel-y or matrix)",
+      "mask), sobel (gradient magnitude) or laplacian edges, custom (the "
+      "kernel in kernel-x/kernel-y or matrix), or bilateral (a gaussian "
+      "blur that keeps edges: weights fall with distance, sigma, and with "
+      "the difference of the samples, sigma-range)",
       GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-1024: the kernel spans 2 * radius + 1 "
@@ -289,12 +294,13 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "0 = derive it from sigma as ceil (3 * sigma); for gaussian and "
       "sharpen, when that is above 64, the untruncated gaussian (the ideal "
       "blur, at a cost that does not grow with sigma); sobel and "
-      "laplacian take radius 0 and sigma 0 as radius 1. Not used by custom. "
+      "laplacian take radius 0 and sigma 0 as radius 1; bilateral cuts it "
+      "to 16. Not used by custom. "
       "gaussian, box and sharpen with radius, sigma and sigma-y 0 pass "
       "buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-256, for "
-      "gaussian, sharpen, and sobel and laplacian above radius 1; "
+      "gaussian, sharpen, bilateral (its spatial weights), and sobel and laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
       "0.3 * (radius - 1) + 0.8. box uses it only to derive the radius when "
       "radius is 0", 0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA, live);
@@ -308,6 +314,13 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "gaussian (in)), the gaussian of radius and sigma. 0 = passthrough; "
       "1 doubles the detail finer than the gaussian",
       0.0, CUCONV_MAX_AMOUNT, DEFAULT_AMOUNT, live);
+  properties[PROP_SIGMA_RANGE] = g_param_spec_double ("sigma-range",
+      "Sigma range", "kernel=bilateral: standard deviation of the range "
+      "weight exp (-d^2 / (2 sigma-range^2)), d the difference of two "
+      "samples, in 8-bit levels (0-1000; times 4 in 10-bit, 256 in 16-bit "
+      "samples). Differences well below it are smoothed, edges well above "
+      "it kept. 0 = only equal samples are averaged: passthrough",
+      0.0, CUCONV_MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
@@ -390,6 +403,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.sigma = DEFAULT_SIGMA;
   self->settings.sigma_y = DEFAULT_SIGMA_Y;
   self->settings.amount = DEFAULT_AMOUNT;
+  self->settings.sigma_range = DEFAULT_SIGMA_RANGE;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
@@ -447,6 +461,9 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_AMOUNT:
       self->settings.amount = g_value_get_double (value);
+      break;
+    case PROP_SIGMA_RANGE:
+      self->settings.sigma_range = g_value_get_double (value);
       break;
     case PROP_BORDER:
       self->settings.border = (CuconvBorder) g_value_get_enum (value);
@@ -516,6 +533,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_AMOUNT:
       g_value_set_double (value, self->settings.amount);
+      break;
+    case PROP_SIGMA_RANGE:
+      g_value_set_double (value, self->settings.sigma_range);
       break;
     case PROP_BORDER:
       g_value_set_enum (value, self->settings.border);
@@ -588,7 +608,7 @@ settings_equal (const CuconvSettings * a, const CuconvSettings * b)
   return a->kernel == b->kernel && a->border == b->border &&
       a->radius == b->radius && a->sigma == b->sigma &&
       a->sigma_y == b->sigma_y && a->amount == b->amount &&
-      a->normalize == b->normalize &&
+      a->sigma_range == b->sigma_range && a->normalize == b->normalize &&
       a->custom_x_len == b->custom_x_len &&
       a->custom_y_len == b->custom_y_len &&
       a->matrix_side == b->matrix_side &&

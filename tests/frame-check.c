@@ -94,7 +94,8 @@ frame_check_element_settings (GstElement * e, CuconvSettings * s)
   memset (s, 0, sizeof (*s));
   g_object_get (e, "kernel", &kernel, "border", &border, "radius",
       &s->radius, "sigma", &s->sigma, "sigma-y", &s->sigma_y, "amount",
-      &s->amount, "normalize", &normalize, NULL);
+      &s->amount, "sigma-range", &s->sigma_range, "normalize", &normalize,
+      NULL);
   s->kernel = (CuconvKernel) kernel;
   s->border = (CuconvBorder) border;
   s->normalize = normalize;

@@ -155,6 +155,42 @@ GST_START_TEST (test_kernels_match_reference)
 
 GST_END_TEST;
 
+/* The bilateral, in bands: every border, depth and packing, radii 1 to
+ * the cut (16), sigma-range 0 to nearly the gaussian. */
+GST_START_TEST (test_bilateral_matches_reference)
+{
+  static const double ranges[] = { 0.0, 12.0, 40.0, 400.0 };
+  static const unsigned bl_radii[] = { 1, 3, 7, 30 };
+  GRand *rand = g_rand_new_with_seed (47);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  guint g, b, r;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      for (r = 0; r < G_N_ELEMENTS (bl_radii); r++) {
+        CuconvSettings s = settings (CUCONV_KERNEL_BILATERAL, borders[b],
+            bl_radii[r]);
+        CuconvPlane p;
+        gchar *what;
+
+        s.sigma_range = ranges[(g + b + r) % G_N_ELEMENTS (ranges)];
+        cuconv_filter_init (f, &s);
+        fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f) == 1);
+        plane_new (&p, &geometries[g], rand, (g + b + r) % 3);
+        what = g_strdup_printf ("bilateral border %d radius %u sigma-range %g",
+            b, bl_radii[r], s.sigma_range);
+        check (&p, f, 1 + (g + r) % 3, what);
+        g_free (what);
+        plane_free (&p);
+      }
+    }
+  }
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The box past radius 64, as running sums: radii up to the largest. */
 GST_START_TEST (test_wide_box_matches_reference)
 {
@@ -311,6 +347,7 @@ cpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_kernels_match_reference);
+  tcase_add_test (tc, test_bilateral_matches_reference);
   tcase_add_test (tc, test_wide_box_matches_reference);
   tcase_add_test (tc, test_untruncated_matches_reference);
   tcase_add_test (tc, test_custom_match_reference);

@@ -1169,7 +1169,7 @@ reset_filter (GstElement * e)
 {
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
-      "matrix=<>");
+      "matrix=<> sigma-range=25");
 }
 
 /* Each kernel type with parameters that exercise it: radius from sigma,
@@ -1201,6 +1201,10 @@ static const gchar *kernel_configs[] = {
       "border=wrap",
   "kernel=custom kernel-x=<1,2,1> normalize=false "
       "matrix=<<1,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,0>,<0,0,0,0,-1>>",
+  "kernel=bilateral radius=2 sigma-range=20",
+  "kernel=bilateral radius=0 sigma=1.5 sigma-y=3 sigma-range=60 border=zero "
+      "planes=all",
+  "kernel=bilateral radius=5 sigma-range=400 border=mirror planes=chroma",
 };
 
 /* Every format, every kernel type: the CPU backend equals the reference

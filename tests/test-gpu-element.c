@@ -164,6 +164,10 @@ GST_START_TEST (test_formats_cuda_match_reference)
         "normalize=false planes=luma",
     "kernel=custom border=mirror matrix=<<0,-1,0>,<-1,5,-1>,<0,-1,3>> "
         "planes=chroma",
+    "kernel=bilateral matrix=<> border=wrap radius=4 sigma-range=30 "
+        "planes=all",
+    "kernel=bilateral border=zero radius=0 sigma=1.5 sigma-y=3 "
+        "sigma-range=12 planes=auto",
     "kernel=custom matrix=<> kernel-x=<> kernel-y=<> kernel=box radius=1 "
         "planes=auto",
   };
@@ -549,6 +553,7 @@ GST_START_TEST (test_regions_cuda)
     "kernel=sharpen border=zero radius=2 amount=1.5",
     "kernel=sobel border=clamp radius=1",
     "kernel=custom matrix=<<0,-1,0>,<-1,5,-1>,<0,-1,3>> border=mirror",
+    "kernel=bilateral border=clamp radius=2 sigma-range=25 matrix=<>",
   };
   GRand *rand = g_rand_new_with_seed (SEED + 10);
   guint f, z, c, m;

@@ -216,6 +216,7 @@ typedef struct
   int max_w;                    /* the largest width it runs at (--quick:
                                  * 17), 0: all */
   int race;                     /* in --race */
+  double sigma_range;           /* bilateral */
 } General;
 
 static const General general[] = {
@@ -255,6 +256,21 @@ static const General general[] = {
       .race = 1},
   {"custom matrix 31x31", CUCONV_KERNEL_CUSTOM, CUCONV_PLANES_AUTO, .side = 31,
       .max_w = 385},
+  /* the bilateral: the unrolled 8-bit radii (2, 4, 7 and their chroma 1,
+   * 2, 4), the generic kernel (rx != ry, 16), sigma_r 0 (equal samples
+   * only) and 255 (nearly the gaussian) */
+  {"bilateral r=2 sr=20", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_ALL, 2,
+      .sigma_range = 20.0},
+  {"bilateral r=4 sigma=2 sr=40", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_AUTO,
+      4, 2.0, .race = 1, .sigma_range = 40.0},
+  {"bilateral r=7 sr=10", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_LUMA, 7,
+      .max_w = 385, .sigma_range = 10.0},
+  {"bilateral sigma=1.5 sigma_y=3 sr=255", CUCONV_KERNEL_BILATERAL,
+      CUCONV_PLANES_CHROMA, 0, 1.5, 3.0, .sigma_range = 255.0},
+  {"bilateral r=16 sr=30", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_ALL, 16,
+      .max_w = 385, .sigma_range = 30.0},
+  {"bilateral r=3 sr=0", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_AUTO, 3,
+      .sigma_range = 0.0},
 };
 
 #define N_GENERAL ((int) (sizeof (general) / sizeof (general[0])))
@@ -302,6 +318,8 @@ typedef struct
   int regions_only;             /* --regions */
   int wide_only;                /* --wide */
   int untruncated_only;         /* --untruncated */
+  const char *kernel_only;      /* --kernel=NICK: the matrix's settings of
+                                 * that kernel only */
   int verbose;
   uint64_t seed;
   int n_threads;
@@ -909,6 +927,7 @@ setting_from_general (Setting * out, const General * gs, int b)
   out->s.sigma_y = gs->sigma_y;
   out->s.amount = gs->amount;
   out->s.normalize = gs->normalize;
+  out->s.sigma_range = gs->sigma_range;
   out->s.custom_x_len = gs->x_len;
   out->s.custom_y_len = gs->y_len;
   memcpy (out->s.custom_x, gs->x, sizeof (gs->x));
@@ -972,6 +991,15 @@ build_settings (Setting * out)
         out[n].max_w = opt.quick ? 17 : gs->max_w;
       n++;
     }
+  }
+
+  if (opt.kernel_only) {
+    int kept = 0;
+
+    for (k = 0; k < n; k++)
+      if (strcmp (kernel_names[out[k].s.kernel], opt.kernel_only) == 0)
+        out[kept++] = out[k];
+    n = kept;
   }
   return n;
 }
@@ -1258,7 +1286,8 @@ static const struct
   {"laplacian r=1"}, {"custom 7x3 negative taps"},
   {"custom matrix 7x7", 1, 1}, {"gaussian r=64"}, {"sharpen r=5 amount=3"},
   {"sobel r=5", 1}, {"laplacian r=5"}, {"custom x only 9 taps"},
-  {"custom matrix 31x31"}, {NULL, 1, 1},
+  {"custom matrix 31x31"}, {"bilateral r=4 sigma=2 sr=40", 1},
+  {"bilateral r=2 sr=20", 0, 1}, {NULL, 1, 1},
 };
 
 #define N_REGION_SETTINGS \
@@ -1867,7 +1896,8 @@ static void
 usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--regions | --wide | --untruncated] "
-      "[--stream | --mma | --tiled] [--seed=N] [--threads=N] [--verbose]\n"
+      "[--stream | --mma | --tiled] [--kernel=NICK] [--seed=N] [--threads=N] "
+      "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck,\n"
@@ -1881,6 +1911,8 @@ usage (const char *argv0)
       "  --stream     the streaming kernel wherever it takes a plane\n"
       "  --mma        the tensor-core blur wherever it takes a plane\n"
       "  --tiled      never the streaming kernel or the tensor-core blur\n"
+      "  --kernel=NICK  the matrix's settings of one kernel type only, e.g.\n"
+      "               --kernel=bilateral\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
       "  --threads=N  CPU reference threads (default: all online CPUs)\n"
       "  --verbose    one line per passing case too\n", argv0, DEFAULT_SEED);
@@ -1913,6 +1945,8 @@ parse_args (int argc, char **argv)
       base_path = run_path = CUCONV_PATH_TILED;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
+    else if (strncmp (argv[i], "--kernel=", 9) == 0)
+      opt.kernel_only = argv[i] + 9;
     else if (strncmp (argv[i], "--seed=", 7) == 0)
       opt.seed = strtoull (argv[i] + 7, NULL, 0);
     else if (strncmp (argv[i], "--threads=", 10) == 0)

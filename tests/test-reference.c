@@ -1172,6 +1172,216 @@ GST_END_TEST;
 
 /* Regions (docs/semantics.md, "Regions") --------------------------------- */
 
+/* The bilateral, from docs/semantics.md in double: its own radius rule
+ * (cut to 16, sigma from the uncut radius), weights, border and range
+ * sigma scaled to the depth; the zero border reads samples of value 0. */
+static void
+naive_bilateral_radius (const CuconvSettings * s, gboolean vertical, int *r,
+    double *sigma)
+{
+  const double sg = vertical && s->sigma_y > 0.0 ? s->sigma_y : s->sigma;
+  int rr = (int) s->radius;
+
+  if (rr == 0 && sg > 0.0)
+    rr = (int) ceil (3.0 * sg);
+  *sigma = sg > 0.0 ? sg : 0.3 * (rr - 1) + 0.8;
+  *r = rr > 16 ? 16 : rr;
+}
+
+static double
+naive_bilateral_at (const Geometry * g, const guint8 * src, int stride,
+    const CuconvSettings * s, int x, int y, int c)
+{
+  const double sr = s->sigma_range * pow (2.0, g->depth - 8);
+  double num = 0.0, den = 0.0, sx, sy, p;
+  int rx, ry, i, j;
+
+  naive_bilateral_radius (s, FALSE, &rx, &sx);
+  naive_bilateral_radius (s, TRUE, &ry, &sy);
+  rx = (rx + g->sub_x - 1) / g->sub_x;
+  ry = (ry + g->sub_y - 1) / g->sub_y;
+  sx /= g->sub_x;
+  sy /= g->sub_y;
+  p = naive_in (g, src, stride, x, y, c);
+  for (j = -ry; j <= ry; j++) {
+    for (i = -rx; i <= rx; i++) {
+      const int xi = naive_index (s->border, x + i, g->width);
+      const int yj = naive_index (s->border, y + j, g->height);
+      const double q = xi < 0 || yj < 0 ? 0.0 :
+          naive_in (g, src, stride, xi, yj, c);
+      const double wr = sr > 0.0 ? exp (-(q - p) * (q - p) / (2 * sr * sr)) :
+          q == p ? 1.0 : 0.0;
+      const double w = exp (-i * i / (2 * sx * sx) - j * j / (2 * sy * sy))
+          * wr;
+
+      num += w * q;
+      den += w;
+    }
+  }
+  return num / den;
+}
+
+/* The reference's bilateral on a random plane against the naive one:
+ * within 1, at most 1% of the filtered samples off by 1; copied and
+ * filled components, bits outside the sample and padding as for the
+ * other kernels. */
+static void
+check_bilateral_case (const Geometry * g, const CuconvSettings * s,
+    const guint8 * op)
+{
+  const int bytes = bytes_of (g);
+  const int wb = g->width * g->n_comp * bytes;
+  const int stride = wb + 5;
+  const size_t size = (size_t) stride * g->height;
+  const unsigned max = (1u << g->depth) - 1;
+  const unsigned fill = max / 3;
+  guint8 *src = g_malloc (size), *dst = g_malloc (size);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvPlane p = { src, dst, stride, stride, g->width, g->height, g->n_comp,
+    g->sub_x, g->sub_y, g->depth, g->shift
+  };
+  guint64 unexplained = 0, filtered = 0;
+  double bound;
+  int x, y, c, i, rx, ry;
+
+  memcpy (p.op, op, sizeof (p.op));
+  p.fill = fill;
+  fill_source (g, src, stride, 0);
+  /* the float sums' first-order error bound, relative: a sample off by 1
+   * whose exact value lies that close to a half is float rounding */
+  naive_bilateral_radius (s, FALSE, &rx, &bound);
+  naive_bilateral_radius (s, TRUE, &ry, &bound);
+  bound = (2.0 * (2 * rx + 1) * (2 * ry + 1) + 4.0) * ldexp (1.0, -24);
+  memset (dst, GUARD, size);
+  cuconv_filter_init (f, s);
+  fail_unless (f->combine == CUCONV_COMBINE_BILATERAL);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+
+  for (y = 0; y < g->height; y++) {
+    for (i = wb; i < stride; i++)
+      if (dst[(size_t) y * stride + i] != GUARD)
+        fail ("padding written at byte %d of row %d", i, y);
+    for (x = 0; x < g->width; x++) {
+      for (c = 0; c < g->n_comp; c++) {
+        const unsigned got = word_at (g, dst, stride, x, y, c);
+        unsigned want, value;
+        double v;
+        int d;
+
+        if (op[c] == CUCONV_COMP_COPY) {
+          if (got != word_at (g, src, stride, x, y, c))
+            fail ("copied component %d changed at %d,%d", c, x, y);
+          continue;
+        }
+        if (op[c] == CUCONV_COMP_FILL) {
+          if (got != fill << g->shift)
+            fail ("filled component %d is %u at %d,%d", c, got, x, y);
+          continue;
+        }
+        value = (got >> g->shift) & max;
+        if (got != value << g->shift)
+          fail ("bilateral: word 0x%x at %d,%d has bits outside the sample",
+              got, x, y);
+        v = naive_bilateral_at (g, src, stride, s, x, y, c);
+        want = naive_round (v, max);
+        d = abs ((int) value - (int) want);
+        if (d > 1)
+          fail ("bilateral %dx%d nc %d sub %d,%d depth %d border %d r %u "
+              "sigma %g,%g sigma-range %g: (%d,%d,%d) is %u, expected %u "
+              "(%.6f)", g->width, g->height, g->n_comp, g->sub_x, g->sub_y,
+              g->depth, s->border, s->radius, s->sigma, s->sigma_y,
+              s->sigma_range, x, y, c, value, want, v);
+        if (d == 1 && fabs (v - (value + want) / 2.0) > bound * MAX (v, 1.0))
+          unexplained++;
+        filtered++;
+      }
+    }
+  }
+  fail_unless (unexplained * 100 <= filtered, "bilateral: %" G_GUINT64_FORMAT
+      " of %" G_GUINT64_FORMAT " samples off by 1 beyond float rounding "
+      "(border %d r %u depth %d)", unexplained, filtered, s->border,
+      s->radius, g->depth);
+  g_free (src);
+  g_free (dst);
+  g_free (f);
+}
+
+GST_START_TEST (test_bilateral)
+{
+  static const struct
+  {
+    unsigned radius;
+    double sigma, sigma_y, sigma_range;
+  } cases[] = {
+    {1, 0, 0, 20}, {2, 0, 0, 8}, {5, 0, 0, 30}, {3, 0, 0, 0},
+    {0, 1.2, 2.5, 50}, {0, 7.0, 0, 15},   /* ceil (21) cut to 16 */
+    {20, 0, 0, 300},            /* cut to 16, sigma 6.5 */
+  };
+  static const Geometry large[] = {
+    {97, 61, 1, 1, 1, 8}, {49, 31, 2, 2, 2, 8}, {41, 23, 1, 1, 1, 16},
+  };
+  guint8 op[CUCONV_MAX_COMP];
+  guint g, k, b, n = 0;
+
+  rng_state = 7;
+  for (g = 0; g < G_N_ELEMENTS (small_geometries) + G_N_ELEMENTS (large);
+      g++) {
+    const Geometry *geo = g < G_N_ELEMENTS (small_geometries) ?
+        &small_geometries[g] : &large[g - G_N_ELEMENTS (small_geometries)];
+
+    for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+      for (b = 0; b < CUCONV_BORDER_N; b++) {
+        CuconvSettings s = settings (CUCONV_KERNEL_BILATERAL, b,
+            cases[k].radius, cases[k].sigma);
+        int c;
+
+        /* the large planes with the narrow windows only */
+        if (g >= G_N_ELEMENTS (small_geometries) && cases[k].radius != 2
+            && cases[k].radius != 5)
+          continue;
+        s.sigma_y = cases[k].sigma_y;
+        s.sigma_range = cases[k].sigma_range;
+        for (c = 0; c < CUCONV_MAX_COMP; c++)
+          op[c] = geo->n_comp == 1 || (n + c) % 3 == 0 ?
+              CUCONV_COMP_FILTER : (n + c) % 3;
+        n++;
+        check_bilateral_case (geo, &s, op);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* A known answer: a step 10 | 200 with sigma-range 30 keeps its edge
+ * (the far side weighs exp (-190^2 / 1800), nothing), and a ramp of
+ * steps of 1 is smoothed as the gaussian would. */
+GST_START_TEST (test_bilateral_known)
+{
+  guint8 src[8] = { 10, 10, 10, 10, 200, 200, 200, 200 }, dst[8];
+  CuconvPlane p = { src, dst, 8, 8, 8, 1, 1, 1, 1, 8, 0 };
+  CuconvSettings s = settings (CUCONV_KERNEL_BILATERAL, CUCONV_BORDER_CLAMP,
+      2, 0);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  int x;
+
+  s.sigma_range = 30;
+  cuconv_filter_init (f, &s);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+  for (x = 0; x < 8; x++)
+    fail_unless (dst[x] == src[x], "the step moved at %d: %u", x, dst[x]);
+
+  /* sigma-range 0: equal samples only, the identity */
+  s.sigma_range = 0;
+  fail_unless (cuconv_settings_is_identity (&s));
+  cuconv_filter_init (f, &s);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+  fail_unless (memcmp (dst, src, 8) == 0);
+  g_free (f);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rect_clip)
 {
   CuconvRect r = { -7, -7, -7, -7 };
@@ -1540,6 +1750,8 @@ reference_suite (void)
   tcase_add_test (tc, test_untruncated);
   tcase_add_test (tc, test_wide_radii);
   tcase_add_test (tc, test_rect_clip);
+  tcase_add_test (tc, test_bilateral);
+  tcase_add_test (tc, test_bilateral_known);
   tcase_add_test (tc, test_rect_on_plane);
   tcase_add_test (tc, test_regions);
   tcase_add_test (tc, test_regions_restore);

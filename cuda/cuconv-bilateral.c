@@ -1,0 +1,191 @@
+/* gst-cudaconvolve: the bilateral filter's definition (docs/semantics.md,
+ * "The bilateral"): its range weights and the filter itself, which the
+ * CPU reference and the CPU engine both run and the GPU is tested against.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cuconv.h"
+
+static int
+depth_of (const CuconvPlane * p)
+{
+  return p->depth > 8 ? p->depth : 8;
+}
+
+/* Depth 8 samples are bytes and never shifted. */
+static int
+shift_of (const CuconvPlane * p)
+{
+  return depth_of (p) == 8 ? 0 : p->shift;
+}
+
+static unsigned
+read_word (const CuconvPlane * p, int x, int y, int comp)
+{
+  const uint8_t *row = p->src + y * p->src_stride;
+  const int k = x * p->n_comp + comp;
+
+  if (depth_of (p) == 8)
+    return row[k];
+  return row[2 * k] | (unsigned) row[2 * k + 1] << 8;
+}
+
+static void
+write_word (const CuconvPlane * p, int x, int y, int comp, unsigned v)
+{
+  uint8_t *row = p->dst + y * p->dst_stride;
+  const int k = x * p->n_comp + comp;
+
+  if (depth_of (p) == 8) {
+    row[k] = (uint8_t) v;
+  } else {
+    row[2 * k] = (uint8_t) v;
+    row[2 * k + 1] = (uint8_t) (v >> 8);
+  }
+}
+
+double
+cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth)
+{
+  return ldexp (s->sigma_range, (depth > 8 ? depth : 8) - 8);
+}
+
+void
+cuconv_bilateral_range_lut (float *wr, int n, double sigma_r)
+{
+  int d;
+
+  for (d = 0; d < n; d++) {
+    if (sigma_r > 0.0)
+      wr[d] = (float) exp (-(double) d * d / (2.0 * sigma_r * sigma_r));
+    else
+      wr[d] = d == 0 ? 1.0f : 0.0f;
+  }
+}
+
+/* What one call works with: the window's weights and the band's samples,
+ * border-extended. */
+typedef struct
+{
+  int rx, ry, ew;               /* radii; ew = width + 2 rx */
+  float *ws;                    /* (2ry + 1) x (2rx + 1): kx[i] * ky[j] */
+  float *wr;                    /* 2^depth range weights */
+  uint16_t *ext;                /* (rows + 2ry) x ew samples */
+  int *bx;                      /* border map of x in -rx..W-1+rx */
+} Bilateral;
+
+/* ext row k holds plane row B (row_begin - ry + k), column k' the sample
+ * at B (k' - rx), of component comp: 0 wherever the zero border reads
+ * outside the plane. */
+static void
+fill_ext (const CuconvPlane * p, const Bilateral * b, CuconvBorder border,
+    int comp, int row_begin, int rows)
+{
+  const unsigned mask = (1u << depth_of (p)) - 1;
+  int k, i;
+
+  for (k = 0; k < rows + 2 * b->ry; k++) {
+    const int y = cuconv_border_index (border, row_begin - b->ry + k,
+        p->height);
+    uint16_t *e = b->ext + (size_t) k * b->ew;
+
+    for (i = 0; i < b->ew; i++) {
+      const int x = b->bx[i];
+
+      e[i] = y < 0 || x < 0 ? 0 :
+          (uint16_t) ((read_word (p, x, y, comp) >> shift_of (p)) & mask);
+    }
+  }
+}
+
+/* The bilateral at (x, row_begin + k), from the extended samples. */
+static float
+bilateral_at (const Bilateral * b, int x, int k)
+{
+  const int side = 2 * b->rx + 1;
+  const uint16_t *centre = b->ext + (size_t) (k + b->ry) * b->ew + x + b->rx;
+  const int pv = *centre;
+  float num = 0.0f, den = 0.0f;
+  int i, j;
+
+  for (j = 0; j <= 2 * b->ry; j++) {
+    const uint16_t *row = b->ext + (size_t) (k + j) * b->ew + x;
+    const float *ws = b->ws + j * side;
+
+    for (i = 0; i < side; i++) {
+      const int q = row[i];
+      const float w = ws[i] * b->wr[q > pv ? q - pv : pv - q];
+
+      num += w * (float) q;
+      den += w;
+    }
+  }
+  /* den >= the centre's weight, 1 */
+  return num / den;
+}
+
+int
+cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
+    int row_begin, int row_end)
+{
+  const CuconvTaps *kx = cuconv_filter_taps_x (f, p);
+  const CuconvTaps *ky = cuconv_filter_taps_y (f, p);
+  const CuconvBorder border = f->settings.border;
+  const int depth = depth_of (p), rows = row_end - row_begin;
+  const unsigned max = (1u << depth) - 1;
+  Bilateral b;
+  int c, x, y, i, j, ret = -1;
+
+  if (rows <= 0 || p->width <= 0)
+    return 0;
+  b.rx = kx->radius;
+  b.ry = ky->radius;
+  b.ew = p->width + 2 * b.rx;
+  b.ws = malloc (sizeof (float) * (2 * b.rx + 1) * (2 * b.ry + 1));
+  b.wr = malloc (sizeof (float) * ((size_t) max + 1));
+  b.ext = malloc (sizeof (uint16_t) * (size_t) b.ew * (rows + 2 * b.ry));
+  b.bx = malloc (sizeof (int) * b.ew);
+  if (!b.ws || !b.wr || !b.ext || !b.bx)
+    goto done;
+
+  for (j = 0; j <= 2 * b.ry; j++)
+    for (i = 0; i <= 2 * b.rx; i++)
+      b.ws[j * (2 * b.rx + 1) + i] = kx->w[i] * ky->w[j];
+  cuconv_bilateral_range_lut (b.wr, (int) max + 1,
+      cuconv_bilateral_sigma_range (&f->settings, depth));
+  for (i = 0; i < b.ew; i++)
+    b.bx[i] = cuconv_border_index (border, i - b.rx, p->width);
+
+  for (c = 0; c < p->n_comp; c++) {
+    if (p->op[c] == CUCONV_COMP_FILTER)
+      fill_ext (p, &b, border, c, row_begin, rows);
+    for (y = row_begin; y < row_end; y++) {
+      for (x = 0; x < p->width; x++) {
+        switch (p->op[c]) {
+          case CUCONV_COMP_COPY:
+            write_word (p, x, y, c, read_word (p, x, y, c));
+            break;
+          case CUCONV_COMP_FILL:
+            write_word (p, x, y, c, p->fill << shift_of (p));
+            break;
+          case CUCONV_COMP_FILTER:
+          default:
+            write_word (p, x, y, c, cuconv_round_sat (bilateral_at (&b, x,
+                        y - row_begin), max) << shift_of (p));
+            break;
+        }
+      }
+    }
+  }
+  ret = 0;
+
+done:
+  free (b.ws);
+  free (b.wr);
+  free (b.ext);
+  free (b.bx);
+  return ret;
+}

@@ -1,0 +1,231 @@
+/* gst-cudaconvolve: the bilateral filter on the GPU (docs/design.md, "The
+ * bilateral").  A block filters a tile of 32 x 16 outputs of one
+ * component: it reads the tile and its apron once into shared memory,
+ * through the border mode, with the window's spatial weights and the
+ * range weights beside it; each thread then sums its window there in the
+ * reference's order (cuconv_bilateral_rows, cuconv-bilateral.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <cuda_runtime.h>
+
+#include "cuconv-engine.cuh"
+
+namespace cuconv {
+
+#define BL_BX 32                /* threads across: outputs across a tile */
+#define BL_BY 8                 /* threads down */
+#define BL_ROWS 2               /* outputs a thread, BL_BY rows apart */
+#define BL_TILE_H (BL_BY * BL_ROWS)
+#define BL_MAX_SIDE (2 * CUCONV_MAX_BILATERAL_RADIUS + 1)
+/* Range weights kept in shared memory up to 12-bit samples (16 KiB);
+ * 16-bit ones are computed where they are needed. */
+#define BL_MAX_LUT 4096
+
+struct BilateralParams
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch;
+  size_t dst_pitch;
+  int width;                    /* pixels */
+  int height;                   /* rows of the whole plane, for the border */
+  int row_begin;
+  int row_end;
+  int nc;                       /* interleaved components */
+  int border;
+  int shift;                    /* a sample is (word >> shift) & mask */
+  uint32_t mask;
+  int rx, ry;
+  int lut_n;                    /* range weights in shared memory: 2^depth
+                                 * up to BL_MAX_LUT, else 0 */
+  int lut_host;                 /* 8-bit: lut8 holds them, the reference's
+                                 * own floats */
+  int zero_range;               /* sigma_r 0: 1 for d = 0, else 0 */
+  float inv2sr2;                /* 1 / (2 sigma_r^2), sigma_r in samples */
+  uint8_t op[CUCONV_MAX_COMP];
+  uint32_t fill;
+  float kx[BL_MAX_SIDE];        /* the unnormalised spatial gaussians */
+  float ky[BL_MAX_SIDE];
+  float lut8[256];
+};
+
+/* The range weight of a difference of d samples: exp (-d^2 / (2
+ * sigma_r^2)) in float (the reference's is the double value rounded to
+ * float: within a few ulps). */
+__device__ __forceinline__ float
+range_weight (const BilateralParams & p, int d)
+{
+  const float fd = (float) d;
+
+  if (p.zero_range)
+    return d == 0 ? 1.0f : 0.0f;
+  return expf (-(fd * fd) * p.inv2sr2);
+}
+
+template < int SB > __device__ __forceinline__ uint32_t
+read_word (const BilateralParams & p, int x, int y, int c)
+{
+  const uint8_t *a = p.src + (size_t) y * p.src_pitch +
+      (size_t) SB * ((size_t) x * p.nc + c);
+
+  return SB == 1 ? a[0] : a[0] | (uint32_t) a[1] << 8;
+}
+
+template < int SB > __device__ __forceinline__ void
+write_word (const BilateralParams & p, int x, int y, int c, uint32_t v)
+{
+  uint8_t *a = p.dst + (size_t) y * p.dst_pitch +
+      (size_t) SB * ((size_t) x * p.nc + c);
+
+  a[0] = (uint8_t) v;
+  if (SB == 2)
+    a[1] = (uint8_t) (v >> 8);
+}
+
+/* R > 0: rx = ry = R, the loops unrolled; R = 0: p.rx, p.ry.  blockIdx.z
+ * is the component. */
+template < int SB, int R > __global__ void
+__launch_bounds__ (BL_BX * BL_BY)
+bilateral_kernel (const BilateralParams p)
+{
+  extern __shared__ float smem[];
+  const int rx = R > 0 ? R : p.rx, ry = R > 0 ? R : p.ry;
+  const int sx = 2 * rx + 1, tw = BL_BX + 2 * rx, th = BL_TILE_H + 2 * ry;
+  float *tile = smem;           /* th x tw samples */
+  float *ws = tile + tw * th;   /* (2ry + 1) x sx: kx[i] * ky[j] */
+  float *lut = ws + sx * (2 * ry + 1);  /* p.lut_n range weights */
+  const int c = blockIdx.z;
+  const bool filter = p.op[c] == CUCONV_COMP_FILTER;
+  const int x0 = blockIdx.x * BL_BX;
+  const int y0 = p.row_begin + blockIdx.y * BL_TILE_H;
+  const int tid = threadIdx.y * BL_BX + threadIdx.x;
+  const int nt = BL_BX * BL_BY;
+
+  if (filter) {
+    /* the zero border's outside reads 0, a sample like any other */
+    for (int k = tid; k < tw * th; k += nt) {
+      const int ty = k / tw, tx = k - ty * tw;
+      const int gx = cuconv_border_index ((CuconvBorder) p.border,
+          x0 - rx + tx, p.width);
+      const int gy = cuconv_border_index ((CuconvBorder) p.border,
+          y0 - ry + ty, p.height);
+
+      tile[k] = gx < 0 || gy < 0 ? 0.0f :
+          (float) ((read_word < SB > (p, gx, gy, c) >> p.shift) & p.mask);
+    }
+    /* the same float products as the reference's */
+    for (int k = tid; k < sx * (2 * ry + 1); k += nt)
+      ws[k] = p.kx[k % sx] * p.ky[k / sx];
+    for (int d = tid; d < p.lut_n; d += nt)
+      lut[d] = p.lut_host ? p.lut8[d] : range_weight (p, d);
+  }
+  __syncthreads ();
+
+  for (int r = 0; r < BL_ROWS; r++) {
+    const int ty = threadIdx.y + r * BL_BY, tx = threadIdx.x;
+    const int x = x0 + tx, y = y0 + ty;
+
+    if (x >= p.width || y >= p.row_end)
+      continue;
+    if (p.op[c] == CUCONV_COMP_COPY) {
+      write_word < SB > (p, x, y, c, read_word < SB > (p, x, y, c));
+    } else if (p.op[c] == CUCONV_COMP_FILL) {
+      write_word < SB > (p, x, y, c, p.fill << p.shift);
+    } else {
+      const float pv = tile[(ty + ry) * tw + tx + rx];
+      float num = 0.0f, den = 0.0f;
+
+      /* rows outer, columns inner, as the reference sums */
+#pragma unroll
+      for (int j = 0; j <= 2 * ry; j++) {
+        const float *row = tile + (ty + j) * tw + tx;
+        const float *wrow = ws + j * sx;
+
+#pragma unroll
+        for (int i = 0; i < sx; i++) {
+          const float q = row[i];
+          const int d = (int) fabsf (q - pv);
+          const float w = wrow[i] * (p.lut_n ? lut[d] : range_weight (p, d));
+
+          num = fmaf (w, q, num);
+          den += w;
+        }
+      }
+      write_word < SB > (p, x, y, c,
+          cuconv_round_sat (num / den, p.mask) << p.shift);
+    }
+  }
+}
+
+/* The radii with an unrolled 8-bit instantiation: every other radius,
+ * unequal radii and deeper samples take the generic one. */
+#define BL_UNROLLED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8)
+
+template < int SB, int R > static cudaError_t
+launch (const BilateralParams & p, cudaStream_t stream)
+{
+  const int tw = BL_BX + 2 * p.rx, th = BL_TILE_H + 2 * p.ry;
+  const size_t smem = sizeof (float) * ((size_t) tw * th +
+      (2 * p.rx + 1) * (2 * p.ry + 1) + p.lut_n);
+  const dim3 block (BL_BX, BL_BY);
+  const dim3 grid ((p.width + BL_BX - 1) / BL_BX,
+      (p.row_end - p.row_begin + BL_TILE_H - 1) / BL_TILE_H, p.nc);
+
+  bilateral_kernel < SB, R > <<<grid, block, smem, stream>>> (p);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream)
+{
+  const CuconvTaps *tx = cuconv_filter_taps_x (&f, &pl);
+  const CuconvTaps *ty = cuconv_filter_taps_y (&f, &pl);
+  const int depth = pl.depth > 8 ? pl.depth : 8;
+  const int sb = cuconv_plane_sample_bytes (&pl);
+  const double sr = cuconv_bilateral_sigma_range (&f.settings, depth);
+  BilateralParams p;
+
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || tx->untruncated
+      || ty->untruncated || tx->radius > CUCONV_MAX_BILATERAL_RADIUS
+      || ty->radius > CUCONV_MAX_BILATERAL_RADIUS || depth > 16
+      || row_begin < 0 || row_end > pl.height)
+    return cudaErrorInvalidValue;
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+
+  band_params_init (p, pl, row_begin, row_end);
+  p.nc = pl.n_comp;
+  p.border = f.settings.border;
+  p.shift = depth == 8 ? 0 : pl.shift;
+  p.mask = (1u << depth) - 1;
+  p.rx = tx->radius;
+  p.ry = ty->radius;
+  p.lut_n = depth <= 12 ? 1 << depth : 0;
+  p.lut_host = depth == 8;
+  p.zero_range = !(sr > 0.0);
+  p.inv2sr2 = p.zero_range ? 0.0f : (float) (1.0 / (2.0 * sr * sr));
+  for (int c = 0; c < CUCONV_MAX_COMP; c++)
+    p.op[c] = c < pl.n_comp ? pl.op[c] : (uint8_t) CUCONV_COMP_COPY;
+  p.fill = pl.fill;
+  memcpy (p.kx, tx->w, sizeof (float) * (2 * p.rx + 1));
+  memcpy (p.ky, ty->w, sizeof (float) * (2 * p.ry + 1));
+  if (p.lut_host)
+    cuconv_bilateral_range_lut (p.lut8, 256, sr);
+
+  if (sb == 2)
+    return launch < 2, 0 > (p, stream);
+  if (p.rx == p.ry) {
+    switch (p.rx) {
+#define BL_CASE(r) case r: return launch < 1, r > (p, stream);
+        BL_UNROLLED_RADII (BL_CASE)
+#undef BL_CASE
+      default:
+        break;
+    }
+  }
+  return launch < 1, 0 > (p, stream);
+}
+
+}                               /* namespace cuconv */
