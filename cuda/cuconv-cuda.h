@@ -135,6 +135,14 @@ int cuconv_region_filter_device (CuconvRegionFilter * rf,
     const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st);
 
+/* The temporal denoise of planes in device memory of the current context
+ * (cuconv_temporal_rows for every row, bit for bit), asynchronously on
+ * stream: each plane's src is the input, its dst the state, the previous
+ * output overwritten with the new one (first: the input copied).  Returns
+ * 0, or non-zero with st (when not NULL) filled. */
+int cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
+    const uint8_t * k, int first, void *stream, CuconvStatus * st);
+
 #ifdef __cplusplus
 }
 #endif

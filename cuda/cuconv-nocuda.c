@@ -58,6 +58,14 @@ cuconv_filter_device (const CuconvPlane * planes, int n_planes,
 }
 
 int
+cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
+    const uint8_t * k, int first, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
+
+int
 cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
 {

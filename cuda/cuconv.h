@@ -352,6 +352,31 @@ double cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth);
  * sigma_r 0 gives wr[0] = 1 and 0 elsewhere. */
 void cuconv_bilateral_range_lut (float *wr, int n, double sigma_r);
 
+/* The temporal denoise (cuconv-temporal.c, docs/semantics.md): for each
+ * sample a (the input) and b (the previous output, the state), of a
+ * component the planes rule filters,
+ *   t = k[|a - b| >> (depth - 8)],  out = a + ((t * (b - a) + 128) >> 8)
+ * in integers (>> an arithmetic shift: floor), with k the table of
+ * cuconv_temporal_lut (); out becomes the state.  Other components, and
+ * every one on the first frame (first), take the input word itself. */
+#define CUCONV_TEMPORAL_LUT 256
+#define CUCONV_MAX_TEMPORAL_THRESHOLD 255.0
+
+/* k[d] = round (255 * strength * (1 - d / threshold)^2) for d below
+ * threshold (8-bit levels), else 0: strength (0..1) for still samples,
+ * falling smoothly to 0 at the threshold.  threshold 0 or strength 0
+ * gives a table of zeros: the filter is off. */
+void cuconv_temporal_lut (uint8_t * k, double strength, double threshold);
+
+/* Whether table k leaves every sample as it is. */
+int cuconv_temporal_is_off (const uint8_t * k);
+
+/* Rows row_begin..row_end - 1 of p: p->src the input frame's plane,
+ * p->dst the state (the same layout), read as the previous output and
+ * overwritten with the new one.  Host pointers. */
+void cuconv_temporal_rows (const CuconvPlane * p, const uint8_t * k,
+    int first, int row_begin, int row_end);
+
 /* Round half away from zero, then saturate to 0..max. */
 CUCONV_HD unsigned
 cuconv_round_sat (float v, unsigned max)

@@ -1382,6 +1382,101 @@ GST_START_TEST (test_bilateral_known)
 
 GST_END_TEST;
 
+/* The temporal denoise's table and integer steps (docs/semantics.md,
+ * "Temporal denoise"), by hand. */
+GST_START_TEST (test_temporal_known)
+{
+  guint8 k[CUCONV_TEMPORAL_LUT], in[4], state[4];
+  guint16 win[2], wstate[2];
+  CuconvPlane p = { in, state, 4, 4, 4, 1, 1, 1, 1, 8, 0 };
+  int t;
+
+  cuconv_temporal_lut (k, 0.5, 4.0);
+  fail_unless (k[0] == 128 && k[1] == 72 && k[2] == 32 && k[3] == 8
+      && k[4] == 0 && k[255] == 0, "k = %u %u %u %u %u", k[0], k[1], k[2],
+      k[3], k[4]);
+  cuconv_temporal_lut (k, 1.0, 255.0);
+  fail_unless (k[0] == 255 && k[10] == 235 && k[254] == 0 && k[255] == 0);
+  cuconv_temporal_lut (k, 0.0, 20.0);
+  fail_unless (cuconv_temporal_is_off (k));
+  cuconv_temporal_lut (k, 1.0, 0.0);
+  fail_unless (cuconv_temporal_is_off (k));
+
+  /* 100 after 110: 100 + floor ((235 * 10 + 128) / 256) = 109, and the
+   * other way 110 + floor ((-2350 + 128) / 256) = 101; 200 apart, k[200]
+   * = 12: 20 + floor ((12 * 200 + 128) / 256) = 29 */
+  cuconv_temporal_lut (k, 1.0, 255.0);
+  in[0] = 100, state[0] = 110, in[1] = 110, state[1] = 100;
+  in[2] = 20, state[2] = 220, in[3] = 7, state[3] = 7;
+  cuconv_temporal_rows (&p, k, 0, 0, 1);
+  fail_unless (k[200] == 12);
+  fail_unless (state[0] == 109 && state[1] == 101 && state[2] == 29
+      && state[3] == 7, "%u %u %u %u", state[0], state[1], state[2],
+      state[3]);
+  /* the first frame: the input itself */
+  cuconv_temporal_rows (&p, k, 1, 0, 1);
+  fail_unless (memcmp (in, state, 4) == 0);
+  /* a copied component keeps the input */
+  p.n_comp = 2;
+  p.width = 2;
+  p.op[1] = CUCONV_COMP_COPY;
+  in[0] = 50, state[0] = 60, in[1] = 50, state[1] = 60;
+  cuconv_temporal_rows (&p, k, 0, 0, 1);
+  fail_unless (state[0] > 50 && state[1] == 50);
+
+  /* P010: the sample in the top 10 bits, a difference of 64 10-bit steps
+   * indexes k[16]; the low 6 bits written 0, the first frame's kept */
+  p.src = (const guint8 *) win;
+  p.dst = (guint8 *) wstate;
+  p.width = 1;
+  p.n_comp = 1;
+  p.op[1] = 0;
+  p.depth = 10;
+  p.shift = 6;
+  win[0] = GUINT16_TO_LE (512 << 6 | 0x15);
+  cuconv_temporal_rows (&p, k, 1, 0, 1);
+  fail_unless (GUINT16_FROM_LE (wstate[0]) == (512 << 6 | 0x15));
+  win[0] = GUINT16_TO_LE (576 << 6 | 0x2a);
+  cuconv_temporal_rows (&p, k, 0, 0, 1);
+  t = 576 + ((k[16] * (512 - 576) + 128) >> 8);
+  fail_unless (GUINT16_FROM_LE (wstate[0]) == (guint) t << 6, "0x%x, not %d",
+      GUINT16_FROM_LE (wstate[0]), t);
+}
+
+GST_END_TEST;
+
+/* Still noisy samples average over frames: the state's noise shrinks;
+ * a jump past the threshold is taken at once. */
+GST_START_TEST (test_temporal_sequence)
+{
+  guint8 k[CUCONV_TEMPORAL_LUT], in[64], state[64];
+  CuconvPlane p = { in, state, 64, 64, 64, 1, 1, 1, 1, 8, 0 };
+  double err_in = 0.0, err_out = 0.0;
+  int t, x;
+
+  rng_state = 3;
+  cuconv_temporal_lut (k, 0.9, 20.0);
+  for (t = 0; t < 40; t++) {
+    for (x = 0; x < 64; x++)
+      in[x] = 100 + rnd () % 11 - 5;
+    cuconv_temporal_rows (&p, k, t == 0, 0, 1);
+    if (t >= 20) {
+      for (x = 0; x < 64; x++) {
+        err_in += (in[x] - 100.0) * (in[x] - 100.0);
+        err_out += (state[x] - 100.0) * (state[x] - 100.0);
+      }
+    }
+  }
+  fail_unless (err_out * 3 < err_in, "noise %g of %g", err_out, err_in);
+  memset (in, 200, sizeof (in));
+  cuconv_temporal_rows (&p, k, 0, 0, 1);
+  for (x = 0; x < 64; x++)
+    fail_unless (state[x] == 200, "motion kept the past at %d: %u", x,
+        state[x]);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rect_clip)
 {
   CuconvRect r = { -7, -7, -7, -7 };
@@ -1752,6 +1847,8 @@ reference_suite (void)
   tcase_add_test (tc, test_rect_clip);
   tcase_add_test (tc, test_bilateral);
   tcase_add_test (tc, test_bilateral_known);
+  tcase_add_test (tc, test_temporal_known);
+  tcase_add_test (tc, test_temporal_sequence);
   tcase_add_test (tc, test_rect_on_plane);
   tcase_add_test (tc, test_regions);
   tcase_add_test (tc, test_regions_restore);

@@ -1,0 +1,197 @@
+/* gst-cudaconvolve: the GPU's temporal denoise (cuconv_temporal_device)
+ * against its definition (cuconv_temporal_rows) over sequences of frames:
+ * the state must be the same bit for bit after every frame, for every
+ * depth, shift and packing, strengths and thresholds, COPY and FILL
+ * components, with a reset (first frame) in the middle of a sequence.
+ * The frames are a still picture with noise and a square that moves, so
+ * that both the averaging and the motion cut-off are exercised.  Padding
+ * of the state must stay untouched.  Exits 77 without a usable device.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-cuda.h"
+
+#define EXIT_SKIP 77
+#define GUARD 0xA5
+#define N_FRAMES 12
+#define RESET_AT 7
+
+typedef struct
+{
+  const char *name;
+  int n_comp, depth, shift;
+} Geometry;
+
+static const Geometry geometries[] = {
+  {"8-bit planar", 1, 8, 0}, {"8-bit UV", 2, 8, 0}, {"RGBA", 4, 8, 0},
+  {"10-bit", 1, 10, 0}, {"12-bit", 1, 12, 0}, {"P010 UV", 2, 10, 6},
+  {"16-bit", 1, 16, 0}, {"16-bit UV", 2, 16, 0},
+};
+
+static const int sizes[][2] = { {1, 1}, {3, 7}, {385, 289}, {1921, 1081} };
+
+static const struct
+{
+  double strength, threshold;
+} settings[] = { {0.9, 20.0}, {1.0, 255.0}, {0.5, 4.0}, {0.3, 1.0} };
+
+static uint32_t rng;
+
+static uint32_t
+rnd (void)
+{
+  rng = rng * 1664525u + 1013904223u;
+  return rng >> 8;
+}
+
+/* Frame t: a ramp, noise of a few levels, a bright square moving 3
+ * pixels a frame, and garbage in the bits outside each sample. */
+static void
+make_frame (uint8_t * buf, size_t stride, int w, int h, const Geometry * g,
+    int t)
+{
+  const int bytes = g->depth > 8 ? 2 : 1;
+  const uint32_t mask = (1u << g->depth) - 1;
+  int x, y, c;
+
+  for (y = 0; y < h; y++) {
+    for (x = 0; x < w; x++) {
+      for (c = 0; c < g->n_comp; c++) {
+        const int i = x * g->n_comp + c;
+        const int in_square = x >= 3 * t && x < 3 * t + 20 && y >= 5
+            && y < 40;
+        uint32_t v = ((uint32_t) (x + 2 * y + 40 * c) << (g->depth - 8))
+            + (rnd () % 9 << (g->depth - 8)) + (in_square ? mask / 2 : 0);
+        uint32_t word;
+
+        v &= mask;
+        word = v << g->shift | (rnd () & ~(mask << g->shift) & 0xffff);
+        if (bytes == 1) {
+          buf[y * stride + i] = (uint8_t) word;
+        } else {
+          buf[y * stride + 2 * i] = (uint8_t) word;
+          buf[y * stride + 2 * i + 1] = (uint8_t) (word >> 8);
+        }
+      }
+    }
+  }
+}
+
+/* One sequence; returns the number of frames that differ. */
+static int
+run_case (const Geometry * g, int w, int h, int set, int ops,
+    cudaStream_t stream)
+{
+  const int bytes = g->depth > 8 ? 2 : 1;
+  const size_t wb = (size_t) w * g->n_comp * bytes, stride = wb + 9;
+  const size_t size = stride * h;
+  uint8_t *in = malloc (size), *state = malloc (size), *got = malloc (size);
+  uint8_t *d_in = NULL, *d_state = NULL, k[CUCONV_TEMPORAL_LUT];
+  CuconvPlane p, dp;
+  CuconvStatus st;
+  int t, c, failed = 0;
+  size_t y, i;
+
+  memset (&p, 0, sizeof (p));
+  p.width = w;
+  p.height = h;
+  p.n_comp = g->n_comp;
+  p.sub_x = p.sub_y = 1;
+  p.depth = g->depth;
+  p.shift = g->shift;
+  p.src_stride = p.dst_stride = (ptrdiff_t) stride;
+  for (c = 0; c < g->n_comp; c++)
+    p.op[c] = g->n_comp > 1 && (ops + c) % 3 == 1 ? CUCONV_COMP_COPY :
+        g->n_comp > 1 && (ops + c) % 3 == 2 ? CUCONV_COMP_FILL :
+        CUCONV_COMP_FILTER;
+  cuconv_temporal_lut (k, settings[set].strength, settings[set].threshold);
+
+  if (!in || !state || !got || cudaMalloc ((void **) &d_in, size) !=
+      cudaSuccess || cudaMalloc ((void **) &d_state, size) != cudaSuccess
+      || cudaMemset (d_state, GUARD, size) != cudaSuccess) {
+    printf ("ERROR: out of memory for %dx%d\n", w, h);
+    exit (1);
+  }
+  memset (state, GUARD, size);
+  p.src = in;
+  p.dst = state;
+  dp = p;
+  dp.src = d_in;
+  dp.dst = d_state;
+
+  for (t = 0; t < N_FRAMES && !failed; t++) {
+    const int first = t == 0 || t == RESET_AT;
+
+    make_frame (in, stride, w, h, g, t);
+    cuconv_temporal_rows (&p, k, first, 0, h);
+    if (cudaMemcpyAsync (d_in, in, size, cudaMemcpyHostToDevice, stream)
+        != cudaSuccess
+        || cuconv_temporal_device (&dp, 1, k, first, stream, &st) != 0
+        || cudaMemcpyAsync (got, d_state, size, cudaMemcpyDeviceToHost,
+            stream) != cudaSuccess
+        || cudaStreamSynchronize (stream) != cudaSuccess) {
+      printf ("ERROR: CUDA failed on %s %dx%d frame %d: %s\n", g->name, w, h,
+          t, cudaGetErrorString (cudaGetLastError ()));
+      exit (1);
+    }
+    for (y = 0; y < (size_t) h && !failed; y++) {
+      for (i = 0; i < stride; i++) {
+        const size_t at = y * stride + i;
+        const uint8_t want = i < wb ? state[at] : GUARD;
+
+        if (got[at] != want) {
+          printf ("FAIL: %s %dx%d strength %g threshold %g ops %d frame %d%s: "
+              "byte %zu of row %zu is 0x%02x, the definition's 0x%02x%s\n",
+              g->name, w, h, settings[set].strength, settings[set].threshold,
+              ops, t, first ? " (first)" : "", i, y, got[at], want,
+              i < wb ? "" : " (padding written)");
+          failed = 1;
+          break;
+        }
+      }
+    }
+  }
+  cudaFree (d_in);
+  cudaFree (d_state);
+  free (in);
+  free (state);
+  free (got);
+  return failed;
+}
+
+int
+main (void)
+{
+  cudaStream_t stream;
+  int g, z, s, cases = 0, failed = 0;
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  if (cuconv_device_count () == 0) {
+    printf ("SKIP: no usable CUDA device\n");
+    return EXIT_SKIP;
+  }
+  if (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking) !=
+      cudaSuccess) {
+    printf ("ERROR: CUDA device 0 is not usable: %s\n",
+        cudaGetErrorString (cudaGetLastError ()));
+    return 1;
+  }
+  rng = 12345;
+  for (g = 0; g < (int) (sizeof (geometries) / sizeof (geometries[0])); g++)
+    for (z = 0; z < (int) (sizeof (sizes) / sizeof (sizes[0])); z++)
+      for (s = 0; s < (int) (sizeof (settings) / sizeof (settings[0])); s++) {
+        failed += run_case (&geometries[g], sizes[z][0], sizes[z][1], s,
+            g + z + s, stream);
+        cases++;
+      }
+  printf ("test-gpu-temporal: %d of %d sequences of %d frames differ from "
+      "the definition\n", failed, cases, N_FRAMES);
+  cudaStreamDestroy (stream);
+  return failed ? 1 : 0;
+}
