@@ -128,6 +128,21 @@ dispatch_chooses (CuconvPath path)
   return path != CUCONV_PATH_GLOBAL && path != CUCONV_PATH_RECURSIVE;
 }
 
+/* Whether launch_fused takes the tensor-core blur for rows
+ * [row_begin, row_end) of pl. */
+static bool
+mma_first (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, CuconvPath path)
+{
+  SepParams p;
+
+  if ((path != CUCONV_PATH_AUTO && path != CUCONV_PATH_MMA)
+      || !takes_tuned_as (pl, f, f.combine)
+      || !sep_params_init (p, pl, f, row_begin, row_end))
+    return false;
+  return path == CUCONV_PATH_MMA ? mma_takes (p) : mma_pays (p);
+}
+
 /* The fused kernels of one or two separable terms of radius up to
  * CUCONV_TILE_MAX_RADIUS: the tensor-core blur where it beats the tiles
  * (any plane it takes on CUCONV_PATH_MMA), the streaming kernel where it
@@ -204,12 +219,14 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     return launch_matrix (mp, stream);
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
-   * radius) is faster through the global passes from a plane radius
-   * between 40 and 48 on an H100 (docs/design.md, "The dispatch") */
+   * radius) the tensor cores do not take is faster through the global
+   * passes from a plane radius between 40 and 48 on an H100
+   * (docs/design.md, "The dispatch") */
   if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
-          cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS)
+          cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS
+      && !mma_first (pl, f, row_begin, row_end, path))
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   /* a fused tile that does not fit the device's shared memory at this
    * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on

@@ -44,7 +44,7 @@ constexpr int MMA_THREADS = 32 * MMA_WARPS;
 constexpr int MMA_STRIP = 16;   /* output samples across a warp */
 
 /* The widest reach, rx * nc and ry, the kernel takes. */
-constexpr int MMA_MAX_REACH = 16;
+constexpr int MMA_MAX_REACH = 64;
 
 /* A strip's window starts `align`-aligned (the lanes' window words):
  * this many samples before its first output's reach. */
@@ -56,20 +56,30 @@ mma_lead (int reach, int align)
 
 /* The taps as the lanes' A fragments read them, built on the host for
  * each launch: word i of a table holds taps d and d + 1 as halves
- * (d = i - MMA_TAP0; 0 outside the filter), so that a lane finds each of
+ * (d = i - TAP0; 0 outside the filter), so that a lane finds each of
  * its fragment words with one indexed load (from the block's copies in
  * shared memory, MmaTables).  The biases are 4 words each, one for each
- * word of an accumulator. */
-constexpr int MMA_TAP0 = 32;
-
-struct MmaTaps
+ * word of an accumulator.  A lane's words lie from 4 KS + 14 (the
+ * window's lead and the fragment's rows) below tap 0 across to 8 VA + 15
+ * below it down (the apron tiles of the smallest ry a VA serves), and up
+ * to 16 KS and 16 VA + 16 above it. */
+__host__ __device__ constexpr int
+mma_tap0 (int ks, int va)
 {
+  const int below = 4 * ks + 16 > 8 * va + 16 ? 4 * ks + 16 : 8 * va + 16;
+
+  return below > 32 ? below : 32;
+}
+
+template < int KS, int VA > struct MmaTaps
+{
+  static constexpr int TAP0 = mma_tap0 (KS, VA);
   float bias_h[4];              /* - 1024 sum (taps) - 128 */
   float bias_v[4];              /* 128 sum (taps) + 0.5: rounding folded in */
   /* horizontal: output sample m reads window sample m + e + d, d = nc j */
-  uint32_t h[MMA_TAP0 + 64];
+  uint32_t h[TAP0 + 16 * KS];
   /* vertical: output row m reads row m - ry + d, d = j */
-  uint32_t v[MMA_TAP0 + 48];
+  uint32_t v[TAP0 + 16 * VA + 16];
 };
 
 /* Two floats as halves, lo in the low bits. */
@@ -115,35 +125,40 @@ mma_k8 (float (&d)[4], const uint32_t (&a)[2], uint32_t b,
  * four times), it reads them from different addresses, so that the
  * compiler keeps each in the register the product reads instead of
  * copying one value there before every product. */
-struct MmaTables
+template < int KS, int VA > struct MmaTables
 {
-  MmaTaps copy[2];
+  MmaTaps < KS, VA > copy[2];
 };
 
 /* Copies tb into both copies of t, with the whole block.  Each warp
- * copies a share of the words: all its loads issued at once (constant
- * memory pays a miss once, not once a word) and every lane reading the
- * same word, which constant memory broadcasts (a word a lane would be
- * read one after the other). */
-__device__ __forceinline__ void
-mma_tables_load (MmaTables & t, const MmaTaps & tb)
+ * copies a share of the words, up to 64 at a time: all their loads issued
+ * at once (constant memory pays a miss once, not once a word) and every
+ * lane reading the same word, which constant memory broadcasts (a word a
+ * lane would be read one after the other); lane i % 32 stores word i. */
+template < int KS, int VA > __device__ __forceinline__ void
+mma_tables_load (MmaTables < KS, VA > &t, const MmaTaps < KS, VA > &tb)
 {
-  constexpr int N = sizeof (MmaTaps) / 4;
+  constexpr int N = sizeof (MmaTaps < KS, VA >) / 4;
   constexpr int SHARE = (N + MMA_WARPS - 1) / MMA_WARPS;
+  constexpr int CHUNK = SHARE < 64 ? SHARE : 64;
   const uint32_t *src = (const uint32_t *) &tb;
   uint32_t *dst0 = (uint32_t *) &t.copy[0], *dst1 = (uint32_t *) &t.copy[1];
-  const int first = threadIdx.x / 32 * SHARE;
-  uint32_t v[SHARE];
+  const int first = threadIdx.x / 32 * SHARE, lane = threadIdx.x % 32;
+
+#pragma unroll 1
+  for (int c = first; c < first + SHARE; c += CHUNK) {
+    uint32_t v[CHUNK];
 
 #pragma unroll
-  for (int i = 0; i < SHARE; i++)
-    v[i] = first + i < N ? src[first + i] : 0u;
+    for (int i = 0; i < CHUNK; i++)
+      v[i] = c + i < first + SHARE && c + i < N ? src[c + i] : 0u;
 #pragma unroll
-  for (int i = 0; i < SHARE; i++)
-    if (threadIdx.x % 32 == i % 32 && first + i < N) {
-      dst0[first + i] = v[i];
-      dst1[first + i] = v[i];
-    }
+    for (int i = 0; i < CHUNK; i++)
+      if (lane == i % 32 && c + i < first + SHARE && c + i < N) {
+        dst0[c + i] = v[i];
+        dst1[c + i] = v[i];
+      }
+  }
 }
 
 /* v, which the compiler may no longer recompute from its sources: the
@@ -171,15 +186,17 @@ template < int KS, int VA > struct MmaFragments
    * 4u + i, pi (8 + 2u + i) = 4u + 2 + i (u < 4, i < 2), so that the
    * vertical products leave lane t samples 4t .. 4t + 3 of its rows, one
    * 32-bit store each. */
-  __device__ MmaFragments (const MmaTables & tt, int ry, int e, int g, int t)
+  __device__ MmaFragments (const MmaTables < KS, VA > &tt, int ry, int e,
+      int g, int t)
   {
+    constexpr int TAP0 = MmaTaps < KS, VA >::TAP0;
     const int pi = 2 * g - (g & 1);     /* pi (g); pi (g + 8) = pi + 2 */
 
 #pragma unroll
     for (int s = 0; s < KS; s++) {
       /* k slots 2t, 2t + 1 | 2t + 8, 2t + 9 are bytes 4s .. 4s + 3 of
        * the lane's window word, which starts at window sample 4 KS t */
-      const int d = MMA_TAP0 + 4 * KS * t + 4 * s - e - pi;
+      const int d = TAP0 + 4 * KS * t + 4 * s - e - pi;
       h[s][0] = tt.copy[0].h[d];
       h[s][1] = tt.copy[0].h[d - 2];
       h[s][2] = tt.copy[0].h[d + 2];
@@ -188,7 +205,7 @@ template < int KS, int VA > struct MmaFragments
 #pragma unroll
     for (int i = 0; i < NV; i++) {
       /* tile i's row k is row 8 i + k - 8 VA of the block */
-      const int d = MMA_TAP0 + 8 * i + 2 * t - 8 * VA - g + ry;
+      const int d = TAP0 + 8 * i + 2 * t - 8 * VA - g + ry;
       v[i][0] = tt.copy[0].v[d];
       v[i][1] = tt.copy[1].v[d - 8];
     }
@@ -214,29 +231,59 @@ mma_row (const SepParams & p, int y)
   return y < 0 ? NULL : p.src + (size_t) y * p.src_pitch;
 }
 
-/* The thread's 4 KS window bytes at a, one aligned load. */
+/* The thread's 4 KS window bytes at a, in aligned 8- or 16-byte loads. */
 template < int KS > __device__ __forceinline__ void
 mma_load_word (const uint8_t * a, uint32_t (&w)[KS])
 {
-  if (KS == 2) {
+  if constexpr (KS == 2) {
     const uint2 v = __ldg ((const uint2 *) a);
     w[0] = v.x;
-    w[KS - 1] = v.y;
-  } else {
-    const uint4 v = __ldg ((const uint4 *) a);
-    w[0] = v.x;
     w[1] = v.y;
-    w[KS - 2] = v.z;
-    w[KS - 1] = v.w;
+  } else {
+    static_assert (KS % 4 == 0, "a window word of whole 16-byte loads");
+#pragma unroll
+    for (int q = 0; q < KS / 4; q++) {
+      const uint4 v = __ldg ((const uint4 *) a + q);
+      w[4 * q] = v.x;
+      w[4 * q + 1] = v.y;
+      w[4 * q + 2] = v.z;
+      w[4 * q + 3] = v.w;
+    }
   }
 }
+
+/* Where each of a lane's window bytes comes from in an edge strip
+ * (mma_source): kept in registers for the narrow windows, asked byte by
+ * byte for the wide ones, whose registers the walk needs. */
+template < int KS > struct MmaBorderMap
+{
+  static constexpr bool KEPT = KS <= 4;
+  int cm[KEPT ? 4 * KS : 1];
+
+  __device__ __forceinline__ void init (const SepParams & p, int x)
+  {
+    if constexpr (KEPT) {
+#pragma unroll
+      for (int i = 0; i < 4 * KS; i++)
+        cm[i] = mma_source (p.border, x + i, p.nc, p.width);
+    }
+  }
+
+  __device__ __forceinline__ int at (const SepParams & p, int x, int i) const
+  {
+    if constexpr (KEPT)
+      return cm[i];
+    else
+      return mma_source (p.border, x + i, p.nc, p.width);
+  }
+};
 
 /* The thread's 4 KS window bytes of row y, which may lie outside the
  * plane: one aligned load where the window lies inside the row, else
  * byte by byte through cm. */
 template < int KS > __device__ __forceinline__ void
 mma_load (const SepParams & p, int y, int x, bool whole,
-    const int (&cm)[4 * KS], uint32_t (&w)[KS])
+    const MmaBorderMap < KS > &cm, uint32_t (&w)[KS])
 {
   const uint8_t *row = mma_row (p, y);
 
@@ -250,9 +297,12 @@ mma_load (const SepParams & p, int y, int x, bool whole,
     return;
   }
 #pragma unroll
-  for (int i = 0; i < 4 * KS; i++)
-    if (cm[i] >= 0)
-      w[i / 4] |= (uint32_t) __ldg (row + cm[i]) << (8 * (i % 4));
+  for (int i = 0; i < 4 * KS; i++) {
+    const int at = cm.at (p, x, i);
+
+    if (at >= 0)
+      w[i / 4] |= (uint32_t) __ldg (row + at) << (8 * (i % 4));
+  }
 }
 
 /* The thread's rows of the pair of tiles from row y (rows y + g and
@@ -261,7 +311,7 @@ mma_load (const SepParams & p, int y, int x, bool whole,
  * the lane's window in row y + g, where the plane has that row. */
 template < int KS > __device__ __forceinline__ void
 mma_load_pair (const SepParams & p, const uint8_t * a, int y, int g,
-    int x, bool inner, bool whole, const int (&cm)[4 * KS],
+    int x, bool inner, bool whole, const MmaBorderMap < KS > &cm,
     uint32_t (&w)[2][KS])
 {
   if (inner && y >= 0 && y + 16 <= p.height) {
@@ -336,8 +386,8 @@ mma_steps (F & f, std::integer_sequence < int, U... >)
  * that every slot is a register of its own and nothing is copied (a copy
  * of a load's word would wait for the load). */
 template < int KS, int VA > __device__ void
-mma_strip (const SepParams & p, const MmaTables & tt, int c0, int y0,
-    int y_end)
+mma_strip (const SepParams & p, const MmaTables < KS, VA > &tt, int c0,
+    int y0, int y_end)
 {
   constexpr int ALIGN = 4 * KS;         /* bytes a thread's window word */
   constexpr int NB = VA + 1;            /* blocks a pair feeds */
@@ -356,7 +406,7 @@ mma_strip (const SepParams & p, const MmaTables & tt, int c0, int y0,
   const bool fast = pinned (p.dst_aligned && c0 + 16 <= p.ws);
   const MmaFragments < KS, VA > fr (tt, p.ry, e, g, t);
   float bias_h[4], bias_v[4];
-  int cm[4 * KS];
+  MmaBorderMap < KS > cm;
   float acc[NB][2][4];
   uint32_t w[3][2][KS];
   int yt = y0 - 8 * VA;         /* the first row of the pair of tiles */
@@ -367,11 +417,8 @@ mma_strip (const SepParams & p, const MmaTables & tt, int c0, int y0,
   const int pairs = (y_end - y0 + 15) / 16 + VA;
   int pr = 0;
 
-  if (!inner) {
-#pragma unroll
-    for (int i = 0; i < 4 * KS; i++)
-      cm[i] = mma_source (p.border, x + i, p.nc, p.width);
-  }
+  if (!inner)
+    cm.init (p, x);
 #pragma unroll
   for (int j = 0; j < 4; j++) {
     bias_h[j] = tt.copy[0].bias_h[j];
@@ -490,13 +537,15 @@ mma_work (const SepParams & p, const MmaGrid & gr, int w, int *c0, int *y0,
 
 /* A band of p, 4 warps a block (MmaGrid).  At KS = 2, VA = 1 (reach up
  * to 8: the radii that matter most) 5 blocks an SM fit 96 registers
- * without spilling; the others keep 4 (128 registers). */
+ * without spilling; KS = 4 keeps 4 (128 registers), the wide windows 2
+ * (their tap fragments, window words and VA + 1 blocks of accumulators
+ * take up to 255). */
 template < int KS, int VA > __global__ void
-__launch_bounds__ (MMA_THREADS, KS == 2 && VA == 1 ? 5 : 4)
+__launch_bounds__ (MMA_THREADS, KS == 2 && VA == 1 ? 5 : KS <= 4 ? 4 : 2)
 sep_mma (const __grid_constant__ SepParams p,
-    const __grid_constant__ MmaTaps tb, const MmaGrid gr)
+    const __grid_constant__ MmaTaps < KS, VA > tb, const MmaGrid gr)
 {
-  __shared__ MmaTables tt;
+  __shared__ MmaTables < KS, VA > tt;
   int c0, y0, y_end;
 
   /* the tables come from the parameters: copied while the grid before
@@ -520,9 +569,10 @@ half_bits (float w)
 }
 
 /* The tables of MmaTaps for p's taps. */
-static void
-mma_taps_init (MmaTaps & tb, const SepParams & p)
+template < int KS, int VA > static void
+mma_taps_init (MmaTaps < KS, VA > &tb, const SepParams & p)
 {
+  constexpr int TAP0 = MmaTaps < KS, VA >::TAP0;
   auto th =[&](int d) -> uint32_t {
     return d >= 0 && d % p.nc == 0 && d / p.nc <= 2 * p.rx
         ? half_bits (p.kx[d / p.nc]) : 0u;
@@ -533,9 +583,9 @@ mma_taps_init (MmaTaps & tb, const SepParams & p)
   float sum_h = 0.0f, sum_v = 0.0f;
 
   for (int i = 0; i < (int) (sizeof (tb.h) / sizeof (tb.h[0])); i++)
-    tb.h[i] = th (i - MMA_TAP0) | th (i - MMA_TAP0 + 1) << 16;
+    tb.h[i] = th (i - TAP0) | th (i - TAP0 + 1) << 16;
   for (int i = 0; i < (int) (sizeof (tb.v) / sizeof (tb.v[0])); i++)
-    tb.v[i] = tv (i - MMA_TAP0) | tv (i - MMA_TAP0 + 1) << 16;
+    tb.v[i] = tv (i - TAP0) | tv (i - TAP0 + 1) << 16;
   for (int j = 0; j <= 2 * p.rx; j++)
     sum_h += __half2float (__float2half_rn (p.kx[j]));
   for (int j = 0; j <= 2 * p.ry; j++)
@@ -588,7 +638,7 @@ launch_mma_k (const SepParams & p, cudaStream_t stream)
   const int per_sm = mma_resident_per_sm < KS, VA > ();
   int sms, items, warps;
   MmaGrid gr;
-  MmaTaps tb;
+  MmaTaps < KS, VA > tb;
 
   if (device_sm_count (&sms) != cudaSuccess) {
     cudaGetLastError ();
@@ -647,9 +697,13 @@ mma_takes (const SepParams & p)
 bool
 mma_pays (const SepParams & p)
 {
+  /* past the tuned tiles' radii the other paths are generic */
+  const bool wide = p.rx * p.nc > CUCONV_FIXED_MAX_RADIUS
+      || p.ry > CUCONV_FIXED_MAX_RADIUS;
+
   return p.row_begin == 0 && p.row_end == p.height
-      && (double) p.ws * p.height >= MMA_MIN_SAMPLES
-      && min (p.rx, p.ry) >= MMA_MIN_RADIUS && mma_takes (p);
+      && (wide || ((double) p.ws * p.height >= MMA_MIN_SAMPLES
+              && min (p.rx, p.ry) >= MMA_MIN_RADIUS)) && mma_takes (p);
 }
 
 cudaError_t
@@ -659,11 +713,23 @@ launch_mma (const SepParams & p, cudaStream_t stream)
     return cudaErrorNotSupported;
   if (p.row_end <= p.row_begin)
     return cudaSuccess;
-  if (p.rx * p.nc > 8)
-    return p.ry > 8 ? launch_mma_k < 4, 2 > (p, stream)
-        : launch_mma_k < 4, 1 > (p, stream);
-  return p.ry > 8 ? launch_mma_k < 2, 2 > (p, stream)
-      : launch_mma_k < 2, 1 > (p, stream);
+  /* window words of 4 KS bytes: 16 + 2 reach + the lead to the word's
+   * alignment <= 16 KS; VA apron tiles of 8 rows: ry <= 8 VA.  Past 16
+   * either way, VA 5 or 8 (the ring of VA + 1 blocks a multiple of the
+   * ring of 3 pairs: mma_strip's period) */
+  const int reach = p.rx * p.nc;
+
+  if (reach <= 16 && p.ry <= 16) {
+    if (reach > 8)
+      return p.ry > 8 ? launch_mma_k < 4, 2 > (p, stream)
+          : launch_mma_k < 4, 1 > (p, stream);
+    return p.ry > 8 ? launch_mma_k < 2, 2 > (p, stream)
+        : launch_mma_k < 2, 1 > (p, stream);
+  }
+  if (reach <= 48)
+    return p.ry > 40 ? launch_mma_k < 8, 8 > (p, stream)
+        : launch_mma_k < 8, 5 > (p, stream);
+  return launch_mma_k < 12, 8 > (p, stream);
 }
 
 }                               /* namespace cuconv */
