@@ -6,10 +6,9 @@
 #   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
 #
 #   check  build/tests/test-gpu (full matrix, then again with the
-#          streaming kernel forced: --stream, and the tensor-core blur:
-#          --mma), compute-sanitizer memcheck on test-gpu --quick (and
-#          --quick --stream, --quick --mma) and racecheck on test-gpu
-#          --race (and --race --mma),
+#          streaming kernel forced: --stream), compute-sanitizer memcheck
+#          on test-gpu --quick (and --quick --stream) and racecheck on
+#          test-gpu --race, then the steps of mma and denoise (below),
 #          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
 #          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
 #          its --quick run
@@ -25,6 +24,12 @@
 #   load   build/tests/cycles (memory across start/stop cycles while
 #          properties change, in system and CUDA memory), build/tests/scaling
 #          (chained elements, parallel pipelines) and the latency step
+#   denoise
+#          the bilateral and the temporal denoise alone: test-gpu
+#          --kernel=bilateral, test-gpu-temporal, memcheck on their quick
+#          runs and racecheck on the bilateral's --race run
+#   mma    the tensor-core blur forced wherever it takes a plane: test-gpu
+#          --mma, memcheck on its --quick run and racecheck on --race
 #   soak SECONDS
 #          build/tests/soak SECONDS cuda: frames in = out, resident and GPU
 #          memory every minute
@@ -61,8 +66,8 @@ export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 RUN=${GST_RUN:-}
 
 case $MODE in
-  check|element|bench|all|load|soak|latency|wide) ;;
-  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide]" >&2; exit 2 ;;
+  check|element|bench|all|load|soak|latency|wide|denoise|mma) ;;
+  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -109,9 +114,6 @@ run_check () {
     # shellcheck disable=SC2086
     step "test-gpu --stream (full matrix)" 420 test-gpu-stream.log \
       $RUN "$BUILD/tests/test-gpu" --stream ${TEST_GPU_ARGS:-}
-    # shellcheck disable=SC2086
-    step "test-gpu --mma (full matrix)" 420 test-gpu-mma.log \
-      $RUN "$BUILD/tests/test-gpu" --mma ${TEST_GPU_ARGS:-}
     if [ -z "$cs" ]; then
       SUMMARY+=("FAIL  compute-sanitizer not found (PATH, $CUDA_HOME/bin)")
       FAILED=1
@@ -122,17 +124,13 @@ run_check () {
       step "memcheck test-gpu --quick --stream" 300 memcheck-stream.log \
         "$cs" --tool memcheck --error-exitcode 1 \
         $RUN "$BUILD/tests/test-gpu" --quick --stream
-      step "memcheck test-gpu --quick --mma" 300 memcheck-mma.log \
-        "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --quick --mma
       step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
         $RUN "$BUILD/tests/test-gpu" --race
-      step "racecheck test-gpu --race --mma" 300 racecheck-mma.log \
-        "$cs" --tool racecheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --race --mma
     fi
   fi
+  run_mma
+  run_denoise
   run_element
 }
 
@@ -187,6 +185,48 @@ run_wide () {
   fi
   if need "$BUILD/tests/bench-element"; then
     step "bench-element" 240 bench-element.md $RUN "$BUILD/tests/bench-element"
+  fi
+}
+
+run_denoise () {
+  local cs=$(sanitizer)
+
+  if need "$BUILD/tests/test-gpu"; then
+    step "test-gpu --kernel=bilateral" 420 test-gpu-bilateral.log \
+      $RUN "$BUILD/tests/test-gpu" --kernel=bilateral
+    if [ -n "$cs" ]; then
+      step "memcheck test-gpu --quick --kernel=bilateral" 300 \
+        memcheck-bilateral.log "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --quick --kernel=bilateral
+      step "racecheck test-gpu --race --kernel=bilateral" 300 \
+        racecheck-bilateral.log "$cs" --tool racecheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --race --kernel=bilateral
+    fi
+  fi
+  if need "$BUILD/tests/test-gpu-temporal"; then
+    step "test-gpu-temporal" 300 test-gpu-temporal.log \
+      $RUN "$BUILD/tests/test-gpu-temporal"
+    [ -z "$cs" ] ||
+      step "memcheck test-gpu-temporal" 300 memcheck-temporal.log \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu-temporal"
+  fi
+}
+
+run_mma () {
+  local cs=$(sanitizer)
+
+  if need "$BUILD/tests/test-gpu"; then
+    step "test-gpu --mma (full matrix)" 420 test-gpu-mma.log \
+      $RUN "$BUILD/tests/test-gpu" --mma ${TEST_GPU_ARGS:-}
+    if [ -n "$cs" ]; then
+      step "memcheck test-gpu --quick --mma" 300 memcheck-mma.log \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --quick --mma
+      step "racecheck test-gpu --race --mma" 300 racecheck-mma.log \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --race --mma
+    fi
   fi
 }
 
@@ -311,6 +351,8 @@ case $MODE in
   bench) run_bench ;;
   all) run_check; run_bench ;;
   soak) run_soak "${2:-}" ;;
+  denoise) run_denoise ;;
+  mma) run_mma ;;
   latency) run_latency ;;
   load) run_load ;;
   wide) run_wide ;;
@@ -326,7 +368,7 @@ esac
   printf '%s\n' "${SUMMARY[@]}"
   for f in test-gpu.log test-gpu-stream.log test-gpu-mma.log \
       test-gpu-wide.log \
-      test-gpu-untruncated.log \
+      test-gpu-untruncated.log test-gpu-bilateral.log test-gpu-temporal.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       cycles.log cycles-cuda-memory.log cycles-control.log soak.log; do
     [ -f "$OUT/$f" ] || continue
@@ -338,7 +380,8 @@ esac
       racecheck-mma.log \
       racecheck-pipeline.log \
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
-      memcheck-untruncated.log racecheck-untruncated.log; do
+      memcheck-untruncated.log racecheck-untruncated.log \
+      memcheck-bilateral.log racecheck-bilateral.log memcheck-temporal.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
