@@ -143,6 +143,38 @@ int cuconv_region_filter_device (CuconvRegionFilter * rf,
 int cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
     const uint8_t * k, int first, void *stream, CuconvStatus * st);
 
+/* The temporal denoise of a stream of frames, composed with the spatial
+ * filter (cuconv-temporal-state.cu, docs/design.md): the state, one
+ * previous output of each plane in device memory of the current context,
+ * allocated on the first frame and again only when the planes' geometry
+ * changes.  A frame's work is ordered on the GPU after the previous
+ * frame's, whatever streams they ran on. */
+typedef struct _CuconvTemporalState CuconvTemporalState;
+
+/* Creates its stream and event in the current context; no buffer yet.
+ * NULL with st filled on failure. */
+CuconvTemporalState *cuconv_temporal_state_new (CuconvStatus * st);
+
+/* Waits until the GPU is done with its buffers, then frees everything;
+ * call in the context cuconv_temporal_state_new ran in. */
+void cuconv_temporal_state_free (CuconvTemporalState * ts);
+
+/* One frame: each plane's src denoised into the state with table k
+ * (cuconv_temporal_device; first: the input becomes the state, as it
+ * does on the first frame, after a failure and when the geometry
+ * changed), then the state filtered into dst by rf with f and regions
+ * (cuconv_region_filter_device), or, f NULL, copied to dst.  src and dst
+ * are device memory of the context, or with on_host host memory (the
+ * input uploaded, the output downloaded through device buffers of ts).
+ * Enqueued on stream (a cudaStream_t of the context): src must stay
+ * unchanged and dst unread until stream has reached that point.  stream
+ * NULL: on a stream of ts, and done when the call returns.  Returns 0, or
+ * non-zero with st filled, all that was enqueued then finished. */
+int cuconv_temporal_state_filter (CuconvTemporalState * ts,
+    CuconvRegionFilter * rf, const CuconvPlane * planes, int n_planes,
+    int on_host, const uint8_t * k, int first, const CuconvFilter * f,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,3 +93,25 @@ cuconv_region_filter_device (CuconvRegionFilter * rf,
   no_cuda (st);
   return -1;
 }
+
+CuconvTemporalState *
+cuconv_temporal_state_new (CuconvStatus * st)
+{
+  no_cuda (st);
+  return NULL;
+}
+
+void
+cuconv_temporal_state_free (CuconvTemporalState * ts)
+{
+}
+
+int
+cuconv_temporal_state_filter (CuconvTemporalState * ts,
+    CuconvRegionFilter * rf, const CuconvPlane * planes, int n_planes,
+    int on_host, const uint8_t * k, int first, const CuconvFilter * f,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
