@@ -35,6 +35,14 @@
  * filter's, elsewhere the input; with roi, a frame without any passes
  * through.  Beyond 4096 rectangles a frame is filtered whole (a warning).
  *
+ * #GstCudaConvolve:temporal denoises over time first: each sample is
+ * blended with the element's previous output unless it changed by
+ * #GstCudaConvolve:temporal-threshold or more (motion), then the kernel
+ * filters the result.  It adds no latency, keeps one previous output (on
+ * the GPU, or in host memory on the CPU), covers the whole frame whatever
+ * the region, and starts afresh on caps changes, flushes, seeks, gaps,
+ * discontinuities and backend switches.
+ *
  * The plumbing is #GstCudaVideoFilter's: the backend choice
  * (#GstCudaVideoFilter:backend, and the read-only
  * #GstCudaVideoFilter:active-backend, "cuda" or "cpu", "none" before the
@@ -82,6 +90,9 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! facedetect display=false ! videoconvert ! cudaconvolve region=roi roi-types=face roi-margin=16 sigma=12 radius=0 ! videoconvert ! autovideosink
  * ]| Blurs the faces facedetect finds, 16 pixels beyond their boxes.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! cudaconvolve kernel=bilateral radius=2 sigma-range=12 temporal=0.8 temporal-threshold=20 ! videoconvert ! autovideosink
+ * ]| Denoises a camera over time, then with an edge-preserving blur.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -96,6 +107,7 @@
 #include "gstcuconvbands.h"
 #include "gstcuconvkernelprops.h"
 #include "gstcuconvregions.h"
+#include "gstcuconvtemporal.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
@@ -116,6 +128,9 @@ enum
   PROP_MATRIX,
   PROP_NORMALIZE,
   PROP_CPU_THREADS,
+  /* gstcuconvtemporal.c's, in its order */
+  PROP_TEMPORAL,
+  PROP_TEMPORAL_THRESHOLD,
   /* gstcuconvregions.c's, in its order */
   PROP_REGION,
   PROP_ROI_TYPES,
@@ -139,6 +154,7 @@ enum
 static GParamSpec *properties[N_PROPERTIES];
 G_STATIC_ASSERT (PROP_REGIONS - PROP_REGION == GST_CUCONV_REGION_PROP_REGIONS &&
     N_PROPERTIES - PROP_REGION == GST_CUCONV_REGION_N_PROPS);
+G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL == GST_CUCONV_TEMPORAL_N_PROPS);
 
 struct _GstCudaConvolve
 {
@@ -148,12 +164,14 @@ struct _GstCudaConvolve
   CuconvSettings settings;
   GstCudaConvolvePlanes planes;
   GstCuconvRegionProps region_props;
+  GstCuconvTemporalProps temporal_props;
   guint cpu_threads;
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
   CuconvSettings frame_settings;        /* this frame's copy of settings */
   GstCudaConvolvePlanes frame_planes;
   guint frame_cpu_threads;
+  gboolean frame_spatial_off;   /* the kernel leaves this frame unchanged */
   CuconvFilter *filter;         /* built from frame_settings when they change
                                  * (on the heap: 66 KiB of taps) */
   gboolean filter_valid;
@@ -165,6 +183,9 @@ struct _GstCudaConvolve
   GstCuconvBands *bands;
   guint bands_asked;            /* the cpu-threads they were made for */
   CuconvCpu *cpu;
+  /* The temporal denoise's table, resets and state (the CUDA backend's in
+   * the base's context). */
+  GstCuconvTemporal temporal;
 };
 
 /* Every format the element filters, the same on both pads and in either
@@ -180,6 +201,11 @@ static void gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_convolve_finalize (GObject * object);
 static gboolean gst_cuda_convolve_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_convolve_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cuda_convolve_set_info (GstVideoFilter * vfilter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
 
 static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
     GstBuffer * inbuf);
@@ -270,6 +296,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
   GstCudaVideoFilterClass *filter_class = GST_CUDA_VIDEO_FILTER_CLASS (klass);
   const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
@@ -359,6 +386,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "band of its rows: 0 = as many as the machine has cores. Takes effect "
       "from the next frame", 0, MAX_CPU_THREADS, DEFAULT_CPU_THREADS,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  gst_cuconv_temporal_param_specs (&properties[PROP_TEMPORAL]);
   gst_cuconv_region_props_param_specs (&properties[PROP_REGION]);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
@@ -375,6 +403,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   filter_class->prepare_frame =
       GST_DEBUG_FUNCPTR (gst_cuda_convolve_prepare_frame);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_convolve_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_convolve_sink_event);
+  vfilter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_info);
   filter_class->filter_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cpu);
   filter_class->open_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_open_cuda);
   filter_class->close_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_close_cuda);
@@ -409,6 +439,8 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->filter = g_new0 (CuconvFilter, 1);
   gst_cuconv_region_props_init (&self->region_props);
   gst_cuconv_region_frame_init (&self->frame_regions);
+  gst_cuconv_temporal_props_init (&self->temporal_props);
+  gst_cuconv_temporal_init (&self->temporal);
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
       cuconv_settings_is_identity (&self->settings));
@@ -492,6 +524,11 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_CPU_THREADS:
       self->cpu_threads = g_value_get_uint (value);
       break;
+    case PROP_TEMPORAL:
+    case PROP_TEMPORAL_THRESHOLD:
+      gst_cuconv_temporal_props_set (&self->temporal_props,
+          prop_id - PROP_TEMPORAL, value);
+      break;
     case PROP_REGION:
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
@@ -561,6 +598,11 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_CPU_THREADS:
       g_value_set_uint (value, self->cpu_threads);
       break;
+    case PROP_TEMPORAL:
+    case PROP_TEMPORAL_THRESHOLD:
+      gst_cuconv_temporal_props_get (&self->temporal_props,
+          prop_id - PROP_TEMPORAL, value);
+      break;
     case PROP_REGION:
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
@@ -582,6 +624,7 @@ gst_cuda_convolve_finalize (GObject * object)
 
   /* close_cuda () freed it, in the context, when the element stopped */
   g_assert (self->strips == NULL && self->region_filter == NULL);
+  gst_cuconv_temporal_clear (&self->temporal);
   gst_cuconv_region_props_clear (&self->region_props);
   gst_cuconv_region_frame_clear (&self->frame_regions);
   g_free (self->filter);
@@ -589,15 +632,50 @@ gst_cuda_convolve_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-/* The CPU backend's threads and memory go with the stream. */
+/* The CPU backend's threads and memory, and the temporal state, go with
+ * the stream (the base's stop closes CUDA first: close_cuda frees the
+ * GPU's). */
 static gboolean
 gst_cuda_convolve_stop (GstBaseTransform * trans)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+  gboolean ret;
 
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   g_clear_pointer (&self->bands, gst_cuconv_bands_free);
   g_clear_pointer (&self->cpu, cuconv_cpu_free);
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+  gst_cuconv_temporal_clear (&self->temporal);
+  return ret;
+}
+
+/* The temporal denoise starts afresh where the frames stop following one
+ * another: a flush, a new segment (a seek), a gap, a new stream. */
+static gboolean
+gst_cuda_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaConvolve *self = GST_CUDA_CONVOLVE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+    case GST_EVENT_SEGMENT:
+    case GST_EVENT_GAP:
+    case GST_EVENT_STREAM_START:
+      gst_cuconv_temporal_reset (&self->temporal);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* New caps: the temporal denoise starts afresh. */
+static gboolean
+gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  gst_cuconv_temporal_reset (&GST_CUDA_CONVOLVE (vfilter)->temporal);
+  return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vfilter, incaps,
+      in_info, outcaps, out_info);
 }
 
 /* Whether a and b make the same filter; custom kernels are compared as far
@@ -722,7 +800,8 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
   GstCuconvRegionProps region_props;
-  gboolean unchanged;
+  GstCuconvTemporalProps temporal_props;
+  gboolean temporal;
 
   gst_cuconv_region_props_init (&region_props);
   GST_OBJECT_LOCK (self);
@@ -730,14 +809,17 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
   self->frame_planes = self->planes;
   self->frame_cpu_threads = self->cpu_threads;
   gst_cuconv_region_props_copy (&region_props, &self->region_props);
+  temporal_props = self->temporal_props;
   GST_OBJECT_UNLOCK (self);
 
-  unchanged = cuconv_settings_is_identity (&self->frame_settings) ||
-      gst_cuconv_region_frame_prepare (&self->frame_regions,
+  temporal = gst_cuconv_temporal_prepare (&self->temporal, &temporal_props,
+      inbuf);
+  self->frame_spatial_off = cuconv_settings_is_identity (&self->frame_settings)
+      || gst_cuconv_region_frame_prepare (&self->frame_regions,
       GST_ELEMENT (self), &region_props, inbuf,
       &GST_VIDEO_FILTER (self)->in_info);
   gst_cuconv_region_props_clear (&region_props);
-  return unchanged;
+  return self->frame_spatial_off && !temporal;
 }
 
 /* The engine's filter for this frame's settings, rebuilt only when they
@@ -790,8 +872,58 @@ gst_cuda_convolve_cpu_band (guint band, gpointer data)
       job->self->filter, job->pass, band) == 0;
 }
 
-/* The CPU engine in bands where it takes the filter, else the reference;
- * then the input put back outside the regions. */
+typedef struct
+{
+  const CuconvPlane *state;
+  guint n_planes;
+  guint n_bands;
+  const guint8 *k;
+  gboolean first;
+} TemporalJob;
+
+static gboolean
+gst_cuda_convolve_temporal_band (guint band, gpointer data)
+{
+  const TemporalJob *job = data;
+  guint p;
+
+  for (p = 0; p < job->n_planes; p++) {
+    const gint h = job->state[p].height;
+
+    cuconv_temporal_rows (&job->state[p], job->k, job->first,
+        (gint) ((gint64) h * band / job->n_bands),
+        (gint) ((gint64) h * (band + 1) / job->n_bands));
+  }
+  return TRUE;
+}
+
+/* The temporal denoise on the CPU backend: the input into the host state
+ * in bands of rows, then the state is the kernel's source. */
+static gboolean
+gst_cuda_convolve_temporal_cpu (GstCudaConvolve * self, CuconvPlane * planes,
+    guint n_planes)
+{
+  CuconvPlane state[GST_VIDEO_MAX_PLANES];
+  TemporalJob job = { state, n_planes, gst_cuconv_bands_n (self->bands),
+    self->temporal.lut, FALSE
+  };
+  guint p;
+
+  job.first = gst_cuconv_temporal_begin (&self->temporal, FALSE);
+  if (!gst_cuconv_temporal_host_planes (&self->temporal, planes, n_planes,
+          state, &job.first))
+    return FALSE;
+  gst_cuconv_bands_run (self->bands, gst_cuda_convolve_temporal_band, &job);
+  for (p = 0; p < n_planes; p++) {
+    planes[p].src = state[p].dst;
+    planes[p].src_stride = state[p].dst_stride;
+  }
+  return TRUE;
+}
+
+/* The temporal denoise first when it is on; then the CPU engine in bands
+ * where it takes the filter, else the reference; then the kernel's source
+ * put back outside the regions. */
 static GstFlowReturn
 gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -804,6 +936,14 @@ gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
   job.n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame,
       planes);
   gst_cuda_convolve_ensure_bands (self);
+  if (self->temporal.on) {
+    if (!gst_cuda_convolve_temporal_cpu (self, planes, job.n_planes))
+      goto cpu_failed;
+    if (self->frame_spatial_off) {
+      gst_cuconv_temporal_copy_planes (planes, job.n_planes);
+      return GST_FLOW_OK;
+    }
+  }
   if (self->cpu && cuconv_cpu_takes (self->filter) &&
       !(self->frame_regions.regions.mode == CUCONV_REGION_INSIDE &&
           self->frame_regions.regions.n_rects == 0)) {
@@ -858,6 +998,8 @@ gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter)
 
   g_clear_pointer (&self->strips, cuconv_strips_free);
   g_clear_pointer (&self->region_filter, cuconv_region_filter_free);
+  /* waits for the frames that still use it */
+  g_clear_pointer (&self->temporal.gpu, cuconv_temporal_state_free);
 }
 
 /* A sentence for the user from the engine's status. */
@@ -872,6 +1014,31 @@ gst_cuda_convolve_cuda_failed (GstCudaConvolve * self, const gchar * where,
   return GST_FLOW_ERROR;
 }
 
+/* A frame with the temporal denoise on the GPU: into the state in device
+ * memory, then the kernel (regions included) from there, on stream, or
+ * synchronously for NULL (cuconv_temporal_state_filter ()). */
+static GstFlowReturn
+gst_cuda_convolve_filter_cuda_temporal (GstCudaConvolve * self,
+    const CuconvPlane * planes, guint n_planes, gboolean on_host,
+    gpointer stream, const gchar * where)
+{
+  CuconvStatus st;
+  gboolean first;
+
+  if (!self->temporal.gpu) {
+    self->temporal.gpu = cuconv_temporal_state_new (&st);
+    if (!self->temporal.gpu)
+      return gst_cuda_convolve_cuda_failed (self, where, &st);
+  }
+  first = gst_cuconv_temporal_begin (&self->temporal, TRUE);
+  if (cuconv_temporal_state_filter (self->temporal.gpu, self->region_filter,
+          planes, n_planes, on_host, self->temporal.lut, first,
+          self->frame_spatial_off ? NULL : self->filter,
+          &self->frame_regions.regions, stream, &st) != 0)
+    return gst_cuda_convolve_cuda_failed (self, where, &st);
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -882,6 +1049,9 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
+  if (self->temporal.on)
+    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
+        TRUE, NULL, "a frame");
   if (cuconv_strips_process (self->strips, planes, n_planes, self->filter,
           &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
@@ -893,7 +1063,8 @@ gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
 
 /* Pinned frames, region=frame: the whole frame up, filtered and down,
  * enqueued on the element's stream.  A region frame needs the CPU's
- * restore after the GPU: the strips, synchronously. */
+ * restore after the GPU: the strips, synchronously.  With the temporal
+ * denoise the regions are done on the GPU: enqueued whatever the region. */
 static GstFlowReturn
 gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream)
@@ -903,6 +1074,11 @@ gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter * filter,
   CuconvStatus st;
   guint n_planes;
 
+  if (self->temporal.on) {
+    n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
+    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
+        TRUE, stream, "a frame");
+  }
   if (self->frame_regions.regions.mode != CUCONV_REGION_FRAME)
     return GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST;
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
@@ -922,6 +1098,9 @@ gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter * filter,
   guint n_planes;
 
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
+  if (self->temporal.on)
+    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
+        FALSE, stream, "CUDA memory");
   /* mode FRAME: cuconv_filter_device (), without a copy */
   if (cuconv_region_filter_device (self->region_filter, planes, n_planes,
           self->filter, &self->frame_regions.regions, stream, &st) != 0)

@@ -1,0 +1,210 @@
+/* GStreamer
+ * Copyright (C) 2024 gst-cudaconvolve authors
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstcuconvtemporal.h"
+
+/* Rows of the host state start on cache lines. */
+#define HOST_ALIGN 64
+
+void
+gst_cuconv_temporal_props_init (GstCuconvTemporalProps * props)
+{
+  props->strength = GST_CUCONV_TEMPORAL_DEFAULT_STRENGTH;
+  props->threshold = GST_CUCONV_TEMPORAL_DEFAULT_THRESHOLD;
+}
+
+void
+gst_cuconv_temporal_param_specs (GParamSpec ** specs)
+{
+  const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  specs[GST_CUCONV_TEMPORAL_PROP_STRENGTH] = g_param_spec_double ("temporal",
+      "Temporal denoise", "Strength of the temporal denoise, 0-1: each "
+      "sample is blended with the element's previous output, out = in + k * "
+      "(previous - in), k = temporal where the sample did not change, "
+      "falling to 0 as the change nears temporal-threshold (motion). Still "
+      "areas average over many frames, moving ones keep the current frame. "
+      "Runs before the kernel, on the components the kernel filters, on the "
+      "whole frame whatever the region. No added latency; starts afresh "
+      "after caps changes, flushes, seeks, gaps, discontinuities and "
+      "backend switches. A change while playing applies from the next frame "
+      "and keeps the state. 0 = off (with identity kernel settings: "
+      "passthrough)", 0.0, 1.0, GST_CUCONV_TEMPORAL_DEFAULT_STRENGTH, live);
+  specs[GST_CUCONV_TEMPORAL_PROP_THRESHOLD] =
+      g_param_spec_double ("temporal-threshold", "Temporal threshold",
+      "Temporal denoise: the difference between a sample and the previous "
+      "output, in 8-bit levels (0-255; times 4 in 10-bit, 256 in 16-bit "
+      "samples), from which it counts as motion and takes the input as it "
+      "is; below it the blend grows smoothly to full strength at 0. Set it "
+      "above the noise (2 to 3 times its standard deviation). A change while "
+      "playing applies from the next frame and keeps the state. 0 = no "
+      "blending (the denoise is off)", 0.0,
+      CUCONV_MAX_TEMPORAL_THRESHOLD, GST_CUCONV_TEMPORAL_DEFAULT_THRESHOLD,
+      live);
+}
+
+void
+gst_cuconv_temporal_props_set (GstCuconvTemporalProps * props, guint prop,
+    const GValue * value)
+{
+  switch (prop) {
+    case GST_CUCONV_TEMPORAL_PROP_STRENGTH:
+      props->strength = g_value_get_double (value);
+      break;
+    case GST_CUCONV_TEMPORAL_PROP_THRESHOLD:
+      props->threshold = g_value_get_double (value);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+void
+gst_cuconv_temporal_props_get (const GstCuconvTemporalProps * props,
+    guint prop, GValue * value)
+{
+  switch (prop) {
+    case GST_CUCONV_TEMPORAL_PROP_STRENGTH:
+      g_value_set_double (value, props->strength);
+      break;
+    case GST_CUCONV_TEMPORAL_PROP_THRESHOLD:
+      g_value_set_double (value, props->threshold);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+void
+gst_cuconv_temporal_init (GstCuconvTemporal * t)
+{
+  memset (t, 0, sizeof (*t));
+  t->reset = 1;
+}
+
+void
+gst_cuconv_temporal_clear (GstCuconvTemporal * t)
+{
+  g_assert (t->gpu == NULL);
+  g_clear_pointer (&t->host, g_free);
+  t->host_size = 0;
+  t->host_n_planes = 0;
+  t->have_last = FALSE;
+  g_atomic_int_set (&t->reset, 1);
+}
+
+void
+gst_cuconv_temporal_reset (GstCuconvTemporal * t)
+{
+  g_atomic_int_set (&t->reset, 1);
+}
+
+gboolean
+gst_cuconv_temporal_prepare (GstCuconvTemporal * t,
+    const GstCuconvTemporalProps * props, GstBuffer * inbuf)
+{
+  if (!t->lut_valid || t->lut_props.strength != props->strength ||
+      t->lut_props.threshold != props->threshold) {
+    cuconv_temporal_lut (t->lut, props->strength, props->threshold);
+    t->lut_props = *props;
+    t->lut_valid = TRUE;
+  }
+  t->on = !cuconv_temporal_is_off (t->lut);
+  /* a state from before the frames not denoised would be stale */
+  if (!t->on || GST_BUFFER_IS_DISCONT (inbuf))
+    gst_cuconv_temporal_reset (t);
+  return t->on;
+}
+
+gboolean
+gst_cuconv_temporal_begin (GstCuconvTemporal * t, gboolean on_cuda)
+{
+  /* taken here, not in prepare: a buffer dropped between the two keeps
+   * it for the next */
+  gboolean first = g_atomic_int_compare_and_exchange (&t->reset, 1, 0);
+
+  first = first || !t->have_last || t->last_on_cuda != on_cuda;
+  t->have_last = TRUE;
+  t->last_on_cuda = on_cuda;
+  if (on_cuda && t->host) {
+    g_clear_pointer (&t->host, g_free);
+    t->host_size = 0;
+    t->host_n_planes = 0;
+  }
+  return first;
+}
+
+static gint
+row_bytes (const CuconvPlane * p)
+{
+  return p->width * p->n_comp * cuconv_plane_sample_bytes (p);
+}
+
+gboolean
+gst_cuconv_temporal_host_planes (GstCuconvTemporal * t,
+    const CuconvPlane * planes, guint n_planes, CuconvPlane * state,
+    gboolean * first)
+{
+  gint stride[GST_VIDEO_MAX_PLANES];
+  gsize offset[GST_VIDEO_MAX_PLANES], size = 0;
+  gboolean same;
+  guint p;
+
+  g_return_val_if_fail (n_planes <= GST_VIDEO_MAX_PLANES, FALSE);
+  same = t->host && t->host_n_planes == n_planes;
+  for (p = 0; p < n_planes; p++) {
+    stride[p] = GST_ROUND_UP_N (row_bytes (&planes[p]), HOST_ALIGN);
+    offset[p] = size;
+    size += (gsize) stride[p] * MAX (planes[p].height, 0);
+    same = same && t->host_stride[p] == stride[p] &&
+        t->host_rows[p] == planes[p].height;
+  }
+  if (!same) {
+    g_free (t->host);
+    t->host = g_try_malloc (MAX (size, 1));
+    if (!t->host) {
+      t->host_size = 0;
+      t->host_n_planes = 0;
+      return FALSE;
+    }
+    t->host_size = size;
+    t->host_n_planes = n_planes;
+    for (p = 0; p < n_planes; p++) {
+      t->host_offset[p] = offset[p];
+      t->host_stride[p] = stride[p];
+      t->host_rows[p] = planes[p].height;
+    }
+    *first = TRUE;
+  }
+  for (p = 0; p < n_planes; p++) {
+    state[p] = planes[p];
+    state[p].dst = t->host + t->host_offset[p];
+    state[p].dst_stride = t->host_stride[p];
+  }
+  return TRUE;
+}
+
+void
+gst_cuconv_temporal_copy_planes (const CuconvPlane * planes, guint n_planes)
+{
+  guint p;
+  gint y;
+
+  for (p = 0; p < n_planes; p++) {
+    const gint n = row_bytes (&planes[p]);
+
+    for (y = 0; y < planes[p].height; y++)
+      memcpy (planes[p].dst + (gsize) y * planes[p].dst_stride,
+          planes[p].src + (gsize) y * planes[p].src_stride, n);
+  }
+}
