@@ -205,22 +205,16 @@ expected_op (gchar cls, CuconvKernel kernel, CuconvPlanes planes)
   return CUCONV_COMP_FILTER;
 }
 
-/* What cuconv_reference_frame () makes of in: one tightly packed array per
- * plane, in expected[p], with expected_stride[p] and sample_bytes[p]. */
+/* planes[p] described from the table for info's format, src and dst
+ * unset, each component's op by the planes rule for kernel and which. */
 static void
-reference_run (const GstVideoInfo * info, GstBuffer * in,
-    const CuconvSettings * s, CuconvPlanes which, guint8 * expected[],
-    gsize expected_stride[], gint sample_bytes[])
+describe_planes (const GstVideoInfo * info, CuconvKernel kernel,
+    CuconvPlanes which, CuconvPlane * planes)
 {
   const FormatLayout *layout = layout_find (GST_VIDEO_INFO_NAME (info));
-  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CuconvFilter filter;
-  GstVideoFrame frame;
   guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
   gint c;
 
-  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
-          GST_MAP_READ));
   for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
     fail_unless_equals_int (layout->planes[p].samples != NULL, p < n_planes);
   for (p = 0; p < n_planes; p++) {
@@ -237,7 +231,57 @@ reference_run (const GstVideoInfo * info, GstBuffer * in,
     pl->fill = 1u << (l->depth - 1);
     pl->n_comp = strlen (l->samples);
     for (c = 0; c < pl->n_comp; c++)
-      pl->op[c] = expected_op (l->samples[c], s->kernel, which);
+      pl->op[c] = expected_op (l->samples[c], kernel, which);
+  }
+}
+
+void
+frame_check_temporal (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * state, const CuconvSettings * s, CuconvPlanes which,
+    gdouble strength, gdouble threshold, gboolean first)
+{
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame in_frame, state_frame;
+  guint8 k[CUCONV_TEMPORAL_LUT];
+  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  cuconv_temporal_lut (k, strength, threshold);
+  describe_planes (info, s->kernel, which, planes);
+  fail_unless (gst_video_frame_map (&in_frame, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&state_frame, (GstVideoInfo *) info,
+          state, GST_MAP_READWRITE));
+  for (p = 0; p < n_planes; p++) {
+    planes[p].src = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p);
+    planes[p].src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
+    planes[p].dst = GST_VIDEO_FRAME_PLANE_DATA (&state_frame, p);
+    planes[p].dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&state_frame, p);
+    cuconv_temporal_rows (&planes[p], k, first, 0, planes[p].height);
+  }
+  gst_video_frame_unmap (&state_frame);
+  gst_video_frame_unmap (&in_frame);
+}
+
+/* What cuconv_reference_frame () makes of in: one tightly packed array per
+ * plane, in expected[p], with expected_stride[p] and sample_bytes[p]. */
+static void
+reference_run (const GstVideoInfo * info, GstBuffer * in,
+    const CuconvSettings * s, CuconvPlanes which, guint8 * expected[],
+    gsize expected_stride[], gint sample_bytes[])
+{
+  const FormatLayout *layout = layout_find (GST_VIDEO_INFO_NAME (info));
+  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
+  CuconvFilter filter;
+  GstVideoFrame frame;
+  guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+
+  fail_unless (gst_video_frame_map (&frame, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  describe_planes (info, s->kernel, which, planes);
+  for (p = 0; p < n_planes; p++) {
+    const PlaneLayout *l = &layout->planes[p];
+    CuconvPlane *pl = &planes[p];
+
     pl->src = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
     pl->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
     sample_bytes[p] = l->depth > 8 ? 2 : 1;

@@ -1768,6 +1768,300 @@ GST_START_TEST (test_new_properties_while_playing)
 
 GST_END_TEST;
 
+/* The temporal denoise: a sequence of frames through the element against
+ * the definition (frame_check_temporal ()) applied in turn, then the
+ * kernel by the reference applied to the state. */
+typedef struct
+{
+  GstHarness *h;
+  GstElement *e;
+  GstVideoInfo info;
+  GstBuffer *base;              /* the scene the frames are noisy views of */
+  GstBuffer *state;             /* the definition's previous output */
+  GRand *rand;
+  gboolean kernel_off;          /* the kernel leaves frames unchanged */
+} TemporalRun;
+
+/* The next frame: the scene with every byte (the low byte of 16-bit
+ * samples) moved by up to 6, still areas whose noise the denoise
+ * averages, and a run of random bytes, motion it must leave alone. */
+static GstBuffer *
+temporal_frame (TemporalRun * r)
+{
+  GstBuffer *buf = gst_buffer_copy_deep (r->base);
+  const gboolean deep = GST_VIDEO_INFO_COMP_DEPTH (&r->info, 0) > 8;
+  GstMapInfo map;
+  gsize i, run_at, run_len;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READWRITE));
+  for (i = 0; i < map.size; i += deep ? 2 : 1)
+    map.data[i] = (guint8) CLAMP ((gint) map.data[i] +
+        g_rand_int_range (r->rand, -6, 7), 0, 255);
+  run_len = map.size / 8;
+  run_at = g_rand_int_range (r->rand, 0, (gint32) (map.size - run_len + 1));
+  for (i = run_at; i < run_at + run_len; i++)
+    map.data[i] = (guint8) g_rand_int_range (r->rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* New caps (a caps event alone: gst_harness_set_src_caps () adds a
+ * segment, which resets too) and a scene for them. */
+static void
+temporal_run_caps (TemporalRun * r, const GstVideoInfo * info)
+{
+  r->info = *info;
+  if (r->base) {
+    GstCaps *caps = gst_video_info_to_caps (info);
+
+    fail_unless (gst_harness_push_event (r->h, gst_event_new_caps (caps)));
+    gst_caps_unref (caps);
+  } else {
+    harness_set_info (r->h, info);
+  }
+  gst_clear_buffer (&r->base);
+  gst_clear_buffer (&r->state);
+  r->base = frame_check_buffer_random (info, r->rand, FALSE);
+  r->state = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info), NULL);
+}
+
+static void
+temporal_run_init (TemporalRun * r, const gchar * format, gint w, gint h,
+    guint32 seed, const gchar * first_prop, ...)
+{
+  GstVideoInfo info;
+  va_list ap;
+
+  memset (r, 0, sizeof (*r));
+  r->h = harness_new (&r->e, NULL);
+  va_start (ap, first_prop);
+  g_object_set_valist (G_OBJECT (r->e), first_prop, ap);
+  va_end (ap);
+  r->rand = g_rand_new_with_seed (seed);
+  frame_check_info_init (&info, format, w, h);
+  temporal_run_caps (r, &info);
+}
+
+static void
+temporal_run_clear (TemporalRun * r)
+{
+  gst_harness_teardown (r->h);
+  gst_clear_buffer (&r->base);
+  gst_clear_buffer (&r->state);
+  g_rand_free (r->rand);
+}
+
+/* Pushes the next frame (with flags) and checks the output: the
+ * definition on the state (afresh when first), then the element's kernel
+ * on it within 1 of the reference; with identity settings (or
+ * kernel_off) the state itself, word for word. */
+static void
+temporal_push_and_check (TemporalRun * r, gboolean first,
+    GstBufferFlags flags, const gchar * what)
+{
+  GstBuffer *in = temporal_frame (r), *out;
+  gdouble strength, threshold;
+  CuconvSettings s;
+  CuconvPlanes planes;
+  gchar msg[160];
+
+  GST_BUFFER_FLAG_SET (in, flags);
+  frame_check_element_settings (r->e, &s);
+  planes = frame_check_element_planes (r->e);
+  g_object_get (r->e, "temporal", &strength, "temporal-threshold",
+      &threshold, NULL);
+  out = gst_harness_push_and_pull (r->h, gst_buffer_ref (in));
+  fail_unless (out != NULL, "%s: no output", what);
+  fail_if (out == in, "%s: passed through", what);
+  frame_check_temporal (&r->info, in, r->state, &s, planes, strength,
+      threshold, first);
+  if (r->kernel_off || cuconv_settings_is_identity (&s) ?
+      frame_check_region_pixels (&r->info, out, r->state, CUCONV_REGION_FRAME,
+          NULL, 0, TRUE, FALSE, msg, sizeof (msg)) != 0 :
+      frame_check_compare_planes (&r->info, r->state, out, &s, planes, 1, msg,
+          sizeof (msg), NULL, NULL) != 0)
+    fail ("%s %s %dx%d: %s", what, GST_VIDEO_INFO_NAME (&r->info),
+        GST_VIDEO_INFO_WIDTH (&r->info), GST_VIDEO_INFO_HEIGHT (&r->info),
+        msg);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+/* Every format, a padded-stride input too, alone and before a blur, a
+ * sharpen (luma only) and an edge map (chroma filled). */
+GST_START_TEST (test_temporal_sequence)
+{
+  static const gchar *kernels[] = {
+    "radius=0", "radius=2", "kernel=sharpen radius=2 amount=1",
+    "kernel=sobel", "kernel=bilateral radius=2 planes=all",
+  };
+  guint f, k, t;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (k = 0; k < G_N_ELEMENTS (kernels); k++) {
+      TemporalRun r;
+      gchar *what;
+
+      temporal_run_init (&r, formats[f], 37, 23, 40 + f * 8 + k,
+          "temporal", 0.8, "temporal-threshold", 30.0, NULL);
+      frame_check_set_args (r.e, kernels[k]);
+      for (t = 0; t < 6; t++) {
+        what = g_strdup_printf ("%s, frame %u", kernels[k], t);
+        temporal_push_and_check (&r, t == 0, 0, what);
+        g_free (what);
+      }
+      temporal_run_clear (&r);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Each reset starts afresh: the next frame passes and becomes the state
+ * (checked against the definition with first), and the ones after it
+ * blend with it again. */
+GST_START_TEST (test_temporal_resets)
+{
+  static const gchar *fmts[] = { "GRAY8", "I420", "P010_10LE" };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    TemporalRun r;
+    GstVideoInfo info;
+    GstSegment segment;
+
+    temporal_run_init (&r, fmts[f], 21, 13, 90 + f, "temporal", 0.9,
+        "temporal-threshold", 40.0, NULL);
+    temporal_push_and_check (&r, TRUE, 0, "first frame");
+    temporal_push_and_check (&r, FALSE, 0, "second frame");
+
+    /* a flushing seek: flush, then a new segment */
+    fail_unless (gst_harness_push_event (r.h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (r.h,
+            gst_event_new_flush_stop (TRUE)));
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (r.h,
+            gst_event_new_segment (&segment)));
+    temporal_push_and_check (&r, TRUE, 0, "after a flush");
+    temporal_push_and_check (&r, FALSE, 0, "after a flush, next");
+
+    /* a segment alone (a seek that does not flush) */
+    segment.start = 10 * GST_SECOND;
+    fail_unless (gst_harness_push_event (r.h,
+            gst_event_new_segment (&segment)));
+    temporal_push_and_check (&r, TRUE, 0, "after a segment");
+    temporal_push_and_check (&r, FALSE, 0, "after a segment, next");
+
+    /* a gap */
+    fail_unless (gst_harness_push_event (r.h,
+            gst_event_new_gap (11 * GST_SECOND, GST_SECOND)));
+    temporal_push_and_check (&r, TRUE, 0, "after a gap");
+    temporal_push_and_check (&r, FALSE, 0, "after a gap, next");
+
+    /* a discontinuity */
+    temporal_push_and_check (&r, TRUE, GST_BUFFER_FLAG_DISCONT,
+        "a DISCONT buffer");
+    temporal_push_and_check (&r, FALSE, 0, "after a DISCONT buffer");
+
+    /* new caps: the same size at another framerate, then another size */
+    info = r.info;
+    GST_VIDEO_INFO_FPS_N (&info) = 25;
+    temporal_run_caps (&r, &info);
+    temporal_push_and_check (&r, TRUE, 0, "after new caps");
+    temporal_push_and_check (&r, FALSE, 0, "after new caps, next");
+    frame_check_info_init (&info, fmts[f], 17, 19);
+    temporal_run_caps (&r, &info);
+    temporal_push_and_check (&r, TRUE, 0, "after a new size");
+    temporal_push_and_check (&r, FALSE, 0, "after a new size, next");
+
+    temporal_run_clear (&r);
+  }
+}
+
+GST_END_TEST;
+
+/* Strength and threshold change while playing from the next frame on,
+ * keeping the state; off, identity settings pass through again; on
+ * again, the denoise starts afresh. */
+GST_START_TEST (test_temporal_while_playing)
+{
+  TemporalRun r;
+  GstBuffer *in, *out;
+
+  temporal_run_init (&r, "NV12", 31, 17, 7, "radius", 0, NULL);
+  in = temporal_frame (&r);
+  out = gst_harness_push_and_pull (r.h, gst_buffer_ref (in));
+  fail_unless (out == in, "temporal 0 and radius 0: passthrough");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+
+  g_object_set (r.e, "temporal", 0.5, NULL);
+  temporal_push_and_check (&r, TRUE, 0, "temporal 0 -> 0.5");
+  temporal_push_and_check (&r, FALSE, 0, "temporal 0.5");
+  g_object_set (r.e, "temporal", 0.95, NULL);
+  temporal_push_and_check (&r, FALSE, 0, "temporal 0.5 -> 0.95");
+  g_object_set (r.e, "temporal-threshold", 8.0, NULL);
+  temporal_push_and_check (&r, FALSE, 0, "threshold 20 -> 8");
+  g_object_set (r.e, "radius", 3, NULL);
+  temporal_push_and_check (&r, FALSE, 0, "radius 0 -> 3");
+  gst_util_set_object_arg (G_OBJECT (r.e), "planes", "luma");
+  temporal_push_and_check (&r, FALSE, 0, "planes auto -> luma");
+
+  g_object_set (r.e, "temporal", 0.0, "radius", 0, NULL);
+  in = temporal_frame (&r);
+  out = gst_harness_push_and_pull (r.h, gst_buffer_ref (in));
+  fail_unless (out == in, "temporal off: passthrough again");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+
+  g_object_set (r.e, "temporal", 0.7, NULL);
+  temporal_push_and_check (&r, TRUE, 0, "temporal on again");
+  temporal_push_and_check (&r, FALSE, 0, "temporal on again, next");
+  temporal_run_clear (&r);
+}
+
+GST_END_TEST;
+
+/* The denoise covers the whole frame whatever the region; the kernel
+ * only the regions: outside them the output is the state exactly. */
+GST_START_TEST (test_temporal_regions)
+{
+  const FrameCheckBox box = { 8, 4, 12, 9 };
+  TemporalRun r;
+  guint t;
+
+  temporal_run_init (&r, "I420", 33, 21, 11, "temporal", 0.8,
+      "temporal-threshold", 30.0, NULL);
+  frame_check_set_args (r.e, "radius=0 sigma=2 region=roi "
+      "regions=<<8,4,12,9>>");
+  for (t = 0; t < 4; t++) {
+    GstBuffer *in = temporal_frame (&r), *out;
+    CuconvSettings s;
+    gchar msg[160];
+
+    frame_check_element_settings (r.e, &s);
+    out = gst_harness_push_and_pull (r.h, gst_buffer_ref (in));
+    frame_check_temporal (&r.info, in, r.state, &s, CUCONV_PLANES_AUTO, 0.8,
+        30.0, t == 0);
+    if (frame_check_region_pixels (&r.info, out, r.state, CUCONV_REGION_INSIDE,
+            &box, 1, FALSE, FALSE, msg, sizeof (msg)) != 0)
+      fail ("frame %u, outside the region: %s", t, msg);
+    fail_unless (frame_check_region_pixels (&r.info, out, r.state,
+            CUCONV_REGION_INSIDE, &box, 1, TRUE, FALSE, msg,
+            sizeof (msg)) != 0, "frame %u: the region was not blurred", t);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+
+  /* a frame without a region: the kernel does nothing, the denoise goes on */
+  frame_check_set_args (r.e, "regions=<>");
+  r.kernel_off = TRUE;
+  temporal_push_and_check (&r, FALSE, 0, "no region");
+  temporal_run_clear (&r);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_suite (void)
 {
@@ -1806,6 +2100,10 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_invalid_kernel_on_bus);
   tcase_add_test (tc, test_new_properties_while_playing);
   tcase_add_test (tc, test_cpu_holds_no_frame);
+  tcase_add_test (tc, test_temporal_sequence);
+  tcase_add_test (tc, test_temporal_resets);
+  tcase_add_test (tc, test_temporal_while_playing);
+  tcase_add_test (tc, test_temporal_regions);
   return s;
 }
 

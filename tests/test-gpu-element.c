@@ -9,7 +9,9 @@
  * in order, filtered, on EOS, before serialized events and queries and
  * when nothing more comes; a flush drops them.  From GStreamer 1.24, a
  * frame whose writer is still at work on its own stream is read only once
- * that work is done.  Exits 77 (skip) without a usable CUDA device.
+ * that work is done.  The temporal denoise follows its definition over
+ * sequences of frames in each memory, in flight or not.  Exits 77 (skip)
+ * without a usable CUDA device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -1246,6 +1248,267 @@ GST_START_TEST (test_waits_for_writer_stream)
 GST_END_TEST;
 #endif
 
+/* The temporal denoise on the CUDA backend: sequences of frames checked
+ * in order against the definition applied in turn (frame_check_temporal
+ * (), bit for bit on the GPU too), then the kernel on the state, within 1
+ * of the reference (identity settings: the state exactly).  Frames in
+ * system memory (the strips' path, synchronous), in the element's pinned
+ * pool and in CUDA memory (enqueued: behind an upstream that is not live,
+ * held in flight one at a time, so the state's order on the stream is
+ * what makes frame t + 1 read frame t's output). */
+typedef enum
+{
+  TEMPORAL_SYSTEM,
+  TEMPORAL_PINNED,
+  TEMPORAL_CUDA,
+  TEMPORAL_N_MEMORIES
+} TemporalMemory;
+
+static const gchar *temporal_memory_names[] = {
+  "system memory", "pinned memory", "CUDA memory"
+};
+
+#define TEMPORAL_FRAMES 8
+#define TEMPORAL_STRENGTH 0.85
+#define TEMPORAL_THRESHOLD 30.0
+
+/* The next frame: base with every byte (the low byte of 16-bit samples)
+ * moved by up to 6, still noise, and a run of random bytes, motion. */
+static GstBuffer *
+temporal_frame (const GstVideoInfo * info, GstBuffer * base, GRand * rand)
+{
+  GstBuffer *buf = gst_buffer_copy_deep (base);
+  const gboolean deep = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8;
+  GstMapInfo map;
+  gsize i, run_at, run_len;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READWRITE));
+  for (i = 0; i < map.size; i += deep ? 2 : 1)
+    map.data[i] = (guint8) CLAMP ((gint) map.data[i] +
+        g_rand_int_range (rand, -6, 7), 0, 255);
+  run_len = map.size / 8;
+  run_at = g_rand_int_range (rand, 0, (gint32) (map.size - run_len + 1));
+  for (i = run_at; i < run_at + run_len; i++)
+    map.data[i] = (guint8) g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* src's frame in a buffer of pool (pinned or CUDA memory). */
+static GstBuffer *
+temporal_pool_copy (GstBufferPool * pool, const GstVideoInfo * info,
+    GstBuffer * src)
+{
+  GstVideoFrame in, out;
+  GstBuffer *buf = NULL;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&in, (GstVideoInfo *) info, src,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out, (GstVideoInfo *) info, buf,
+          GST_MAP_WRITE));
+  fail_unless (gst_video_frame_copy (&out, &in));
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  GST_BUFFER_PTS (buf) = GST_BUFFER_PTS (src);
+  GST_BUFFER_DURATION (buf) = GST_BUFFER_DURATION (src);
+  if (GST_BUFFER_IS_DISCONT (src))
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  return buf;
+}
+
+/* out against the definition's state and the kernel of s. */
+static void
+temporal_check (const GstVideoInfo * info, GstBuffer * state,
+    GstBuffer * out, const CuconvSettings * s, CuconvPlanes planes,
+    gboolean kernel_off, const gchar * what, guint t)
+{
+  gchar first[160];
+
+  if (kernel_off || cuconv_settings_is_identity (s)) {
+    if (frame_check_region_pixels (info, out, state, CUCONV_REGION_FRAME,
+            NULL, 0, TRUE, FALSE, first, sizeof (first)) != 0)
+      fail ("%s %s, frame %u: not the state: %s", what,
+          GST_VIDEO_INFO_NAME (info), t, first);
+  } else {
+    gchar *w = g_strdup_printf ("%s, frame %u", what, t);
+
+    compare_planes_with_reference (info, state, out, s, planes, TRUE, w);
+    g_free (w);
+  }
+}
+
+/* A sequence of TEMPORAL_FRAMES frames of format through
+ * cudaconvolve backend=cuda props temporal=... in mem, upstream live or
+ * not; the frame at reset_at is DISCONT, the state starts afresh there. */
+static void
+temporal_sequence_cuda (const gchar * format, gint w, gint hh,
+    TemporalMemory mem, gboolean live, const gchar * props, guint reset_at,
+    GRand * rand)
+{
+  GstBuffer *in[TEMPORAL_FRAMES], *base, *state;
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h = harness_new_cuda (&e);
+  CuconvSettings s;
+  CuconvPlanes planes;
+  gchar *what;
+  guint t, min;
+
+  gst_harness_set_live (h, live);
+  set_props (e, props);
+  g_object_set (e, "temporal", TEMPORAL_STRENGTH, "temporal-threshold",
+      TEMPORAL_THRESHOLD, NULL);
+  frame_check_element_settings (e, &s);
+  planes = frame_check_element_planes (e);
+  what = g_strdup_printf ("%s in %s, %s, upstream %slive", props,
+      temporal_memory_names[mem], format, live ? "" : "not ");
+
+  frame_check_info_init (&info, format, w, hh);
+  if (mem == TEMPORAL_SYSTEM) {
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  } else {
+    GstCaps *caps = flight_caps (&info, mem == TEMPORAL_PINNED ?
+        FLIGHT_PINNED : FLIGHT_CUDA);
+
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    pool = flight_pool (h, caps, &min);
+    gst_caps_unref (caps);
+  }
+
+  base = frame_check_buffer_random (&info, rand, FALSE);
+  state = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  for (t = 0; t < TEMPORAL_FRAMES; t++) {
+    GstBuffer *buf;
+
+    in[t] = temporal_frame (&info, base, rand);
+    GST_BUFFER_PTS (in[t]) = t * FRAME_DURATION;
+    GST_BUFFER_DURATION (in[t]) = FRAME_DURATION;
+    if (t == reset_at)
+      GST_BUFFER_FLAG_SET (in[t], GST_BUFFER_FLAG_DISCONT);
+    buf = pool ? temporal_pool_copy (pool, &info, in[t]) :
+        gst_buffer_ref (in[t]);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  /* the frame in flight, if any, comes out */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (t = 0; t < TEMPORAL_FRAMES; t++) {
+    GstBuffer *out = gst_harness_pull (h);
+
+    fail_unless (out != NULL, "%s: frame %u did not come out", what, t);
+    fail_unless (GST_BUFFER_PTS (out) == t * FRAME_DURATION,
+        "%s: frame %u out of order", what, t);
+    frame_check_temporal (&info, in[t], state, &s, planes,
+        TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, t == 0 || t == reset_at);
+    temporal_check (&info, state, out, &s, planes, FALSE, what, t);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[t]);
+  }
+  check_active_backend (e, "cuda");
+
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_buffer_unref (state);
+  gst_buffer_unref (base);
+  gst_harness_teardown (h);
+  g_free (what);
+}
+
+/* Every format in system memory; those GStreamer's CUDA allocator lays
+ * out in pinned and CUDA memory, held in flight and not; identity
+ * settings (the state copied out), a blur, an edge map, a bilateral. */
+GST_START_TEST (test_temporal_cuda)
+{
+  static const gchar *kernels[] = {
+    "radius=0", "radius=2", "kernel=sobel",
+    "kernel=bilateral radius=3 sigma-range=20",
+  };
+  static const gchar *device_formats[] = {
+    "I420", "NV12", "Y444", "P010_10LE", "Y444_16LE", "RGBA", "BGRx",
+  };
+  GRand *rand = g_rand_new_with_seed (SEED + 40);
+  guint f, k, live;
+  TemporalMemory mem;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (k = 0; k < G_N_ELEMENTS (kernels); k++)
+      temporal_sequence_cuda (formats[f], 37, 23, TEMPORAL_SYSTEM, TRUE,
+          kernels[k], 5, rand);
+  for (mem = TEMPORAL_PINNED; mem < TEMPORAL_N_MEMORIES; mem++)
+    for (f = 0; f < G_N_ELEMENTS (device_formats); f++)
+      for (k = 0; k < G_N_ELEMENTS (kernels); k++)
+        for (live = 0; live < 2; live++)
+          temporal_sequence_cuda (device_formats[f], k % 2 ? 385 : 64,
+              k % 2 ? 289 : 35, mem, live, kernels[k], 4, rand);
+  /* a large frame, through each memory */
+  for (mem = TEMPORAL_SYSTEM; mem < TEMPORAL_N_MEMORIES; mem++)
+    temporal_sequence_cuda ("NV12", 1921, 1081, mem, FALSE, "radius=2", 3,
+        rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The denoise covers the whole frame, the kernel only the regions
+ * (region=roi): outside them the output is the state exactly; and a
+ * backend switch starts afresh on either side. */
+GST_START_TEST (test_temporal_regions_and_switch_cuda)
+{
+  const FrameCheckBox box = { 40, 20, 61, 33 };
+  GRand *rand = g_rand_new_with_seed (SEED + 41);
+  static const gchar *backends[] = { "cuda", "cpu", "cuda" };
+  GstBuffer *base, *state;
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h = harness_new_cuda (&e);
+  CuconvSettings s;
+  guint t, b;
+
+  gst_harness_set_live (h, TRUE);
+  set_props (e, "radius=3 region=roi regions=<<40,20,61,33>>");
+  g_object_set (e, "temporal", TEMPORAL_STRENGTH, "temporal-threshold",
+      TEMPORAL_THRESHOLD, NULL);
+  frame_check_element_settings (e, &s);
+  frame_check_info_init (&info, "I420", 163, 97);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  base = frame_check_buffer_random (&info, rand, FALSE);
+  state = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+
+  for (b = 0; b < G_N_ELEMENTS (backends); b++) {
+    gst_util_set_object_arg (G_OBJECT (e), "backend", backends[b]);
+    for (t = 0; t < 4; t++) {
+      GstBuffer *in = temporal_frame (&info, base, rand), *out;
+      gchar first[160];
+
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      fail_unless (out != NULL);
+      /* afresh at the start and at each switch */
+      frame_check_temporal (&info, in, state, &s, CUCONV_PLANES_AUTO,
+          TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, t == 0);
+      if (frame_check_region_pixels (&info, out, state, CUCONV_REGION_INSIDE,
+              &box, 1, FALSE, FALSE, first, sizeof (first)) != 0)
+        fail ("backend %s, frame %u, outside the region: %s", backends[b],
+            t, first);
+      fail_unless (frame_check_region_pixels (&info, out, state,
+              CUCONV_REGION_INSIDE, &box, 1, TRUE, FALSE, NULL, 0) != 0,
+          "backend %s, frame %u: the region was not blurred", backends[b], t);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+    }
+    check_active_backend (e, backends[b]);
+  }
+  gst_buffer_unref (state);
+  gst_buffer_unref (base);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvolve_gpu_suite (void)
 {
@@ -1265,6 +1528,8 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_flight_serialized);
   tcase_add_test (tc, test_flight_none_when_live);
   tcase_add_test (tc, test_flight_idle);
+  tcase_add_test (tc, test_temporal_cuda);
+  tcase_add_test (tc, test_temporal_regions_and_switch_cuda);
 #if GST_CHECK_VERSION (1, 24, 0)
   tcase_add_test (tc, test_cuda_memory_at_once);
   tcase_add_test (tc, test_waits_for_writer_stream);
