@@ -1,8 +1,8 @@
 /* gst-cudaconvolve: soak, `soak SECONDS [BACKEND]`.
  *
  * Runs 1920x1080 I420 from videotestsrc through cudaconvolve into fakesink
- * for SECONDS while another thread changes radius, kernel, sigma and
- * border every few milliseconds.  Prints, at the start, every minute and
+ * for SECONDS while another thread changes radius, kernel, sigma,
+ * sigma-range, the temporal denoise and border every few milliseconds.  Prints, at the start, every minute and
  * at the end: frames/s, the frames into and out of the element (counted
  * by pad probes), the resident memory and the GPU memory in use (CUDA
  * driver, device-wide).  Exits 1 if an error message arrives, if after EOS
@@ -61,14 +61,14 @@ static gpointer
 setter_thread (gpointer data)
 {
   static const gchar *kernels[] = { "gaussian", "box", "sharpen", "sobel",
-    "laplacian"
+    "laplacian", "bilateral"
   };
   static const gchar *borders[] = { "clamp", "mirror", "wrap", "zero" };
   GstElement *e = data;
   GRand *rand = g_rand_new_with_seed (12);
 
   while (!g_atomic_int_get (&stop_setter)) {
-    switch (g_rand_int_range (rand, 0, 4)) {
+    switch (g_rand_int_range (rand, 0, 7)) {
       case 0:
         g_object_set (e, "radius", g_rand_int_range (rand, 0, 17), NULL);
         break;
@@ -78,6 +78,19 @@ setter_thread (gpointer data)
         break;
       case 2:
         g_object_set (e, "sigma", g_rand_double_range (rand, 0, 5), NULL);
+        break;
+      case 3:
+        g_object_set (e, "sigma-range", g_rand_double_range (rand, 0, 60),
+            NULL);
+        break;
+      case 4:
+        /* off a third of the time: the previous frame dropped, kept again */
+        g_object_set (e, "temporal", g_rand_int_range (rand, 0, 3) == 0 ? 0.0
+            : g_rand_double_range (rand, 0, 1), NULL);
+        break;
+      case 5:
+        g_object_set (e, "temporal-threshold", g_rand_double_range (rand, 1,
+                40), NULL);
         break;
       default:
         gst_util_set_object_arg (G_OBJECT (e), "border",
