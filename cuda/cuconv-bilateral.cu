@@ -1,15 +1,18 @@
 /* gst-cudaconvolve: the bilateral filter on the GPU (docs/design.md, "The
- * bilateral").  A block filters a tile of 32 x 16 outputs of one
- * component: it reads the tile and its apron once into shared memory,
- * through the border mode, with the window's spatial weights and the
- * range weights beside it; each thread then sums its window there in the
- * reference's order (cuconv_bilateral_rows, cuconv-bilateral.c).
+ * bilateral").  8-bit planes of equal radii 1..8 take the byte kernel: a
+ * block of a grid sized to the device filters tiles of 32 x 64 outputs,
+ * each thread a column of 8, from the tile and its apron in shared
+ * memory and the range weights copied once for each lane of a warp.
+ * Every other plane takes the generic kernel: a tile of 32 x 16 outputs,
+ * summed in the reference's order (cuconv_bilateral_rows,
+ * cuconv-bilateral.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <cuda_runtime.h>
 
 #include "cuconv-engine.cuh"
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
@@ -45,6 +48,7 @@ struct BilateralParams
   float inv2sr2;                /* 1 / (2 sigma_r^2), sigma_r in samples */
   uint8_t op[CUCONV_MAX_COMP];
   uint32_t fill;
+  int tiles_x, tiles_y;         /* the byte kernel's tiles of a component */
   float kx[BL_MAX_SIDE];        /* the unnormalised spatial gaussians */
   float ky[BL_MAX_SIDE];
   float lut8[256];
@@ -83,14 +87,14 @@ write_word (const BilateralParams & p, int x, int y, int c, uint32_t v)
     a[1] = (uint8_t) (v >> 8);
 }
 
-/* R > 0: rx = ry = R, the loops unrolled; R = 0: p.rx, p.ry.  blockIdx.z
- * is the component. */
-template < int SB, int R > __global__ void
+/* The generic kernel: any radii and depth.  blockIdx.z is the
+ * component. */
+template < int SB > __global__ void
 __launch_bounds__ (BL_BX * BL_BY)
 bilateral_kernel (const BilateralParams p)
 {
   extern __shared__ float smem[];
-  const int rx = R > 0 ? R : p.rx, ry = R > 0 ? R : p.ry;
+  const int rx = p.rx, ry = p.ry;
   const int sx = 2 * rx + 1, tw = BL_BX + 2 * rx, th = BL_TILE_H + 2 * ry;
   float *tile = smem;           /* th x tw samples */
   float *ws = tile + tw * th;   /* (2ry + 1) x sx: kx[i] * ky[j] */
@@ -158,11 +162,181 @@ bilateral_kernel (const BilateralParams p)
   }
 }
 
-/* The radii with an unrolled 8-bit instantiation: every other radius,
- * unequal radii and deeper samples take the generic one. */
-#define BL_UNROLLED_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8)
+/* The byte kernel.  A thread sums the windows of BB_K outputs of a
+ * column: each sample it reads from the tile serves every one of them
+ * whose window holds it, so a window sample costs one shared load (its
+ * range weight) and four instructions besides:
+ *
+ *   VABSDIFF  the load's address, 128 |q - p| + this lane's copy
+ *   LDS       wr[|q - p|]
+ *   FMUL      w = ws[j][i] * wr
+ *   FFMA      num += w * q
+ *   FADD      den += w
+ *
+ * A tile sample is kept as the bits of the float 2^23 + 128 q, so that
+ * the difference of two of them is 128 (q - p) and the float minus 2^23
+ * is 128 q exactly: num is 128 times the sum of w q, scaled back at the
+ * end (exactly: a power of two).  The range weights are stored once for
+ * each lane, entry d of lane l at word 32 d + l: a warp's 32 look-ups
+ * fall in 32 banks whatever the differences.  Columns are the outer loop,
+ * rows the inner one (the float error of any order is within the bound
+ * of docs/semantics.md, "The bilateral"). */
+#define BB_BX 32                /* threads across: outputs across a tile */
+#define BB_BY 8
+#define BB_K 8                  /* outputs a thread, down a column */
+#define BB_TILE_H (BB_BY * BB_K)
+#define BB_THREADS (BB_BX * BB_BY)
+#define BB_BLOCKS_PER_SM 4
+#define BB_MAX_RADIUS 8
+#define BB_LANES 32
+#define BB_LUT (256 * BB_LANES)
+#define BB_MAGIC 0x4b000000u    /* the bits of 2^23 */
 
-template < int SB, int R > static cudaError_t
+/* Shared memory of the byte kernel at radius R, in floats: the range
+ * weights, the spatial weights by column (rows padded to 4) and the
+ * tile. */
+#define BB_WS_ROW(R) ((2 * (R) + 1 + 3) / 4 * 4)
+#define BB_SMEM_FLOATS(R) (BB_LUT + (2 * (R) + 1) * BB_WS_ROW (R) + \
+    (BB_TILE_H + 2 * (R)) * (BB_BX + 2 * (R)))
+
+template < int R > __global__ void
+__launch_bounds__ (BB_THREADS, BB_BLOCKS_PER_SM)
+bilateral_byte_kernel (const __grid_constant__ BilateralParams p)
+{
+  constexpr int S = 2 * R + 1, WR = BB_WS_ROW (R);
+  constexpr int TW = BB_BX + 2 * R, TH = BB_TILE_H + 2 * R;
+  extern __shared__ __align__ (16) float smem[];
+  float *lut = smem;            /* BB_LUT: wr[d] at 32 d + lane */
+  float *ws = lut + BB_LUT;     /* S x WR: ws[i * WR + j] = kx[i] ky[j] */
+  uint32_t *tile = (uint32_t *) (ws + S * WR);  /* TH x TW */
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * BB_BX + tx;
+  const int per_comp = p.tiles_x * p.tiles_y;
+
+  for (int e = tid * 4; e < BB_LUT; e += BB_THREADS * 4) {
+    const float w = p.lut8[e / BB_LANES];
+
+    *(float4 *) (lut + e) = make_float4 (w, w, w, w);
+  }
+  for (int e = tid; e < S * WR; e += BB_THREADS) {
+    const int i = e / WR, j = e - i * WR;
+
+    /* the same float products as the reference's */
+    ws[e] = j < S ? p.kx[i] * p.ky[j] : 0.0f;
+  }
+  const uint32_t lane_lut = (uint32_t) __cvta_generic_to_shared (lut) +
+      4 * tx;
+
+  for (int t = blockIdx.x; t < per_comp * p.nc; t += gridDim.x) {
+    const int c = t / per_comp, tt = t - c * per_comp;
+    const int by = tt / p.tiles_x, bx = tt - by * p.tiles_x;
+    const int x0 = bx * BB_BX, y0 = p.row_begin + by * BB_TILE_H;
+    const int x = x0 + tx, yt = y0 + ty * BB_K;
+
+    if (p.op[c] != CUCONV_COMP_FILTER) {
+      for (int k = 0; k < BB_K; k++) {
+        if (x >= p.width || yt + k >= p.row_end)
+          break;
+        write_word < 1 > (p, x, yt + k, c, p.op[c] == CUCONV_COMP_COPY ?
+            read_word < 1 > (p, x, yt + k, c) : p.fill);
+      }
+      continue;
+    }
+
+    /* the previous tile's sums are done with the tile */
+    __syncthreads ();
+    /* TW is a constant: the divisions are multiplications */
+#pragma unroll 4
+    for (int e = tid; e < TH * TW; e += BB_THREADS) {
+      const int r = e / TW, q = e - r * TW;
+      const int gy = cuconv_border_index ((CuconvBorder) p.border,
+          y0 - R + r, p.height);
+      const int gx = cuconv_border_index ((CuconvBorder) p.border,
+          x0 - R + q, p.width);
+
+      /* the zero border's outside reads 0, a sample like any other */
+      tile[e] = BB_MAGIC + ((gx < 0 || gy < 0 ? 0u :
+              (uint32_t) p.src[(size_t) gy * p.src_pitch +
+                  (size_t) gx * p.nc + c]) << 7);
+    }
+    __syncthreads ();
+
+    const uint32_t *col = tile + ty * BB_K * TW + tx;
+    uint32_t centre[BB_K];
+    float num[BB_K], den[BB_K];
+
+#pragma unroll
+    for (int k = 0; k < BB_K; k++) {
+      centre[k] = col[(k + R) * TW + R];
+      num[k] = 0.0f;
+      den[k] = 0.0f;
+    }
+#pragma unroll 1
+    for (int i = 0; i < S; i++) {
+      float wcol[WR];
+
+#pragma unroll
+      for (int j = 0; j < WR; j += 4)
+        *(float4 *) (wcol + j) = *(const float4 *) (ws + i * WR + j);
+#pragma unroll
+      for (int r = 0; r < BB_K + 2 * R; r++) {
+        const uint32_t b = col[r * TW + i];
+        const float q128 = __uint_as_float (b) - 8388608.0f;
+
+#pragma unroll
+        for (int k = 0; k < BB_K; k++) {
+          const int j = r - k;
+
+          if (j >= 0 && j < S) {
+            float wr;
+
+            /* the table is written before the first barrier and never
+             * again */
+            asm volatile ("ld.shared.f32 %0, [%1];":"=f" (wr)
+                :"r" (__usad (b, centre[k], lane_lut)));
+            const float w = wcol[j] * wr;
+
+            num[k] = fmaf (w, q128, num[k]);
+            den[k] += w;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < BB_K; k++)
+      if (x < p.width && yt + k < p.row_end)
+        write_word < 1 > (p, x, yt + k, c,
+            cuconv_round_sat (num[k] * (1.0f / 128.0f) / den[k], 255));
+  }
+}
+
+#define BB_CASE(r) case r: \
+    return launch_byte < r > (p, stream);
+#define BB_RADII(X) X (1) X (2) X (3) X (4) X (5) X (6) X (7) X (8)
+
+template < int R > static cudaError_t
+launch_byte (BilateralParams & p, cudaStream_t stream)
+{
+  static SmemLimit limit;
+  const int smem = (int) sizeof (float) * BB_SMEM_FLOATS (R);
+  int sms;
+  cudaError_t e = device_sm_count (&sms);
+
+  if (e != cudaSuccess)
+    return e;
+  p.tiles_x = (p.width + BB_BX - 1) / BB_BX;
+  p.tiles_y = (p.row_end - p.row_begin + BB_TILE_H - 1) / BB_TILE_H;
+  const int tiles = p.tiles_x * p.tiles_y * p.nc;
+  const int grid = tiles < sms * BB_BLOCKS_PER_SM ? tiles :
+      sms * BB_BLOCKS_PER_SM;
+
+  return launch_smem ((const void *) bilateral_byte_kernel < R >, smem,
+      limit,[&]{
+        bilateral_byte_kernel < R > <<< grid, dim3 (BB_BX, BB_BY), smem,
+            stream >>> (p);});
+}
+
+template < int SB > static cudaError_t
 launch (const BilateralParams & p, cudaStream_t stream)
 {
   const int tw = BL_BX + 2 * p.rx, th = BL_TILE_H + 2 * p.ry;
@@ -172,7 +346,7 @@ launch (const BilateralParams & p, cudaStream_t stream)
   const dim3 grid ((p.width + BL_BX - 1) / BL_BX,
       (p.row_end - p.row_begin + BL_TILE_H - 1) / BL_TILE_H, p.nc);
 
-  bilateral_kernel < SB, R > <<<grid, block, smem, stream>>> (p);
+  bilateral_kernel < SB > <<<grid, block, smem, stream>>> (p);
   return cudaGetLastError ();
 }
 
@@ -215,17 +389,15 @@ launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
     cuconv_bilateral_range_lut (p.lut8, 256, sr);
 
   if (sb == 2)
-    return launch < 2, 0 > (p, stream);
+    return launch < 2 > (p, stream);
   if (p.rx == p.ry) {
     switch (p.rx) {
-#define BL_CASE(r) case r: return launch < 1, r > (p, stream);
-        BL_UNROLLED_RADII (BL_CASE)
-#undef BL_CASE
+        BB_RADII (BB_CASE)
       default:
         break;
     }
   }
-  return launch < 1, 0 > (p, stream);
+  return launch < 1 > (p, stream);
 }
 
 }                               /* namespace cuconv */
