@@ -34,12 +34,19 @@
  * path), and the fused gaussian and sobel against the global path forced
  * (the crossover); --wide times those rows alone.
  *
+ * Then the bilateral on 8-bit planes at 1920x1080 and 3840x2160, radius
+ * 2, 4 and 7 (the element's default sigma, sigma-range 25), against
+ * nppiFilterBilateralGaussBorder_8u_C1R_Ctx; and the temporal denoise of
+ * whole NV12 frames (and P010 at 3840x2160), every plane in one call, in
+ * GB/s against the device copy ceiling.
+ *
  *   bench-kernel [--reps=N] [--tiled | --mma | --stream] [--regions |
- *                --wide | --frames | --only=NAME[:R]]
+ *                --wide | --frames | --bilateral | --temporal |
+ *                --only=NAME[:R]]
  *
  * --only times the table rows of that name (and radius) alone, for
- * profiling one kernel; --regions, --wide and --frames those parts
- * alone.  --tiled takes the fused tile kernels where the
+ * profiling one kernel; --regions, --wide, --frames, --bilateral and
+ * --temporal those parts alone.  --tiled takes the fused tile kernels where the
  * dispatch would take the streaming kernel or the tensor-core blur
  * (CUCONV_PATH_TILED), in the table and the whole frames: the two compared
  * in one run.  --mma takes the tensor-core blur wherever it takes a plane
@@ -441,6 +448,7 @@ typedef enum
   NPP_OP_GAUSS,                 /* our taps, 8u or 16u */
   NPP_OP_BOX,
   NPP_OP_MATRIX,                /* our matrix, 8u */
+  NPP_OP_BILATERAL,             /* our radius, sigma and sigma-range, 8u */
 } NppOp;
 
 static NppOp
@@ -823,6 +831,17 @@ launch_npp (void *ctx, int i, cudaStream_t stream)
           anchor, NPP_BORDER_REPLICATE, b->npp);
       break;
     }
+    case NPP_OP_BILATERAL:
+      /* NPP's weights: exp (-(i^2 + j^2) / (2 nPosSquareSigma)) times
+       * exp (-d^2 / (2 nValSquareSigma)), every pixel of the square
+       * window (nStepBetweenSrcPixels 1) */
+      st = nppiFilterBilateralGaussBorder_8u_C1R_Ctx (b->src + off,
+          (Npp32s) b->pitch, size, origin, b->dst + off, (Npp32s) b->pitch,
+          size, r, 1, (Npp32f) (b->filter.settings.sigma_range *
+              b->filter.settings.sigma_range),
+          (Npp32f) (b->filter.x[0].sigma * b->filter.x[0].sigma),
+          NPP_BORDER_REPLICATE, b->npp);
+      break;
     case NPP_OP_GAUSS:
       if (b->bytes == 2)
         st = nppiFilterGaussAdvancedBorder_16u_C1R_Ctx ((const Npp16u *)
@@ -894,6 +913,255 @@ compare_outputs (Bench * b, LaunchFn f1, LaunchFn f2, cudaStream_t stream)
 }
 #endif
 
+#ifdef HAVE_NPP
+/* NPP's stream context: the device and the stream the calls go to. */
+static void
+npp_context_init (Bench * b, int dev, const cudaDeviceProp & prop,
+    cudaStream_t stream)
+{
+  b->npp.hStream = stream;
+  b->npp.nCudaDeviceId = dev;
+  b->npp.nMultiProcessorCount = prop.multiProcessorCount;
+  b->npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+  b->npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+  b->npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
+  b->npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
+  b->npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+  CHECK (cudaStreamGetFlags (stream, &b->npp.nStreamFlags));
+}
+#endif
+
+/* Planes of w x h random bytes (pitch a multiple of 256), enough pairs of
+ * input and output that they add up to more than twice the L2. */
+static void
+bench_planes_alloc (Bench * b, int w, int h, const cudaDeviceProp & prop)
+{
+  size_t plane;
+
+  b->w = w;
+  b->h = h;
+  b->pitch = ((size_t) b->w * b->bytes + 255) / 256 * 256;
+  plane = b->pitch * b->h;
+  b->n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * plane)) + 1);
+  CHECK (cudaMalloc (&b->src, plane * b->n));
+  CHECK (cudaMalloc (&b->dst, plane * b->n));
+  std::vector < uint8_t > hb (plane * b->n);
+  unsigned seed = 12345;
+
+  for (size_t j = 0; j < hb.size (); j++) {
+    seed = seed * 1103515245u + 12345u;
+    hb[j] = (uint8_t) (seed >> 16);
+  }
+  CHECK (cudaMemcpy (b->src, hb.data (), hb.size (), cudaMemcpyHostToDevice));
+}
+
+/* The bilateral (kernel=bilateral) on 8-bit planes against NPP's
+ * nppiFilterBilateralGaussBorder_8u_C1R_Ctx: the same radius, spatial
+ * sigma (the element's default for the radius) and sigma-range. */
+static int
+bench_bilateral (const cudaDeviceProp & prop, int dev, cudaStream_t stream)
+{
+  static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const int radii[] = { 2, 4, 7 };
+  const double sigma_range = 25.0;
+
+  (void) dev;
+  printf ("\n### bilateral, 8-bit planes\n\n");
+  printf ("- kernel=bilateral through cuconv_filter_device (): radius r, "
+      "sigma 0 (the element's default, 0.3 (r - 1) + 0.8), sigma-range "
+      "%.0f, border clamp; one plane of random bytes, pitch = width "
+      "rounded up to 256, buffers rotated past twice the L2; median of %d "
+      "batches, CUDA events\n", sigma_range, reps);
+#ifdef HAVE_NPP
+  printf ("- NPP: nppiFilterBilateralGaussBorder_8u_C1R_Ctx (nRadius r, "
+      "nStepBetweenSrcPixels 1, nValSquareSigma sigma-range^2, "
+      "nPosSquareSigma sigma^2, NPP_BORDER_REPLICATE = our clamp) on the "
+      "same planes; NPP max abs diff is its largest difference from our "
+      "output\n");
+#else
+  printf ("- NPP: not built (build with tests/gpu-host.sh)\n");
+#endif
+  printf ("- window Gsamples/s = pixels x (2r + 1)^2 / time\n\n");
+  printf ("| size | r | sigma | sigma-range | buffers | ours µs | ours "
+      "Gpix/s | window Gsamples/s | NPP µs | NPP Gpix/s | speed-up | NPP max "
+      "abs diff |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+      "---:|\n");
+  for (int z = 0; z < 2; z++) {
+    Bench b;
+
+    memset (&b, 0, sizeof (b));
+    b.path = CUCONV_PATH_AUTO;
+    b.depth = 8;
+    b.bytes = 1;
+    bench_planes_alloc (&b, sizes[z][0], sizes[z][1], prop);
+#ifdef HAVE_NPP
+    npp_context_init (&b, dev, prop, stream);
+#endif
+    for (int ri = 0; ri < (int) (sizeof (radii) / sizeof (radii[0])); ri++) {
+      const int batch = std::max (b.n, 24);
+      const double pix = (double) b.w * b.h;
+      const double taps = (2.0 * radii[ri] + 1) * (2.0 * radii[ri] + 1);
+      CuconvSettings st;
+      float us;
+      bool graph;
+
+      memset (&st, 0, sizeof (st));
+      st.kernel = CUCONV_KERNEL_BILATERAL;
+      st.border = CUCONV_BORDER_CLAMP;
+      st.radius = radii[ri];
+      st.sigma_range = sigma_range;
+      cuconv_filter_init (&b.filter, &st);
+      printf ("| %dx%d | %d | %.2f | %.0f | %d |", b.w, b.h, radii[ri],
+          b.filter.x[0].sigma, sigma_range, b.n);
+      us = time_calls (launch_ours, &b, batch, stream, &graph);
+      if (us < 0) {
+        printf (" failed: %s | | | | | | |\n",
+            cudaGetErrorString ((cudaError_t) b.err));
+        return 1;
+      }
+      printf (" %.1f%s | %.2f | %.0f |", us, graph ? "" : " (no graph)",
+          pix / us * 1e-3, pix * taps / us * 1e-3);
+#ifdef HAVE_NPP
+      {
+        float nus;
+        bool ngraph;
+
+        b.npp_op = NPP_OP_BILATERAL;
+        nus = time_calls (launch_npp, &b, batch, stream, &ngraph);
+        if (nus < 0)
+          printf (" failed | | | |\n");
+        else
+          printf (" %.1f%s | %.2f | %.2fx | %d |\n", nus,
+              ngraph ? "" : " (no graph)", pix / nus * 1e-3, nus / us,
+              compare_outputs (&b, launch_ours, launch_npp, stream));
+      }
+#else
+      printf (" n/a | n/a | n/a | n/a |\n");
+#endif
+    }
+    CHECK (cudaFree (b.src));
+    CHECK (cudaFree (b.dst));
+  }
+  return 0;
+}
+
+/* 4:2:0 frames (all planes in device memory) through the temporal
+ * denoise: frame i of the rotation, its state beside it. */
+typedef struct
+{
+  int w, h, n;
+  const FrameFormat *format;
+  uint8_t *src, *state;
+  uint8_t k[CUCONV_TEMPORAL_LUT];
+} TemporalBench;
+
+static bool
+launch_temporal (void *ctx, int i, cudaStream_t stream)
+{
+  TemporalBench *b = (TemporalBench *) ctx;
+  const int sb = b->format->sample_bytes;
+  const size_t ysz = (size_t) b->w * b->h * sb, csz = ysz / 4;
+  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
+  CuconvPlane p[3];
+  const int n = b->format->planes;
+
+  memset (p, 0, sizeof (p));
+  for (int k = 0; k < n; k++) {
+    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
+
+    p[k].src = b->src + off + poff;
+    p[k].dst = b->state + off + poff;
+    p[k].width = k == 0 ? b->w : b->w / 2;
+    p[k].height = k == 0 ? b->h : b->h / 2;
+    p[k].n_comp = k > 0 && n == 2 ? 2 : 1;
+    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
+    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
+    p[k].depth = sb == 2 ? 10 : 8;
+    p[k].shift = b->format->shift;
+  }
+  return cuconv_temporal_device (p, n, b->k, 0, stream, NULL) == 0;
+}
+
+/* Fills n frames of a format: a still picture (a ramp) with noise of a
+ * few levels, different in every frame, as a camera gives. */
+static void
+temporal_frames (uint8_t * d, size_t frame, int n, const FrameFormat * fmt,
+    unsigned seed)
+{
+  std::vector < uint8_t > h (frame * n);
+  const int sb = fmt->sample_bytes;
+
+  for (size_t j = 0; j < h.size () / sb; j++) {
+    const unsigned level = (unsigned) ((j % 1920) / 8 + (j / 7680) % 16);
+    unsigned v;
+
+    seed = seed * 1103515245u + 12345u;
+    v = (level + (seed >> 16) % 9) & 0xff;
+    if (sb == 1) {
+      h[j] = (uint8_t) v;
+    } else {
+      v = (v << 2) << fmt->shift;
+      h[2 * j] = (uint8_t) v;
+      h[2 * j + 1] = (uint8_t) (v >> 8);
+    }
+  }
+  CHECK (cudaMemcpy (d, h.data (), h.size (), cudaMemcpyHostToDevice));
+}
+
+/* The temporal denoise of whole frames: every plane in one call, input
+ * read, state read and written; against the device copy ceiling. */
+static int
+bench_temporal (const cudaDeviceProp & prop, double copy_bw,
+    cudaStream_t stream)
+{
+  static const struct
+  {
+    int format, w, h;           /* frame_formats[format] */
+  } cases[] = { {1, 3840, 2160}, {1, 1920, 1080}, {2, 3840, 2160} };
+
+  printf ("\n### temporal denoise of whole frames in device memory\n\n");
+  printf ("- cuconv_temporal_device () on every plane of a frame in one "
+      "call, strength 0.8, threshold 20, tight strides; frames a still "
+      "ramp with noise of 0..8 levels; frames and states rotated past "
+      "twice the L2; median of %d batches, CUDA events\n", reps);
+  printf ("- bytes = 3 x frame (input read, state read, state written); "
+      "%% copy = GB/s over the device copy ceiling (%.0f GB/s, this run)"
+      "\n\n", copy_bw / 1e9);
+  printf ("| format | size | frame MB | buffers | µs | GB/s | %% copy |\n"
+      "|---|---|---:|---:|---:|---:|---:|\n");
+  for (const auto & c : cases) {
+    TemporalBench b;
+    const FrameFormat *fmt = &frame_formats[c.format];
+    const size_t frame = (size_t) c.w * c.h * 3 / 2 * fmt->sample_bytes;
+    float us;
+    bool graph;
+
+    memset (&b, 0, sizeof (b));
+    b.w = c.w;
+    b.h = c.h;
+    b.format = fmt;
+    b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
+    cuconv_temporal_lut (b.k, 0.8, 20.0);
+    CHECK (cudaMalloc (&b.src, frame * b.n));
+    CHECK (cudaMalloc (&b.state, frame * b.n));
+    temporal_frames (b.src, frame, b.n, fmt, 1u);
+    temporal_frames (b.state, frame, b.n, fmt, 2u);
+    us = time_calls (launch_temporal, &b, std::max (b.n, 24), stream, &graph);
+    if (us < 0) {
+      printf ("bench-kernel: a temporal frame failed: %s\n",
+          cudaGetErrorString (cudaGetLastError ()));
+      return 1;
+    }
+    printf ("| %s | %dx%d | %.1f | %d | %.2f%s | %.0f | %.0f%% |\n",
+        fmt->name, b.w, b.h, frame / 1e6, b.n, us,
+        graph ? "" : " (no graph)", 3.0 * frame / us * 1e-3,
+        100.0 * 3.0 * frame / (us * 1e-6) / copy_bw);
+    CHECK (cudaFree (b.src));
+    CHECK (cudaFree (b.state));
+  }
+  return 0;
+}
+
 /* One row of the table on the planes of b. */
 static bool
 bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
@@ -963,6 +1231,7 @@ main (int argc, char **argv)
   char date[64];
   time_t now = time (NULL);
   bool regions_only = false, wide_only = false, frames_only = false;
+  bool bilateral_only = false, temporal_only = false;
 
   setvbuf (stdout, NULL, _IOLBF, 0);    /* rows survive a timeout */
   for (i = 1; i < argc; i++) {
@@ -980,6 +1249,10 @@ main (int argc, char **argv)
       wide_only = true;
     else if (strcmp (argv[i], "--frames") == 0)
       frames_only = true;
+    else if (strcmp (argv[i], "--bilateral") == 0)
+      bilateral_only = true;
+    else if (strcmp (argv[i], "--temporal") == 0)
+      temporal_only = true;
     else if (strncmp (argv[i], "--only=", 7) == 0) {
       static char name[64];
       char *colon;
@@ -993,7 +1266,8 @@ main (int argc, char **argv)
       only_name = name;
     } else {
       printf ("usage: %s [--reps=N] [--tiled | --mma | --stream] [--regions "
-          "| --wide | --frames | --only=NAME[:R]]\n", argv[0]);
+          "| --wide | --frames | --bilateral | --temporal | "
+          "--only=NAME[:R]]\n", argv[0]);
       return 2;
     }
   }
@@ -1023,6 +1297,19 @@ main (int argc, char **argv)
   }
 
   copy_bw = measure_copy_bandwidth (stream, &copy_bytes);
+  if (bilateral_only || temporal_only) {
+    int r;
+
+    printf ("## bench-kernel %s\n\n- GPU: %s (sm_%d%d, %d SMs, L2 %.0f MiB)"
+        "\n- driver API version %d.%d, CUDA runtime %d.%d\n- date: %s\n",
+        bilateral_only ? "--bilateral" : "--temporal", prop.name, prop.major,
+        prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
+        drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
+    r = bilateral_only ? bench_bilateral (prop, dev, stream) :
+        bench_temporal (prop, copy_bw, stream);
+    CHECK (cudaStreamDestroy (stream));
+    return r;
+  }
   fma_rate = measure_fma_rate (prop, stream);
 
   printf ("## bench-kernel\n\n");
@@ -1108,15 +1395,7 @@ main (int argc, char **argv)
                 cudaMemcpyHostToDevice));
       }
 #ifdef HAVE_NPP
-      b.npp.hStream = stream;
-      b.npp.nCudaDeviceId = dev;
-      b.npp.nMultiProcessorCount = prop.multiProcessorCount;
-      b.npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-      b.npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-      b.npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
-      b.npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
-      b.npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-      CHECK (cudaStreamGetFlags (stream, &b.npp.nStreamFlags));
+      npp_context_init (&b, dev, prop, stream);
       CHECK (cudaMalloc (&b.d_taps, sizeof (Npp32f) *
               std::max (CUCONV_MAX_TAPS, CUCONV_MAX_MATRIX_SIDE *
                   CUCONV_MAX_MATRIX_SIDE)));
@@ -1145,6 +1424,10 @@ main (int argc, char **argv)
   if (bench_frames (prop, stream) != 0)
     return 1;
   if (bench_regions (prop, stream) != 0)
+    return 1;
+  if (bench_bilateral (prop, dev, stream) != 0)
+    return 1;
+  if (bench_temporal (prop, copy_bw, stream) != 0)
     return 1;
   CHECK (cudaStreamDestroy (stream));
   return ok ? 0 : 1;
