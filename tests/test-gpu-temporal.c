@@ -5,7 +5,8 @@
  * components, with a reset (first frame) in the middle of a sequence.
  * The frames are a still picture with noise and a square that moves, so
  * that both the averaging and the motion cut-off are exercised.  Padding
- * of the state must stay untouched.  Exits 77 without a usable device.
+ * of the state must stay untouched.  Then whole frames of 2, 3 and 5
+ * planes in one call each.  Exits 77 without a usable device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -165,6 +166,104 @@ run_case (const Geometry * g, int w, int h, int set, int ops,
   return failed;
 }
 
+/* A whole frame in one call: planes of different geometries (luma, and
+ * chroma planar or interleaved, 8 or 16 bit, five planes at most so that
+ * a frame takes more than one launch), rows 256-byte aligned as the
+ * element's buffers are, each plane checked against its definition.
+ * Returns the number of frames that differ. */
+static int
+run_frame (int w, int h, int n_planes, int interleaved, const Geometry * g,
+    cudaStream_t stream)
+{
+  const int bytes = g->depth > 8 ? 2 : 1;
+  CuconvPlane p[5], dp[5];
+  uint8_t *in[5], *state[5], *got[5], *d_in[5], *d_state[5];
+  uint8_t k[CUCONV_TEMPORAL_LUT];
+  size_t size[5];
+  CuconvStatus st;
+  int n, t, failed = 0;
+
+  cuconv_temporal_lut (k, 0.9, 30.0);
+  memset (p, 0, sizeof (p));
+  for (n = 0; n < n_planes; n++) {
+    const int nc = n > 0 && interleaved ? 2 : 1;
+    const int pw = n == 0 ? w : (w + 1) / 2, ph = n == 0 ? h : (h + 1) / 2;
+    const size_t stride = ((size_t) pw * nc * bytes + 255) / 256 * 256;
+
+    p[n].width = pw;
+    p[n].height = ph;
+    p[n].n_comp = nc;
+    p[n].sub_x = p[n].sub_y = 1;
+    p[n].depth = g->depth;
+    p[n].shift = g->shift;
+    p[n].src_stride = p[n].dst_stride = (ptrdiff_t) stride;
+    size[n] = stride * ph;
+    in[n] = malloc (size[n]);
+    state[n] = malloc (size[n]);
+    got[n] = malloc (size[n]);
+    if (!in[n] || !state[n] || !got[n] || cudaMalloc ((void **) &d_in[n],
+            size[n]) != cudaSuccess || cudaMalloc ((void **) &d_state[n],
+            size[n]) != cudaSuccess) {
+      printf ("ERROR: out of memory for a %dx%d frame\n", w, h);
+      exit (1);
+    }
+    memset (in[n], 0, size[n]);
+    memset (state[n], GUARD, size[n]);
+    cudaMemset (d_state[n], GUARD, size[n]);
+    p[n].src = in[n];
+    p[n].dst = state[n];
+    dp[n] = p[n];
+    dp[n].src = d_in[n];
+    dp[n].dst = d_state[n];
+  }
+
+  for (t = 0; t < N_FRAMES && !failed; t++) {
+    const int first = t == 0 || t == RESET_AT;
+    Geometry pg = *g;
+
+    for (n = 0; n < n_planes; n++) {
+      pg.n_comp = p[n].n_comp;
+      make_frame (in[n], (size_t) p[n].src_stride, p[n].width, p[n].height,
+          &pg, t + n);
+      cuconv_temporal_rows (&p[n], k, first, 0, p[n].height);
+      if (cudaMemcpyAsync (d_in[n], in[n], size[n], cudaMemcpyHostToDevice,
+              stream) != cudaSuccess) {
+        printf ("ERROR: CUDA failed: %s\n",
+            cudaGetErrorString (cudaGetLastError ()));
+        exit (1);
+      }
+    }
+    if (cuconv_temporal_device (dp, n_planes, k, first, stream, &st) != 0) {
+      printf ("ERROR: %s\n", st.message);
+      exit (1);
+    }
+    for (n = 0; n < n_planes; n++)
+      if (cudaMemcpyAsync (got[n], d_state[n], size[n],
+              cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+          cudaStreamSynchronize (stream) != cudaSuccess) {
+        printf ("ERROR: CUDA failed: %s\n",
+            cudaGetErrorString (cudaGetLastError ()));
+        exit (1);
+      }
+    for (n = 0; n < n_planes && !failed; n++) {
+      if (memcmp (got[n], state[n], size[n]) != 0) {
+        printf ("FAIL: %s %dx%d frame of %d planes%s, frame %d: plane %d "
+            "differs from the definition\n", g->name, w, h, n_planes,
+            interleaved ? " (interleaved chroma)" : "", t, n);
+        failed = 1;
+      }
+    }
+  }
+  for (n = 0; n < n_planes; n++) {
+    cudaFree (d_in[n]);
+    cudaFree (d_state[n]);
+    free (in[n]);
+    free (state[n]);
+    free (got[n]);
+  }
+  return failed;
+}
+
 int
 main (void)
 {
@@ -190,6 +289,21 @@ main (void)
             g + z + s, stream);
         cases++;
       }
+  {
+    static const struct
+    {
+      int w, h, planes, interleaved, geometry;
+    } frames[] = {
+      {1920, 1080, 2, 1, 0}, {1921, 1081, 3, 0, 0}, {385, 289, 2, 1, 5},
+      {1921, 1081, 3, 0, 3}, {97, 31, 5, 0, 0},
+    };
+
+    for (z = 0; z < (int) (sizeof (frames) / sizeof (frames[0])); z++) {
+      failed += run_frame (frames[z].w, frames[z].h, frames[z].planes,
+          frames[z].interleaved, &geometries[frames[z].geometry], stream);
+      cases++;
+    }
+  }
   printf ("test-gpu-temporal: %d of %d sequences of %d frames differ from "
       "the definition\n", failed, cases, N_FRAMES);
   cudaStreamDestroy (stream);
