@@ -621,6 +621,44 @@ gst_cuda_video_filter_upstream_is_live (GstCudaVideoFilter * self)
   return live;
 }
 
+/* GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, which a build without CUDA has no
+ * header for */
+#define CUDA_MEMORY_FEATURE "memory:CUDAMemory"
+
+/* The answer to a CAPS query on the sink pad with its CUDA-memory caps
+ * first, where it has both: an upstream that can give either (cudaupload
+ * passes system memory through where it may) then gives frames in CUDA
+ * memory, which the element filters where they are, where in system
+ * memory it would upload and download every frame itself. */
+static void
+gst_cuda_video_filter_prefer_cuda (GstQuery * query)
+{
+  GstCaps *caps, *cuda, *rest;
+  guint i;
+
+  gst_query_parse_caps_result (query, &caps);
+  if (!caps || gst_caps_is_any (caps))
+    return;
+  cuda = gst_caps_new_empty ();
+  rest = gst_caps_new_empty ();
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    gst_caps_append_structure_full (f && gst_caps_features_contains (f,
+            CUDA_MEMORY_FEATURE) ? cuda : rest,
+        gst_structure_copy (gst_caps_get_structure (caps, i)),
+        f ? gst_caps_features_copy (f) : NULL);
+  }
+  if (!gst_caps_is_empty (cuda) && !gst_caps_is_empty (rest)) {
+    gst_caps_append (cuda, rest);
+    gst_query_set_caps_result (query, cuda);
+    gst_caps_unref (cuda);
+  } else {
+    gst_caps_unref (cuda);
+    gst_caps_unref (rest);
+  }
+}
+
 static gboolean
 gst_cuda_video_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query)
@@ -642,6 +680,13 @@ gst_cuda_video_filter_query (GstBaseTransform * trans,
   }
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     return gst_cuda_video_filter_query_latency (self, query);
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+            query))
+      return FALSE;
+    gst_cuda_video_filter_prefer_cuda (query);
+    return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }
@@ -834,7 +879,8 @@ gst_cuda_video_filter_transform_caps (GstBaseTransform * trans,
   /* Each side may be in CUDA or system memory, whatever the other is
    * (CUDA memory only when there is a context to use it in); the other
    * side's memory first, so that a pipeline stays in the memory it is in
-   * unless a neighbour needs the other. */
+   * unless a neighbour needs the other (but the sink pad's CAPS answer
+   * puts CUDA memory first: gst_cuda_video_filter_prefer_cuda ()). */
   offer_cuda = gst_cuda_video_filter_backend (self) !=
       GST_CUDA_VIDEO_FILTER_BACKEND_CPU &&
       gst_cuda_video_filter_gpu_can_offer (GET_PRIV (self)->gpu);
