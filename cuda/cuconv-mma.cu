@@ -697,13 +697,12 @@ mma_takes (const SepParams & p)
 bool
 mma_pays (const SepParams & p)
 {
-  /* past the tuned tiles' radii the other paths are generic */
-  const bool wide = p.rx * p.nc > CUCONV_FIXED_MAX_RADIUS
-      || p.ry > CUCONV_FIXED_MAX_RADIUS;
-
+  /* the wide windows (reach past 16 either way) measured no faster than
+   * the generic paths on an H200 (docs/performance.md): forced only */
   return p.row_begin == 0 && p.row_end == p.height
-      && (wide || ((double) p.ws * p.height >= MMA_MIN_SAMPLES
-              && min (p.rx, p.ry) >= MMA_MIN_RADIUS)) && mma_takes (p);
+      && p.rx * p.nc <= 16 && p.ry <= 16
+      && (double) p.ws * p.height >= MMA_MIN_SAMPLES
+      && min (p.rx, p.ry) >= MMA_MIN_RADIUS && mma_takes (p);
 }
 
 cudaError_t
