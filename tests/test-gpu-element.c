@@ -186,6 +186,10 @@ GST_START_TEST (test_formats_cuda_match_reference)
       gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
       for (i = 0; i < G_N_ELEMENTS (frames); i++) {
         set_props (e, frames[i]);
+        /* the bilateral's reference takes seconds a large frame: the
+         * smaller sizes cover its borders and layouts */
+        if (z == G_N_ELEMENTS (sizes) - 1 && strstr (frames[i], "bilateral"))
+          continue;
         push_and_check (h, e, &info, rand, i % 2 == 1, frames[i], NULL,
             NULL);
       }
