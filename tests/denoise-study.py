@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Denoise quality against peers: PSNR and SSIM of each denoiser's output
+against the clean frames of a noisy sequence made from a real photograph,
+each denoiser at the best setting (highest PSNR) of a small grid search.
+
+Two sequences of 48 I420 frames of 480x270, from Grace Hopper's portrait in
+matplotlib's sample data (python-matplotlib-data), Lanczos, BT.601 limited
+range: the camera pans and zooms (crops of 512x288 down to 410x231 source
+pixels, the centre moving 20 pixels right and 110 down), or holds the
+first of those frames still.  The noise, seeded, new on every frame, added
+to the planes in 8 bit: luma gets Poisson photon noise (0.25 of a level a
+photon: variance 0.25 Y) plus gaussian read noise of sigma 6, chroma
+gaussian noise of sigma 4.  PSNR and SSIM are ffmpeg's psnr and ssim
+filters on luma, the mean over every frame (the first included: the
+temporal filters' warm-up counts; a column leaves the first 8 out).
+
+The denoisers, all on the CPU: cudaconvolve (backend=cpu) through
+gst-launch-1.0: its gaussian, bilateral, temporal, temporal + bilateral in
+one element (the temporal step first), and a bilateral element followed by
+a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
+I420; OpenCV's bilateral (cv2.bilateralFilter, python3-opencv) on the luma
+plane.  OpenCV's bilateral is also tried through GStreamer, cvsmooth
+type=bilateral (gstreamer1.0-opencv); where that element fails, as on
+GStreamer 1.22, its row says how.  Without a `temporal` property on the
+plugin, or without python3-opencv, those rows say "not available".
+
+    apt-get install ffmpeg python3-numpy python3-pil python-matplotlib-data \\
+        python3-opencv gstreamer1.0-opencv
+    GST_PLUGIN_PATH=$PWD/build/gst nice -n 19 python3 tests/denoise-study.py
+
+It runs every setting of every grid on each sequence (about 1300 runs, 25
+minutes on 2 cores), keeps what it measured in WORKDIR/MOTION/results.json
+(a second run measures only what is missing), prints the tables and writes
+them to WORKDIR/table.md, and draws docs/img/denoise-pan.png and
+denoise-still.png: a crop of the luma of the last frame, clean, noisy and
+each denoiser at its best.
+
+Options: --workdir DIR (default /tmp/denoise-study), --img-dir DIR (default
+docs/img), --frames N (default 48), --motion pan|still (one sequence; the
+default runs both), --quick (one setting a denoiser, the best measured so
+far: checks the pipelines).
+"""
+import argparse
+import hashlib
+import inspect
+import itertools
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+PHOTO = "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg"
+W, H = 480, 270
+SEED = 20261129
+PHOTON_GAIN = 0.25          # luma levels a photon: Poisson variance 0.25 Y
+READ_SIGMA = 6.0            # luma gaussian read noise, 8-bit levels
+CHROMA_SIGMA = 4.0          # chroma gaussian noise, 8-bit levels
+WARM = 8                    # the steady-state column skips this many frames
+CROP = (150, 40, 310, 160)  # the pictures' crop of the frame (x0, y0, x1, y1)
+MOTIONS = {"pan": "panning and zooming", "still": "still"}
+
+# The denoisers, in the table's order: how each runs ("gst": a
+# gst-launch-1.0 fragment from the noisy I420 file, "gst-gray" the same
+# from its luma as GRAY8, "ffmpeg" a filter on I420, "cv2" OpenCV in this
+# process on luma), its grid (every combination is run) and whether it
+# needs the temporal properties.
+METHODS = [
+    dict(name="gaussian", kind="gst", label="cudaconvolve `kernel=gaussian`",
+         grid={"sigma": [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]}),
+    dict(name="bilateral", kind="gst",
+         label="cudaconvolve `kernel=bilateral`",
+         grid={"sigma": [0.6, 0.7, 0.85, 1.0, 1.5, 2.0],
+               "sigma-range": [15, 20, 25, 30, 40]}),
+    dict(name="temporal", kind="gst", label="cudaconvolve `temporal`",
+         temporal=True,
+         grid={"temporal": [0.3, 0.5, 0.7, 0.9, 1.0],
+               "temporal-threshold": [10, 20, 40, 60, 100]}),
+    dict(name="temporal + bilateral", kind="gst",
+         label="cudaconvolve `temporal` + `kernel=bilateral` (one element)",
+         temporal=True,
+         grid={"temporal": [0.3, 0.6, 0.9, 1.0],
+               "temporal-threshold": [15, 30, 60, 100],
+               "sigma": [0.6, 0.7, 0.85, 1.0],
+               "sigma-range": [15, 20, 30, 40]}),
+    dict(name="bilateral, then temporal", kind="gst", picture=False,
+         label="cudaconvolve `kernel=bilateral` ! cudaconvolve `temporal`",
+         temporal=True,
+         grid={"sigma": [0.7, 0.85, 1.0],
+               "sigma-range": [20, 25, 30],
+               "temporal": [0.3, 0.6, 0.9, 1.0],
+               "temporal-threshold": [10, 20, 40, 100]}),
+    dict(name="hqdn3d", kind="ffmpeg", label="FFmpeg `hqdn3d`",
+         grid={"luma_spatial": [4, 8, 16, 24, 32, 48],
+               "luma_tmp": [1, 2, 4, 9, 16, 25, 36, 49]}),
+    dict(name="nlmeans", kind="ffmpeg", label="FFmpeg `nlmeans`",
+         grid={"s": [2, 3, 4, 5, 6, 8, 10, 12], "p": [3, 5, 7],
+               "r": [3, 5, 9, 15]}),
+    dict(name="ffmpeg bilateral", kind="ffmpeg", label="FFmpeg `bilateral`",
+         grid={"sigmaS": [2, 3, 5, 8],
+               "sigmaR": [0.06, 0.08, 0.12, 0.16, 0.24]}),
+    dict(name="opencv bilateral", kind="cv2",
+         label="OpenCV `cv2.bilateralFilter`",
+         grid={"d": [3, 5, 7, 9], "sigmaColor": [15, 20, 30, 40],
+               "sigmaSpace": [0.7, 1.0, 1.5, 2.5]}),
+    dict(name="cvsmooth bilateral", kind="gst-gray", picture=False,
+         label="OpenCV through GStreamer, `cvsmooth type=bilateral`",
+         grid={"kernel-width": [5], "color": [20], "spatial": [1.5]}),
+]
+
+
+def fmt(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def element_props(name, p):
+    """cudaconvolve's properties for one setting of one of its rows."""
+    out = []
+    if name == "gaussian":
+        out += ["kernel=gaussian", f"sigma={fmt(p['sigma'])}", "radius=0"]
+    if name in ("bilateral", "temporal + bilateral"):
+        out += ["kernel=bilateral", f"sigma={fmt(p['sigma'])}", "radius=0",
+                f"sigma-range={fmt(p['sigma-range'])}"]
+    if name in ("temporal", "temporal + bilateral"):
+        out += [f"temporal={fmt(p['temporal'])}",
+                f"temporal-threshold={fmt(p['temporal-threshold'])}"]
+    if name == "temporal":
+        out += ["radius=0"]         # radius and sigma 0: no spatial filter
+    return out
+
+
+def ffmpeg_filter(name, p):
+    """The filter string; chroma options, which do not change luma, as the
+    filter's own defaults scale them (hqdn3d: 3/4 of the strengths)."""
+    if name == "hqdn3d":
+        ls, lt = p["luma_spatial"], p["luma_tmp"]
+        opts = [("luma_spatial", ls), ("chroma_spatial", 0.75 * ls),
+                ("luma_tmp", lt), ("chroma_tmp", 0.75 * lt)]
+    elif name == "nlmeans":
+        opts = list(p.items())
+    else:
+        opts = list(p.items()) + [("planes", 7)]
+    return f"{name.split()[-1]}=" + ":".join(f"{k}={fmt(v)}" for k, v in opts)
+
+
+def settings_text(m, p):
+    """One setting as a user writes it."""
+    name = m["name"]
+    if m["kind"] == "ffmpeg":
+        return ffmpeg_filter(name, p)
+    if m["kind"] == "cv2":
+        return "bilateralFilter(y, " + ", ".join(
+            f"{k}={fmt(v)}" for k, v in p.items()) + ")"
+    if name == "cvsmooth bilateral":
+        return "cvsmooth type=bilateral " + " ".join(
+            f"{k}={fmt(v)}" for k, v in p.items())
+    if name == "bilateral, then temporal":
+        return (" ".join(element_props("bilateral", p)) + " ! "
+                + " ".join(element_props("temporal", p)))
+    return " ".join(element_props(name, p))
+
+
+def run(cmd, timeout=600):
+    """Runs cmd; its stderr's tail when it fails, else None."""
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        # A pipeline whose element failed can stay up without data.
+        return f"{shlex.join(cmd)}: killed after {e.timeout} s: {e.stderr}"
+    if r.returncode != 0:
+        return f"{shlex.join(cmd)}: exit {r.returncode}: {r.stderr[-1500:]}"
+    return None
+
+
+def rgb_to_i420(rgb):
+    """BT.601 limited range, chroma the mean of each 2x2 block; floats."""
+    r, g, b = [rgb[..., i].astype(np.float64) for i in range(3)]
+    y = 16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255
+    u = 128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255
+    v = 128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255
+
+    def down(c):
+        return c.reshape(H // 2, 2, W // 2, 2).mean(axis=(1, 3))
+    return y, down(u), down(v)
+
+
+def make_sequence(work, frames, motion):
+    """Writes clean.yuv, noisy.yuv (I420) and their luma alone, clean.y and
+    noisy.y (GRAY8): the camera pans and zooms, or holds the first frame
+    still (the noise new on every frame)."""
+    photo = Image.open(PHOTO).convert("RGB")
+    pw, ph = photo.size
+    rng = np.random.default_rng(SEED)
+    files = {n: open(os.path.join(work, n), "wb")
+             for n in ("clean.yuv", "noisy.yuv", "clean.y", "noisy.y")}
+    for i in range(frames):
+        t = i / max(frames - 1, 1) if motion == "pan" else 0.0
+        cw = 512 - 102 * t                  # zoom in by 1.25 in all
+        ch = cw * H / W
+        cx = pw / 2 + 20 * t                # pan right and down
+        cy = 190 + 110 * t
+        box = (cx - cw / 2, cy - ch / 2, cx + cw / 2, cy + ch / 2)
+        frame = photo.resize((W, H), Image.LANCZOS, box=box)
+        y, u, v = rgb_to_i420(np.asarray(frame))
+        clean = [np.clip(np.rint(c), 0, 255).astype(np.uint8)
+                 for c in (y, u, v)]
+        shot = rng.poisson(np.maximum(y, 0) / PHOTON_GAIN) * PHOTON_GAIN
+        ny = shot + rng.normal(0, READ_SIGMA, y.shape)
+        nu = u + rng.normal(0, CHROMA_SIGMA, u.shape)
+        nv = v + rng.normal(0, CHROMA_SIGMA, v.shape)
+        noisy = [np.clip(np.rint(c), 0, 255).astype(np.uint8)
+                 for c in (ny, nu, nv)]
+        for c in clean:
+            files["clean.yuv"].write(c.tobytes())
+        for c in noisy:
+            files["noisy.yuv"].write(c.tobytes())
+        files["clean.y"].write(clean[0].tobytes())
+        files["noisy.y"].write(noisy[0].tobytes())
+    for f in files.values():
+        f.close()
+
+
+def denoise(m, p, work, out):
+    """Filters the noisy sequence into out (I420, or GRAY8 for the luma
+    denoisers); an error message, or None."""
+    parse = ["rawvideoparse", f"width={W}", f"height={H}", "framerate=25/1"]
+    if m["kind"] == "ffmpeg":
+        return run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y",
+                    "-f", "rawvideo", "-pix_fmt", "yuv420p",
+                    "-s", f"{W}x{H}", "-i", os.path.join(work, "noisy.yuv"),
+                    "-vf", ffmpeg_filter(m["name"], p),
+                    "-f", "rawvideo", "-pix_fmt", "yuv420p", out])
+    if m["kind"] == "cv2":
+        import cv2
+        y = np.fromfile(os.path.join(work, "noisy.y"), np.uint8)
+        y = y.reshape(-1, H, W)
+        with open(out, "wb") as f:
+            for frame in y:
+                f.write(cv2.bilateralFilter(frame, p["d"], p["sigmaColor"],
+                                            p["sigmaSpace"]).tobytes())
+        return None
+    if m["kind"] == "gst-gray":
+        chain = (["filesrc", f"location={os.path.join(work, 'noisy.y')}",
+                  "!"] + parse + ["format=gray8", "!", "cvsmooth",
+                                  "type=bilateral"]
+                 + [f"{k}={fmt(v)}" for k, v in p.items()])
+    else:
+        if m["name"] == "bilateral, then temporal":
+            filters = (["cudaconvolve", "backend=cpu"]
+                       + element_props("bilateral", p)
+                       + ["!", "cudaconvolve", "backend=cpu"]
+                       + element_props("temporal", p))
+        else:
+            filters = (["cudaconvolve", "backend=cpu"]
+                       + element_props(m["name"], p))
+        chain = (["filesrc", f"location={os.path.join(work, 'noisy.yuv')}",
+                  "!"] + parse + ["format=i420", "!"] + filters)
+    return run(["gst-launch-1.0", "-q"] + chain
+               + ["!", "filesink", f"location={out}"], timeout=120)
+
+
+def measure(out, gray, work, frames):
+    """Per-frame luma PSNR and SSIM of out against the clean frames, by
+    ffmpeg's psnr and ssim filters; or an error message."""
+    pix, ref = ("gray", "clean.y") if gray else ("yuv420p", "clean.yuv")
+    size = W * H if gray else W * H * 3 // 2
+    got = os.path.getsize(out) // size if os.path.exists(out) else 0
+    if got != frames or os.path.getsize(out) != size * frames:
+        return f"{got} frames out of {frames}"
+    plog = os.path.join(work, "psnr.log")
+    slog = os.path.join(work, "ssim.log")
+    raw = ["-f", "rawvideo", "-pix_fmt", pix, "-s", f"{W}x{H}", "-i"]
+    err = run(["ffmpeg", "-nostdin", "-loglevel", "error"] + raw + [out]
+              + raw + [os.path.join(work, ref), "-lavfi",
+                       "[0:v]split[a0][a1];[1:v]split[b0][b1];"
+                       f"[a0][b0]psnr=stats_file={plog};"
+                       f"[a1][b1]ssim=stats_file={slog}",
+                       "-f", "null", "-"])
+    if err:
+        return err
+    psnr = [float(re.search(r"psnr_y:(\S+)", line).group(1))
+            for line in open(plog)]
+    ssim = [float(re.search(r"\bY:(\S+)", line).group(1))
+            for line in open(slog)]
+    if len(psnr) != frames or len(ssim) != frames:
+        return f"{len(psnr)} PSNR and {len(ssim)} SSIM values"
+    return {"psnr": float(np.mean(psnr)), "ssim": float(np.mean(ssim)),
+            "psnr_warm": float(np.mean(psnr[WARM:])), "psnr_frames": psnr}
+
+
+def failure(message):
+    """A failed run's message, short enough for the table: the assertion or
+    the error it printed."""
+    found = (re.search(r"assertion '[^']*' failed", message)
+             or re.search(r"^ERROR: .*$", message, re.M))
+    return "fails: " + (found.group(0) if found else message[-200:])
+
+
+def available(m, temporal):
+    """None when the denoiser can run here, else why not."""
+    if m.get("temporal") and not temporal:
+        return "not available: the plugin has no `temporal` property"
+    if m["kind"] == "cv2":
+        try:
+            import cv2  # noqa: F401 (only whether it is there)
+        except ImportError:
+            return "not available: no python3-opencv"
+    return None
+
+
+def crop(path, gray, frames):
+    """The crop of the last frame's luma."""
+    size = W * H if gray else W * H * 3 // 2
+    with open(path, "rb") as f:
+        f.seek(size * (frames - 1))
+        y = np.frombuffer(f.read(W * H), np.uint8).reshape(H, W)
+    x0, y0, x1, y1 = CROP
+    return Image.fromarray(y[y0:y1, x0:x1].copy(), "L")
+
+
+def draw(tiles, path):
+    """The tiles in rows of five, each labelled underneath."""
+    tw, th = tiles[0][1].size
+    cols, label = 5, 14
+    rows = (len(tiles) + cols - 1) // cols
+    sheet = Image.new("L", (cols * (tw + 4) - 4, rows * (th + label + 4) - 4),
+                      255)
+    d = ImageDraw.Draw(sheet)
+    font = ImageFont.load_default()
+    for i, (name, img) in enumerate(tiles):
+        x, y = (i % cols) * (tw + 4), (i // cols) * (th + label + 4)
+        sheet.paste(img, (x, y))
+        d.text((x + 2, y + th + 1), name, fill=0, font=font)
+    sheet.save(path, optimize=True)
+
+
+def study(motion, args, temporal):
+    """Runs every grid on the sequence of one camera motion; its table (a
+    markdown section) and its picture."""
+    work = os.path.join(args.workdir, motion)
+    os.makedirs(work, exist_ok=True)
+    out = os.path.join(work, "out.yuv")
+
+    # What was measured belongs to the sequence it was measured on: a new
+    # recipe for the sequence starts the results afresh.
+    recipe = hashlib.sha1(repr((
+        motion, W, H, SEED, PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA,
+        args.frames, inspect.getsource(make_sequence),
+        inspect.getsource(rgb_to_i420))).encode()).hexdigest()[:12]
+    cache_path = os.path.join(work, "results.json")
+    cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
+    if cache.get("recipe") != recipe:
+        make_sequence(work, args.frames, motion)
+        cache = {"recipe": recipe, "runs": {}}
+    runs = cache["runs"]
+
+    def save():
+        json.dump(cache, open(cache_path + ".new", "w"))
+        os.replace(cache_path + ".new", cache_path)
+
+    best = {"input": ({}, measure(os.path.join(work, "noisy.yuv"), False,
+                                  work, args.frames))}
+    missing = {}
+    for m in METHODS:
+        why = available(m, temporal)
+        if why:
+            missing[m["name"]] = why
+            continue
+        g = m["grid"]
+        settings = [dict(zip(g, v)) for v in itertools.product(*g.values())]
+        if args.quick:
+            known = [s for s in settings
+                     if isinstance(runs.get(settings_text(m, s)), dict)]
+            settings = ([max(known,
+                             key=lambda s: runs[settings_text(m, s)]["psnr"])]
+                        if known else settings[len(settings) // 2:][:1])
+        for p in settings:
+            key = settings_text(m, p)
+            if key not in runs:
+                if os.path.exists(out):
+                    os.unlink(out)
+                res = denoise(m, p, work, out) or measure(
+                    out, m["kind"] in ("cv2", "gst-gray"), work, args.frames)
+                runs[key] = res
+                save()
+                print(f"{motion}: " + (
+                    f"{res['psnr']:6.2f} dB {res['ssim']:.4f}  {key}"
+                    if isinstance(res, dict) else f"FAILED {key}: {res}"),
+                    flush=True)
+            res = runs[key]
+            if not isinstance(res, dict):
+                missing.setdefault(m["name"], failure(res))
+            elif (m["name"] not in best
+                    or res["psnr"] > best[m["name"]][1]["psnr"]):
+                best[m["name"]] = (p, res)
+                missing.pop(m["name"], None)
+
+    # Each denoiser's best setting run again for the picture.
+    tiles = [("clean", crop(os.path.join(work, "clean.yuv"), False,
+                            args.frames)),
+             ("noisy", crop(os.path.join(work, "noisy.yuv"), False,
+                            args.frames))]
+    for m in METHODS:
+        if m["name"] in best and m.get("picture", True):
+            err = denoise(m, best[m["name"]][0], work, out)
+            if err:
+                sys.exit(err)
+            tiles.append((m["name"], crop(out, m["kind"] == "cv2",
+                                          args.frames)))
+    os.makedirs(args.img_dir, exist_ok=True)
+    picture = f"denoise-{motion}.png"
+    draw(tiles, os.path.join(args.img_dir, picture))
+
+    lines = [f"### Camera {MOTIONS[motion]}", "",
+             "| denoiser | best setting | PSNR (dB) | SSIM "
+             f"| PSNR, frames {WARM + 1}-{args.frames} (dB) |",
+             "|---|---|---:|---:|---:|"]
+    for m in [dict(name="input", label="input (noisy)")] + METHODS:
+        if m["name"] not in best:
+            lines.append(f"| {m['label']} | {missing[m['name']]} | | | |")
+            continue
+        p, r = best[m["name"]]
+        setting = f"`{settings_text(m, p)}`" if p else "-"
+        lines.append(f"| {m['label']} | {setting} | {r['psnr']:.2f} "
+                     f"| {r['ssim']:.4f} | {r['psnr_warm']:.2f} |")
+    if "temporal + bilateral" in best:
+        ours = best["temporal + bilateral"][1]["psnr"]
+        lines += ["", "temporal + bilateral against each peer's PSNR: "
+                  + ", ".join(
+                      f"{m['name']} "
+                      f"{ours - best[m['name']][1]['psnr']:+.2f} dB"
+                      for m in METHODS
+                      if m["kind"] != "gst" and m["name"] in best)]
+    lines += ["", f"Picture: {picture}", ""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", default="/tmp/denoise-study")
+    ap.add_argument("--img-dir", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "docs", "img"))
+    ap.add_argument("--frames", type=int, default=48)
+    ap.add_argument("--motion", choices=list(MOTIONS), action="append",
+                    help="the camera's motion (default: each in turn)")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    if not os.path.exists(PHOTO):
+        sys.exit(f"{PHOTO} is missing: apt-get install python-matplotlib-data")
+    r = subprocess.run(["gst-inspect-1.0", "cudaconvolve"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True)
+    if r.returncode != 0:
+        sys.exit("no cudaconvolve: set GST_PLUGIN_PATH to the build's gst/")
+    temporal = "temporal-threshold" in r.stdout
+    sections = [study(motion, args, temporal)
+                for motion in args.motion or list(MOTIONS)]
+    grids = ["Grids (every combination run):", ""] + [
+        f"- {m['name']}: " + ", ".join(
+            f"`{k}` {{{', '.join(fmt(v) for v in vals)}}}"
+            for k, vals in m["grid"].items()) for m in METHODS]
+    table = "\n".join(sections + grids) + "\n"
+    with open(os.path.join(args.workdir, "table.md"), "w") as f:
+        f.write(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
