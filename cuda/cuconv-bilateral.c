@@ -8,44 +8,7 @@
 #include <stdlib.h>
 
 #include "cuconv.h"
-
-static int
-depth_of (const CuconvPlane * p)
-{
-  return p->depth > 8 ? p->depth : 8;
-}
-
-/* Depth 8 samples are bytes and never shifted. */
-static int
-shift_of (const CuconvPlane * p)
-{
-  return depth_of (p) == 8 ? 0 : p->shift;
-}
-
-static unsigned
-read_word (const CuconvPlane * p, int x, int y, int comp)
-{
-  const uint8_t *row = p->src + y * p->src_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (depth_of (p) == 8)
-    return row[k];
-  return row[2 * k] | (unsigned) row[2 * k + 1] << 8;
-}
-
-static void
-write_word (const CuconvPlane * p, int x, int y, int comp, unsigned v)
-{
-  uint8_t *row = p->dst + y * p->dst_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (depth_of (p) == 8) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) v;
-    row[2 * k + 1] = (uint8_t) (v >> 8);
-  }
-}
+#include "cuconv-sample.h"
 
 double
 cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth)
@@ -84,7 +47,7 @@ static void
 fill_ext (const CuconvPlane * p, const Bilateral * b, CuconvBorder border,
     int comp, int row_begin, int rows)
 {
-  const unsigned mask = (1u << depth_of (p)) - 1;
+  const unsigned mask = (1u << sample_depth (p)) - 1;
   int k, i;
 
   for (k = 0; k < rows + 2 * b->ry; k++) {
@@ -96,7 +59,7 @@ fill_ext (const CuconvPlane * p, const Bilateral * b, CuconvBorder border,
       const int x = b->bx[i];
 
       e[i] = y < 0 || x < 0 ? 0 :
-          (uint16_t) ((read_word (p, x, y, comp) >> shift_of (p)) & mask);
+          (uint16_t) ((sample_read (p, x, y, comp) >> sample_shift (p)) & mask);
     }
   }
 }
@@ -134,7 +97,7 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
   const CuconvTaps *kx = cuconv_filter_taps_x (f, p);
   const CuconvTaps *ky = cuconv_filter_taps_y (f, p);
   const CuconvBorder border = f->settings.border;
-  const int depth = depth_of (p), rows = row_end - row_begin;
+  const int depth = sample_depth (p), rows = row_end - row_begin;
   const unsigned max = (1u << depth) - 1;
   Bilateral b;
   int c, x, y, i, j, ret = -1;
@@ -166,15 +129,15 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
       for (x = 0; x < p->width; x++) {
         switch (p->op[c]) {
           case CUCONV_COMP_COPY:
-            write_word (p, x, y, c, read_word (p, x, y, c));
+            sample_write (p, x, y, c, sample_read (p, x, y, c));
             break;
           case CUCONV_COMP_FILL:
-            write_word (p, x, y, c, p->fill << shift_of (p));
+            sample_write (p, x, y, c, p->fill << sample_shift (p));
             break;
           case CUCONV_COMP_FILTER:
           default:
-            write_word (p, x, y, c, cuconv_round_sat (bilateral_at (&b, x,
-                        y - row_begin), max) << shift_of (p));
+            sample_write (p, x, y, c, cuconv_round_sat (bilateral_at (&b, x,
+                        y - row_begin), max) << sample_shift (p));
             break;
         }
       }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "cuconv.h"
+#include "cuconv-sample.h"
 
 /* What one plane is filtered with: the filter's taps for the plane's
  * subsampling, or the taps cuconv_reference_plane () was given. */
@@ -41,50 +42,12 @@ typedef struct
   Pass1D px[2], py[2];          /* each term's directions */
 } Scratch;
 
-static int
-depth_of (const CuconvPlane * p)
-{
-  return p->depth > 8 ? p->depth : 8;
-}
-
-/* Depth 8 samples are bytes and never shifted. */
-static int
-shift_of (const CuconvPlane * p)
-{
-  return depth_of (p) == 8 ? 0 : p->shift;
-}
-
-static unsigned
-read_word (const CuconvPlane * p, int x, int y, int comp)
-{
-  const uint8_t *row = p->src + y * p->src_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (depth_of (p) == 8)
-    return row[k];
-  return row[2 * k] | (unsigned) row[2 * k + 1] << 8;
-}
-
-static void
-write_word (const CuconvPlane * p, int x, int y, int comp, unsigned v)
-{
-  uint8_t *row = p->dst + y * p->dst_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (depth_of (p) == 8) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) v;
-    row[2 * k + 1] = (uint8_t) (v >> 8);
-  }
-}
-
 /* The value a sample holds: its depth bits above `shift`; whatever else
  * the word carries is ignored. */
 static unsigned
 sample_value (const CuconvPlane * p, unsigned word)
 {
-  return (word >> shift_of (p)) & ((1u << depth_of (p)) - 1);
+  return (word >> sample_shift (p)) & ((1u << sample_depth (p)) - 1);
 }
 
 /* cuconv_border_index () for every coordinate a kernel of radius r reads:
@@ -234,13 +197,13 @@ filter_component (const CuconvPlane * p, const PlaneFilter * pf,
     const Scratch * s, int comp)
 {
   const int w = p->width, ht = p->height;
-  const unsigned max = (1u << depth_of (p)) - 1;
+  const unsigned max = (1u << sample_depth (p)) - 1;
   int x, y, t;
 
   for (y = 0; y < ht; y++)
     for (x = 0; x < w; x++)
       s->in[(size_t) y * w + x] =
-          (float) sample_value (p, read_word (p, x, y, comp));
+          (float) sample_value (p, sample_read (p, x, y, comp));
 
   for (t = 0; t < pf->n_terms; t++)
     pass_horizontal (p, s, &s->px[t], s->h[t]);
@@ -256,7 +219,7 @@ filter_component (const CuconvPlane * p, const PlaneFilter * pf,
       if (pf->n_terms == 2)
         t1 = pass_vertical (p, s, &s->py[1], s->h[1], x, y);
       v = combine (pf, s->in[(size_t) y * w + x], t0, t1);
-      write_word (p, x, y, comp, cuconv_round_sat (v, max) << shift_of (p));
+      sample_write (p, x, y, comp, cuconv_round_sat (v, max) << sample_shift (p));
     }
   }
 }
@@ -305,12 +268,12 @@ filter_plane (const CuconvPlane * p, const PlaneFilter * pf)
       case CUCONV_COMP_COPY:
         for (y = 0; y < p->height; y++)
           for (x = 0; x < p->width; x++)
-            write_word (p, x, y, c, read_word (p, x, y, c));
+            sample_write (p, x, y, c, sample_read (p, x, y, c));
         break;
       case CUCONV_COMP_FILL:
         for (y = 0; y < p->height; y++)
           for (x = 0; x < p->width; x++)
-            write_word (p, x, y, c, p->fill << shift_of (p));
+            sample_write (p, x, y, c, p->fill << sample_shift (p));
         break;
       case CUCONV_COMP_FILTER:
       default:
