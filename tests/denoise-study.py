@@ -28,8 +28,8 @@ plugin, or without python3-opencv, those rows say "not available".
         python3-opencv gstreamer1.0-opencv
     GST_PLUGIN_PATH=$PWD/build/gst nice -n 19 python3 tests/denoise-study.py
 
-It runs every setting of every grid on each sequence (about 1300 runs, 25
-minutes on 2 cores), keeps what it measured in WORKDIR/MOTION/results.json
+It runs every setting of every grid on each sequence (about 1400 runs, half
+an hour on 2 cores), keeps what it measured in WORKDIR/MOTION/results.json
 (a second run measures only what is missing), prints the tables and writes
 them to WORKDIR/table.md, and draws docs/img/denoise-pan.png and
 denoise-still.png: a crop of the luma of the last frame, clean, noisy and
