@@ -625,11 +625,30 @@ gst_cuda_video_filter_upstream_is_live (GstCudaVideoFilter * self)
  * header for */
 #define CUDA_MEMORY_FEATURE "memory:CUDAMemory"
 
+/* Whether downstream takes frames in CUDA memory (or anything). */
+static gboolean
+gst_cuda_video_filter_downstream_takes_cuda (GstCudaVideoFilter * self)
+{
+  GstCaps *caps =
+      gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self), NULL);
+  gboolean cuda = gst_caps_is_any (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps) && !cuda; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    cuda = f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE);
+  }
+  gst_caps_unref (caps);
+  return cuda;
+}
+
 /* The answer to a CAPS query on the sink pad with its CUDA-memory caps
  * first, where it has both: an upstream that can give either (cudaupload
  * passes system memory through where it may) then gives frames in CUDA
- * memory, which the element filters where they are, where in system
- * memory it would upload and download every frame itself. */
+ * memory, which the element filters where they are and, when downstream
+ * takes CUDA memory too, hands on there, where in system memory it would
+ * upload and download every frame itself. */
 static void
 gst_cuda_video_filter_prefer_cuda (GstQuery * query)
 {
@@ -684,7 +703,8 @@ gst_cuda_video_filter_query (GstBaseTransform * trans,
     if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
             query))
       return FALSE;
-    gst_cuda_video_filter_prefer_cuda (query);
+    if (gst_cuda_video_filter_downstream_takes_cuda (self))
+      gst_cuda_video_filter_prefer_cuda (query);
     return TRUE;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
@@ -879,8 +899,9 @@ gst_cuda_video_filter_transform_caps (GstBaseTransform * trans,
   /* Each side may be in CUDA or system memory, whatever the other is
    * (CUDA memory only when there is a context to use it in); the other
    * side's memory first, so that a pipeline stays in the memory it is in
-   * unless a neighbour needs the other (but the sink pad's CAPS answer
-   * puts CUDA memory first: gst_cuda_video_filter_prefer_cuda ()). */
+   * unless a neighbour needs the other (but where downstream takes CUDA
+   * memory, the sink pad's CAPS answer puts it first:
+   * gst_cuda_video_filter_prefer_cuda ()). */
   offer_cuda = gst_cuda_video_filter_backend (self) !=
       GST_CUDA_VIDEO_FILTER_BACKEND_CPU &&
       gst_cuda_video_filter_gpu_can_offer (GET_PRIV (self)->gpu);

@@ -139,7 +139,7 @@ run_element () {
   local cs=$(sanitizer)
 
   if need "$BUILD/tests/test-gpu-element"; then
-    step "test-gpu-element" 300 test-gpu-element.log \
+    step "test-gpu-element" 600 test-gpu-element.log \
       $RUN "$BUILD/tests/test-gpu-element"
   fi
   if need "$BUILD/tests/test-gpu-pipeline"; then
