@@ -401,45 +401,46 @@ dir_compute (CuconvRecDir * d, double sigma, int n_sections, int n, int seg,
   }
 }
 
-/* The directions a thread has filled, most recent first, with what they
- * were filled for: a frame asks for the same few (a sigma, each plane's
- * width and height) frame after frame, and filling one takes hundreds of
- * complex powers. */
+/* The directions a thread has filled, with what they were filled for: a
+ * frame asks for the same few (a sigma, each plane's width and height)
+ * frame after frame, and filling one takes hundreds of complex powers.
+ * Entries stay where they are (each is kilobytes): a miss refills the one
+ * used longest ago. */
 #define DIR_CACHE 8
 typedef struct
 {
   double sigma;
   int n_sections;
+  unsigned used;                /* the call that last took it; 0: empty */
   CuconvRecDir d;
 } DirEntry;
 static _Thread_local DirEntry dir_cache[DIR_CACHE];
-static _Thread_local int dir_cached;
+static _Thread_local unsigned dir_calls;
 
 void
 cuconv_recursive_dir_init (CuconvRecDir * d, double sigma, int n_sections,
     int n, int seg, int group)
 {
-  DirEntry e;
+  DirEntry *e = &dir_cache[0];
   int i;
 
-  for (i = 0; i < dir_cached; i++) {
-    const DirEntry *c = &dir_cache[i];
+  for (i = 0; i < DIR_CACHE; i++) {
+    DirEntry *c = &dir_cache[i];
 
-    if (c->sigma == sigma && c->n_sections == n_sections && c->d.n == n
-        && c->d.seg == seg && c->d.group == group)
+    if (c->used && c->sigma == sigma && c->n_sections == n_sections
+        && c->d.n == n && c->d.seg == seg && c->d.group == group) {
+      e = c;
       break;
+    }
+    if (c->used < e->used)
+      e = c;
   }
-  if (i < dir_cached) {
-    e = dir_cache[i];
-  } else {
-    e.sigma = sigma;
-    e.n_sections = n_sections;
-    dir_compute (&e.d, sigma, n_sections, n, seg, group);
-    if (dir_cached < DIR_CACHE)
-      dir_cached++;
-    i = dir_cached - 1;
+  if (i == DIR_CACHE) {
+    e->sigma = sigma;
+    e->n_sections = n_sections;
+    dir_compute (&e->d, sigma, n_sections, n, seg, group);
   }
-  memmove (&dir_cache[1], &dir_cache[0], sizeof (DirEntry) * i);
-  dir_cache[0] = e;
-  *d = e.d;
+  /* 0 stays "empty" when the count wraps */
+  e->used = ++dir_calls ? dir_calls : ++dir_calls;
+  *d = e->d;
 }
