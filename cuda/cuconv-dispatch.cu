@@ -128,19 +128,17 @@ dispatch_chooses (CuconvPath path)
   return path != CUCONV_PATH_GLOBAL && path != CUCONV_PATH_RECURSIVE;
 }
 
-/* Whether launch_fused takes the tensor-core blur for rows
- * [row_begin, row_end) of pl. */
+/* Whether the forced tensor-core path takes rows [row_begin, row_end) of
+ * pl (the dispatch's own choice never takes it past the tuned radii:
+ * mma_pays). */
 static bool
-mma_first (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+mma_forced (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     int row_end, CuconvPath path)
 {
   SepParams p;
 
-  if ((path != CUCONV_PATH_AUTO && path != CUCONV_PATH_MMA)
-      || !takes_tuned_as (pl, f, f.combine)
-      || !sep_params_init (p, pl, f, row_begin, row_end))
-    return false;
-  return path == CUCONV_PATH_MMA ? mma_takes (p) : mma_pays (p);
+  return path == CUCONV_PATH_MMA && takes_tuned_as (pl, f, f.combine)
+      && sep_params_init (p, pl, f, row_begin, row_end) && mma_takes (p);
 }
 
 /* The fused kernels of one or two separable terms of radius up to
@@ -219,14 +217,14 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     return launch_matrix (mp, stream);
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
-   * radius) the tensor cores do not take is faster through the global
-   * passes from a plane radius between 40 and 48 on an H100
-   * (docs/design.md, "The dispatch") */
+   * radius) is faster through the global passes from a plane radius
+   * between 40 and 48 on an H100 (docs/design.md, "The dispatch"), unless
+   * the tensor cores are forced */
   if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS
-      && !mma_first (pl, f, row_begin, row_end, path))
+      && !mma_forced (pl, f, row_begin, row_end, path))
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   /* a fused tile that does not fit the device's shared memory at this
    * radius is refused (sobel and laplacian from radius 28 on sm_75, 45 on
