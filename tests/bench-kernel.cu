@@ -530,6 +530,34 @@ static const FrameFormat frame_formats[] = {
   {"I420_10LE", 3, 2, 0},
 };
 
+/* The planes of frame i of frames laid one after the other from src and
+ * dst: fmt at w x h, tight rows, luma then the 2x2-subsampled chroma.
+ * Returns the number of planes. */
+static int
+frame_planes (CuconvPlane * p, const FrameFormat & fmt, int w, int h,
+    const uint8_t * src, uint8_t * dst, int i)
+{
+  const int sb = fmt.sample_bytes, n = fmt.planes;
+  const size_t ysz = (size_t) w * h * sb, csz = ysz / 4;
+  const size_t off = (size_t) i * (ysz + 2 * csz);
+
+  memset (p, 0, sizeof (CuconvPlane) * n);
+  for (int k = 0; k < n; k++) {
+    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
+
+    p[k].src = src + off + poff;
+    p[k].dst = dst + off + poff;
+    p[k].width = k == 0 ? w : w / 2;
+    p[k].height = k == 0 ? h : h / 2;
+    p[k].n_comp = k > 0 && n == 2 ? 2 : 1;
+    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
+    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
+    p[k].depth = sb == 2 ? 10 : 8;
+    p[k].shift = fmt.shift;
+  }
+  return n;
+}
+
 /* A 4:2:0 frame in device memory: frame i of the rotation, all planes in
  * one call or a call a plane. */
 typedef struct
@@ -544,26 +572,11 @@ static bool
 launch_frame (void *ctx, int i, cudaStream_t stream)
 {
   FrameBench *b = (FrameBench *) ctx;
-  const int sb = b->format->sample_bytes;
-  const size_t ysz = (size_t) b->w * b->h * sb, csz = ysz / 4;
-  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
   CuconvPlane p[3];
-  int n = b->format->planes, k;
+  const int n = frame_planes (p, *b->format, b->w, b->h, b->src, b->dst,
+      i % b->n);
+  int k;
 
-  memset (p, 0, sizeof (p));
-  for (k = 0; k < n; k++) {
-    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
-
-    p[k].src = b->src + off + poff;
-    p[k].dst = b->dst + off + poff;
-    p[k].width = k == 0 ? b->w : b->w / 2;
-    p[k].height = k == 0 ? b->h : b->h / 2;
-    p[k].n_comp = k > 0 && n == 2 ? 2 : 1;
-    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
-    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
-    p[k].depth = sb == 2 ? 10 : 8;
-    p[k].shift = b->format->shift;
-  }
   if (!b->per_plane)
     return cuconv_filter_device_path (p, n, &b->filter, base_path, stream,
         NULL) == 0;
@@ -647,24 +660,12 @@ static bool
 launch_regions (void *ctx, int i, cudaStream_t stream)
 {
   RegionBench *b = (RegionBench *) ctx;
-  const size_t ysz = (size_t) b->w * b->h, csz = ysz / 4;
-  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
   CuconvStatus st;
   CuconvPlane p[3];
-  int k, err;
+  int err;
 
-  memset (p, 0, sizeof (p));
-  for (k = 0; k < 3; k++) {
-    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
-
-    p[k].src = b->src + off + poff;
-    p[k].dst = b->dst + off + poff;
-    p[k].width = k == 0 ? b->w : b->w / 2;
-    p[k].height = k == 0 ? b->h : b->h / 2;
-    p[k].n_comp = 1;
-    p[k].src_stride = p[k].dst_stride = p[k].width;
-    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
-  }
+  /* I420 */
+  frame_planes (p, frame_formats[0], b->w, b->h, b->src, b->dst, i % b->n);
   err = b->whole ? cuconv_filter_device (p, 3, &b->filter, stream, &st) :
       cuconv_region_filter_device (b->rf, p, 3, &b->filter, &b->reg, stream,
       &st);
@@ -1059,26 +1060,10 @@ static bool
 launch_temporal (void *ctx, int i, cudaStream_t stream)
 {
   TemporalBench *b = (TemporalBench *) ctx;
-  const int sb = b->format->sample_bytes;
-  const size_t ysz = (size_t) b->w * b->h * sb, csz = ysz / 4;
-  const size_t off = (size_t) (i % b->n) * (ysz + 2 * csz);
   CuconvPlane p[3];
-  const int n = b->format->planes;
+  const int n = frame_planes (p, *b->format, b->w, b->h, b->src, b->state,
+      i % b->n);
 
-  memset (p, 0, sizeof (p));
-  for (int k = 0; k < n; k++) {
-    const size_t poff = k == 0 ? 0 : ysz + (k - 1) * csz;
-
-    p[k].src = b->src + off + poff;
-    p[k].dst = b->state + off + poff;
-    p[k].width = k == 0 ? b->w : b->w / 2;
-    p[k].height = k == 0 ? b->h : b->h / 2;
-    p[k].n_comp = k > 0 && n == 2 ? 2 : 1;
-    p[k].src_stride = p[k].dst_stride = p[k].width * p[k].n_comp * sb;
-    p[k].sub_x = p[k].sub_y = k == 0 ? 1 : 2;
-    p[k].depth = sb == 2 ? 10 : 8;
-    p[k].shift = b->format->shift;
-  }
   return cuconv_temporal_device (p, n, b->k, 0, stream, NULL) == 0;
 }
 
