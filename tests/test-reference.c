@@ -532,6 +532,35 @@ fill_source (const Geometry * g, guint8 * src, int stride, int amp)
   }
 }
 
+/* The word got the reference wrote for component c at (x, y): a copied
+ * component holds the source's word, a filled one the fill, a filtered
+ * one no bits outside its sample.  Returns TRUE, with the sample in
+ * *value, for a filtered component. */
+static gboolean
+filtered_value (const Geometry * g, const guint8 * src, int stride,
+    const guint8 * op, unsigned fill, int x, int y, int c, unsigned got,
+    unsigned *value)
+{
+  const unsigned max = (1u << g->depth) - 1;
+
+  /* plain ifs: check's assertions cost a system call each */
+  if (op[c] == CUCONV_COMP_COPY) {
+    if (got != word_at (g, src, stride, x, y, c))
+      fail ("copied component %d changed at %d,%d", c, x, y);
+    return FALSE;
+  }
+  if (op[c] == CUCONV_COMP_FILL) {
+    if (got != fill << g->shift)
+      fail ("filled component %d is %u at %d,%d", c, got, x, y);
+    return FALSE;
+  }
+  *value = (got >> g->shift) & max;
+  if (got != *value << g->shift)
+    fail ("%dx%d depth %d shift %d: word 0x%x at %d,%d has bits outside "
+        "the sample", g->width, g->height, g->depth, g->shift, got, x, y);
+  return TRUE;
+}
+
 /* Runs one case: the reference on a random plane, every sample checked.
  * Returns the number of samples off by 1. */
 static guint64
@@ -582,22 +611,8 @@ check_case (const Geometry * g, const CuconvSettings * s, const guint8 * op,
         double v, bound = 0.0;
         int d;
 
-        /* plain ifs: check's assertions cost a system call each */
-        if (op[c] == CUCONV_COMP_COPY) {
-          if (got != word_at (g, src, stride, x, y, c))
-            fail ("copied component %d changed at %d,%d", c, x, y);
+        if (!filtered_value (g, src, stride, op, fill, x, y, c, got, &value))
           continue;
-        }
-        if (op[c] == CUCONV_COMP_FILL) {
-          if (got != fill << g->shift)
-            fail ("filled component %d is %u at %d,%d", c, got, x, y);
-          continue;
-        }
-        value = (got >> g->shift) & max;
-        if (got != value << g->shift)
-          fail ("%dx%d depth %d shift %d: word 0x%x at %d,%d has bits "
-              "outside the sample", g->width, g->height, g->depth, g->shift,
-              got, x, y);
         v = naive_sample (n, &source, s->border, x, y, c, NULL);
         want = naive_round (v, max);
         d = abs ((int) value - (int) want);
@@ -1268,20 +1283,8 @@ check_bilateral_case (const Geometry * g, const CuconvSettings * s,
         double v;
         int d;
 
-        if (op[c] == CUCONV_COMP_COPY) {
-          if (got != word_at (g, src, stride, x, y, c))
-            fail ("copied component %d changed at %d,%d", c, x, y);
+        if (!filtered_value (g, src, stride, op, fill, x, y, c, got, &value))
           continue;
-        }
-        if (op[c] == CUCONV_COMP_FILL) {
-          if (got != fill << g->shift)
-            fail ("filled component %d is %u at %d,%d", c, got, x, y);
-          continue;
-        }
-        value = (got >> g->shift) & max;
-        if (got != value << g->shift)
-          fail ("bilateral: word 0x%x at %d,%d has bits outside the sample",
-              got, x, y);
         v = naive_bilateral_at (g, src, stride, s, x, y, c);
         want = naive_round (v, max);
         d = abs ((int) value - (int) want);
