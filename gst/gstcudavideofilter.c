@@ -625,12 +625,10 @@ gst_cuda_video_filter_upstream_is_live (GstCudaVideoFilter * self)
  * header for */
 #define CUDA_MEMORY_FEATURE "memory:CUDAMemory"
 
-/* Whether downstream takes frames in CUDA memory (or anything). */
+/* Whether caps take frames in CUDA memory (or anything). */
 static gboolean
-gst_cuda_video_filter_downstream_takes_cuda (GstCudaVideoFilter * self)
+gst_cuda_video_filter_caps_take_cuda (GstCaps * caps)
 {
-  GstCaps *caps =
-      gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (self), NULL);
   gboolean cuda = gst_caps_is_any (caps);
   guint i;
 
@@ -639,43 +637,72 @@ gst_cuda_video_filter_downstream_takes_cuda (GstCudaVideoFilter * self)
 
     cuda = f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE);
   }
-  gst_caps_unref (caps);
   return cuda;
 }
 
-/* The answer to a CAPS query on the sink pad with its CUDA-memory caps
- * first, where it has both: an upstream that can give either (cudaupload
- * passes system memory through where it may) then gives frames in CUDA
- * memory, which the element filters where they are and, when downstream
- * takes CUDA memory too, hands on there, where in system memory it would
- * upload and download every frame itself. */
-static void
-gst_cuda_video_filter_prefer_cuda (GstQuery * query)
+/* caps with their CUDA-memory structures first (takes caps). */
+static GstCaps *
+gst_cuda_video_filter_cuda_first (GstCaps * caps)
 {
-  GstCaps *caps, *cuda, *rest;
+  GstCaps *cuda = gst_caps_new_empty ();
   guint i;
 
-  gst_query_parse_caps_result (query, &caps);
-  if (!caps || gst_caps_is_any (caps))
-    return;
-  cuda = gst_caps_new_empty ();
-  rest = gst_caps_new_empty ();
+  if (gst_caps_is_any (caps))
+    return caps;
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     GstCapsFeatures *f = gst_caps_get_features (caps, i);
 
-    gst_caps_append_structure_full (f && gst_caps_features_contains (f,
-            CUDA_MEMORY_FEATURE) ? cuda : rest,
-        gst_structure_copy (gst_caps_get_structure (caps, i)),
-        f ? gst_caps_features_copy (f) : NULL);
+    if (f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
+      gst_caps_append_structure_full (cuda,
+          gst_structure_copy (gst_caps_get_structure (caps, i)),
+          gst_caps_features_copy (f));
   }
-  if (!gst_caps_is_empty (cuda) && !gst_caps_is_empty (rest)) {
-    gst_caps_append (cuda, rest);
-    gst_query_set_caps_result (query, cuda);
-    gst_caps_unref (cuda);
-  } else {
-    gst_caps_unref (cuda);
-    gst_caps_unref (rest);
+  return gst_caps_merge (cuda, caps);
+}
+
+/* The answer to a CAPS query on the sink pad: GstBaseTransform's (what
+ * downstream takes, through transform_caps, within the templates and the
+ * filter), but with its CUDA-memory caps first where downstream takes
+ * CUDA memory.  An upstream that can give either (cudaupload passes
+ * system memory through where it may) then gives frames in CUDA memory,
+ * which the element filters where they are and hands on there, where in
+ * system memory it would upload and download every frame itself.  One
+ * question downstream gives both the answer and the preference: two, in
+ * every element of a chain, would make negotiation exponential in the
+ * chain's length. */
+static GstCaps *
+gst_cuda_video_filter_sink_caps (GstBaseTransform * trans, GstCaps * filter)
+{
+  GstCaps *templ = gst_pad_get_pad_template_caps (trans->sinkpad);
+  GstCaps *otempl = gst_pad_get_pad_template_caps (trans->srcpad);
+  GstCaps *peer_filter = NULL, *peer, *tmp, *caps;
+  gboolean cuda;
+
+  if (filter) {
+    tmp = gst_caps_intersect_full (filter, templ, GST_CAPS_INTERSECT_FIRST);
+    peer_filter = gst_cuda_video_filter_transform_caps (trans, GST_PAD_SINK,
+        tmp, NULL);
+    gst_caps_unref (tmp);
+    tmp = gst_caps_intersect_full (peer_filter, otempl,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (peer_filter);
+    peer_filter = tmp;
   }
+  peer = gst_pad_peer_query_caps (trans->srcpad, peer_filter);
+  cuda = gst_cuda_video_filter_caps_take_cuda (peer);
+  tmp = gst_caps_intersect_full (peer, otempl, GST_CAPS_INTERSECT_FIRST);
+  caps = gst_cuda_video_filter_transform_caps (trans, GST_PAD_SRC, tmp,
+      filter);
+  gst_caps_unref (tmp);
+  tmp = gst_caps_intersect_full (caps, templ, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  caps = cuda ? gst_cuda_video_filter_cuda_first (tmp) : tmp;
+
+  gst_clear_caps (&peer_filter);
+  gst_caps_unref (peer);
+  gst_caps_unref (templ);
+  gst_caps_unref (otempl);
+  return caps;
 }
 
 static gboolean
@@ -700,11 +727,12 @@ gst_cuda_video_filter_query (GstBaseTransform * trans,
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     return gst_cuda_video_filter_query_latency (self, query);
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
-    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-            query))
-      return FALSE;
-    if (gst_cuda_video_filter_downstream_takes_cuda (self))
-      gst_cuda_video_filter_prefer_cuda (query);
+    GstCaps *filter, *caps;
+
+    gst_query_parse_caps (query, &filter);
+    caps = gst_cuda_video_filter_sink_caps (trans, filter);
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
     return TRUE;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
@@ -901,7 +929,7 @@ gst_cuda_video_filter_transform_caps (GstBaseTransform * trans,
    * side's memory first, so that a pipeline stays in the memory it is in
    * unless a neighbour needs the other (but where downstream takes CUDA
    * memory, the sink pad's CAPS answer puts it first:
-   * gst_cuda_video_filter_prefer_cuda ()). */
+   * gst_cuda_video_filter_sink_caps ()). */
   offer_cuda = gst_cuda_video_filter_backend (self) !=
       GST_CUDA_VIDEO_FILTER_BACKEND_CPU &&
       gst_cuda_video_filter_gpu_can_offer (GET_PRIV (self)->gpu);

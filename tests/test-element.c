@@ -535,7 +535,105 @@ GST_START_TEST (test_cuda_memory_caps)
 }
 
 GST_END_TEST;
+
+/* The sink pad's CAPS answer puts CUDA memory first where downstream
+ * takes it, whatever order the filter (upstream, as cudaupload's, system
+ * memory first) gives; system memory first where downstream takes only
+ * that. */
+GST_START_TEST (test_cuda_memory_first)
+{
+  static const gchar *sys = "video/x-raw,format=NV12,width=32,height=16,"
+      "framerate=25/1";
+  gboolean takes_cuda;
+
+  for (takes_cuda = 0; takes_cuda < 2; takes_cuda++) {
+    GstElement *e;
+    GstHarness *h = harness_new (&e, NULL, NULL);
+    GstCaps *both = gst_caps_from_string (sys), *cuda, *caps;
+    gchar *str;
+
+    gst_util_set_object_arg (G_OBJECT (e), "backend", "auto");
+    cuda = gst_caps_copy (both);
+    gst_caps_set_features (cuda, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+    gst_caps_append (both, gst_caps_ref (cuda));
+    gst_harness_set_sink_caps (h, takes_cuda ? gst_caps_ref (both) :
+        gst_caps_from_string (sys));
+    caps = gst_pad_peer_query_caps (h->srcpad, both);
+    str = gst_caps_to_string (caps);
+    fail_unless (gst_caps_get_size (caps) == 2, "%s", str);
+    fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            "memory:CUDAMemory") == takes_cuda, "downstream %s: %s",
+        takes_cuda ? "takes CUDA memory" : "system memory only", str);
+    g_free (str);
+    gst_caps_unref (caps);
+    gst_caps_unref (cuda);
+    gst_caps_unref (both);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
 #endif
+
+/* The CAPS queries reaching the sink while a chain of n elements
+ * negotiates. */
+static GstPadProbeReturn
+count_caps_query (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) == GST_QUERY_CAPS)
+    (*(guint *) counter)++;
+  return GST_PAD_PROBE_OK;
+}
+
+static guint
+chain_caps_queries (guint n)
+{
+  GString *desc = g_string_new ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=I420,width=32,height=16");
+  GstElement *pipeline, *sink;
+  GstMessage *msg;
+  GstPad *pad;
+  guint i, queries = 0;
+
+  for (i = 0; i < n; i++)
+    g_string_append (desc, " ! cudaconvolve radius=1");
+  g_string_append (desc, " ! fakesink name=sink");
+  pipeline = gst_parse_launch (desc->str, NULL);
+  fail_unless (pipeline != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      count_caps_query, &queries, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_string_free (desc, TRUE);
+  return queries;
+}
+
+/* Negotiating a chain asks downstream a number of times that grows with
+ * the chain's length, not exponentially with it: an element asking
+ * downstream twice for one CAPS query doubles the questions at every
+ * element upstream of it. */
+GST_START_TEST (test_chain_negotiation)
+{
+  guint four = chain_caps_queries (4), twelve = chain_caps_queries (12);
+
+  GST_INFO ("caps queries at the sink: %u for 4 elements, %u for 12", four,
+      twelve);
+  fail_unless (twelve <= 4 * four, "%u caps queries at the sink behind 4 "
+      "elements, %u behind 12", four, twelve);
+}
+
+GST_END_TEST;
 
 GST_START_TEST (test_caps)
 {
@@ -2076,7 +2174,9 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_caps);
 #ifdef HAVE_CUDA
   tcase_add_test (tc, test_cuda_memory_caps);
+  tcase_add_test (tc, test_cuda_memory_first);
 #endif
+  tcase_add_test (tc, test_chain_negotiation);
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_box_hand_computed);
   tcase_add_test (tc, test_constant_frame);

@@ -28,6 +28,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 #include <cuda_runtime_api.h>
 
 #include "cuconv.h"
@@ -43,6 +44,11 @@ static const gchar *formats[] = {
   "BGRA", "RGBx", "BGRx", "AYUV"
 };
 
+/* One CUDA context for every harness, as the elements of a pipeline
+ * share one: a context made for each of the run's hundreds of harnesses
+ * would take most of its time. */
+static GstCudaContext *shared_context;
+
 /* Over the whole run, for the summary line. */
 static guint64 total_samples, total_off_by_one;
 
@@ -54,6 +60,12 @@ harness_new_cuda (GstElement ** element)
 
   fail_unless (e != NULL, "cudaconvolve not found: is GST_PLUGIN_PATH set?");
   gst_util_set_object_arg (G_OBJECT (e), "backend", "cuda");
+  if (shared_context) {
+    GstContext *c = gst_context_new_cuda_context (shared_context);
+
+    gst_element_set_context (e, c);
+    gst_context_unref (c);
+  }
   h = gst_harness_new_with_element (e, "sink", "src");
   *element = e;
   gst_object_unref (e);
@@ -1513,6 +1525,24 @@ GST_START_TEST (test_temporal_regions_and_switch_cuda)
 
 GST_END_TEST;
 
+/* Each test's time, in the log as the run goes: a test that hangs is the
+ * one after the last line. */
+static gint64 test_start_us;
+static guint tests_run;
+
+static void
+test_started (void)
+{
+  test_start_us = g_get_monotonic_time ();
+}
+
+static void
+test_finished (void)
+{
+  g_print ("  test %u done in %.1f s\n", ++tests_run,
+      (g_get_monotonic_time () - test_start_us) / 1e6);
+}
+
 static Suite *
 cudaconvolve_gpu_suite (void)
 {
@@ -1521,6 +1551,7 @@ cudaconvolve_gpu_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
+  tcase_add_checked_fixture (tc, test_started, test_finished);
   tcase_add_test (tc, test_formats_cuda_match_reference);
   tcase_add_test (tc, test_change_while_playing_cuda);
   tcase_add_test (tc, test_caps_change_cuda);
@@ -1555,9 +1586,11 @@ main (int argc, char **argv)
       "tolerance +-1 LSB per sample\n");
   /* In one process, so the totals below add up over every test. */
   g_setenv ("CK_FORK", "no", TRUE);
+  shared_context = gst_cuda_context_new (0);
   nf = gst_check_run_suite (cudaconvolve_gpu_suite (), "cudaconvolve-gpu",
       __FILE__);
   g_print ("compared %" G_GUINT64_FORMAT " samples, %" G_GUINT64_FORMAT
       " off by 1\n", total_samples, total_off_by_one);
+  gst_clear_object (&shared_context);
   return nf == 0 ? 0 : 1;
 }
