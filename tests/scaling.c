@@ -7,7 +7,8 @@
  * (radius 0: it passes buffers through), N = 0, 1, 4 and 16: in CUDA
  * memory (NV12) and in system memory (I420, no upload or download), in
  * one streaming thread and with a queue before every element: frames/s,
- * the median of three runs.
+ * the median of three runs.  In CUDA memory every element must have
+ * negotiated it: a chain that fell back to system memory fails.
  *
  * Parallel pipelines: `videotestsrc ! 640x360 I420 ! cudaconvolve !
  * fakesink`, 300 frames each, 1, 8 and 32 of them made and run one after
@@ -42,6 +43,7 @@ typedef struct
   gint out;                     /* counted at the sink */
   gdouble seconds;              /* PLAYING to EOS */
   gboolean ok;
+  gint cuda_in;                 /* cudaconvolve elements fed CUDA memory */
 } Run;
 
 static GstPadProbeReturn
@@ -49,6 +51,34 @@ count (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
 {
   g_atomic_int_inc ((gint *) counter);
   return GST_PAD_PROBE_OK;
+}
+
+/* The cudaconvolve elements of pipeline whose sink pads negotiated CUDA
+ * memory. */
+static gint
+count_cuda_in (GstElement * pipeline)
+{
+  GstIterator *it = gst_bin_iterate_elements (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  gint n = 0;
+
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&v);
+    GstElementFactory *f = gst_element_get_factory (e);
+    GstPad *pad = gst_element_get_static_pad (e, "sink");
+    GstCaps *caps = pad ? gst_pad_get_current_caps (pad) : NULL;
+
+    if (f && g_str_equal (GST_OBJECT_NAME (f), "cudaconvolve") && caps &&
+        gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            "memory:CUDAMemory"))
+      n++;
+    gst_clear_caps (&caps);
+    gst_clear_object (&pad);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return n;
 }
 
 /* Runs r->desc (its sink named "sink") to EOS. */
@@ -82,6 +112,7 @@ run_pipeline (gpointer data)
   msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
       GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
   r->seconds = (g_get_monotonic_time () - start) / 1e6;
+  r->cuda_in = count_cuda_in (pipeline);
   r->ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS &&
       r->out == r->frames;
   if (!r->ok)
@@ -125,6 +156,11 @@ chain (gint n, gboolean cuda, gboolean queues)
     Run r = { desc->str, frames };
 
     run_pipeline (&r);
+    if (r.ok && cuda && r.cuda_in != n) {
+      g_printerr ("%s: %d of %d elements took CUDA memory\n", desc->str,
+          r.cuda_in, n);
+      r.ok = FALSE;
+    }
     if (!r.ok) {
       failed = TRUE;
       g_string_free (desc, TRUE);
