@@ -2,15 +2,9 @@
  * "Temporal denoise"): one launch for every plane of a frame, a thread
  * for 16 bytes of a row read and written as one vector each, the integer
  * arithmetic of cuconv_temporal_rows (cuconv-temporal.c) to the bit.
- * The planes' 16-byte units are numbered in one sequence, so that no
- * plane waits for the tail of the one before it, and the SMs hold as
- * many small blocks as fit: while some warps wait for their loads,
- * others blend.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <limits.h>
-
 #include <cuda_runtime.h>
 
 #include "cuconv-engine.cuh"
@@ -18,8 +12,7 @@
 
 namespace cuconv {
 
-#define TM_THREADS 256
-#define TM_BLOCKS_PER_SM 6      /* 32 KiB of factors a block; registers */
+#define TM_THREADS 1024
 #define TM_PLANES 4             /* planes a launch: a frame has at most 4 */
 #define TM_CHUNK 16             /* bytes a thread reads of each buffer */
 #define TM_PHASES 8             /* the most bytes a pixel has: 4 x 16 bit */
@@ -35,7 +28,6 @@ struct TemporalPlane
 {
   const uint8_t *src;
   uint8_t *dst;                 /* the state: previous output, then new */
-  unsigned start;               /* its first unit in the launch's sequence */
   size_t src_pitch;
   size_t dst_pitch;
   unsigned units;
@@ -60,8 +52,7 @@ struct TemporalPlane
 struct TemporalParams
 {
   TemporalPlane pl[TM_PLANES];
-  unsigned first[TM_PLANES];    /* pl[i].start, UINT_MAX past the last */
-  unsigned units;               /* every plane's */
+  int n;
   uint8_t k[CUCONV_TEMPORAL_LUT];
 };
 
@@ -221,11 +212,11 @@ odd_chunk (const TemporalPlane & pl, const uint8_t * in, uint8_t * st,
             pl.row_bytes), lut);
 }
 
-/* A grid sized to the device walks the units of every plane, one a
- * thread at a time: its input and state loads in flight, then its
- * blend. */
+/* A grid sized to the device walks every plane's units in turn, two a
+ * thread at a time: both chunks' loads are issued before either is
+ * written, four 16-byte loads in flight a thread. */
 __global__ void
-__launch_bounds__ (TM_THREADS, TM_BLOCKS_PER_SM)
+__launch_bounds__ (TM_THREADS)
 temporal_kernel (const __grid_constant__ TemporalParams p)
 {
   __shared__ __align__ (16) int lut[CUCONV_TEMPORAL_LUT * TM_LANES];
@@ -242,21 +233,34 @@ temporal_kernel (const __grid_constant__ TemporalParams p)
       4 * (threadIdx.x & (TM_LANES - 1));
 
 #pragma unroll 1
-  for (unsigned u = blockIdx.x * TM_THREADS + threadIdx.x; u < p.units;
-      u += stride) {
-    const int n = (u >= p.first[1]) + (u >= p.first[2]) + (u >= p.first[3]);
+  for (int n = 0; n < p.n; n++) {
     const TemporalPlane & pl = p.pl[n];
-    const Chunk c = locate (pl, u - pl.start);
 
-    if (c.whole) {
-      const uint32_t f = chunk_filtered (pl, c.lo);
-      const uint4 vi = __ldcs ((const uint4 *) (c.in + c.lo));
-      const uint4 vs = f ? __ldcs ((const uint4 *) (c.st + c.lo)) :
-          make_uint4 (0, 0, 0, 0);
+    for (unsigned u = blockIdx.x * TM_THREADS + threadIdx.x; u < pl.units;
+        u += 2 * stride) {
+      const bool two = u + stride < pl.units;
+      const Chunk c0 = locate (pl, u);
+      const Chunk c1 = locate (pl, two ? u + stride : u);
+      const uint32_t f0 = c0.whole ? chunk_filtered (pl, c0.lo) : 0;
+      const uint32_t f1 = two && c1.whole ? chunk_filtered (pl, c1.lo) : 0;
+      const uint4 zero = make_uint4 (0, 0, 0, 0);
+      const uint4 i0 = c0.whole ? __ldcs ((const uint4 *) (c0.in + c0.lo)) :
+          zero;
+      const uint4 i1 = two && c1.whole ?
+          __ldcs ((const uint4 *) (c1.in + c1.lo)) : zero;
+      const uint4 s0 = f0 ? __ldcs ((const uint4 *) (c0.st + c0.lo)) : zero;
+      const uint4 s1 = f1 ? __ldcs ((const uint4 *) (c1.st + c1.lo)) : zero;
 
-      __stcs ((uint4 *) (c.st + c.lo), blend_chunk (pl, vi, vs, f, mine));
-    } else {
-      odd_chunk (pl, c.in, c.st, c.lo, mine);
+      if (c0.whole)
+        *(uint4 *) (c0.st + c0.lo) = blend_chunk (pl, i0, s0, f0, mine);
+      else
+        odd_chunk (pl, c0.in, c0.st, c0.lo, mine);
+      if (two) {
+        if (c1.whole)
+          *(uint4 *) (c1.st + c1.lo) = blend_chunk (pl, i1, s1, f1, mine);
+        else
+          odd_chunk (pl, c1.in, c1.st, c1.lo, mine);
+      }
     }
   }
 }
@@ -326,26 +330,27 @@ cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
 
   memset (&p, 0, sizeof (p));
   memcpy (p.k, k, CUCONV_TEMPORAL_LUT);
-  for (int i = 0; i <= n_planes; i++) {
-    if (i < n_planes && plane_entry (planes[i], first, p.pl[n])) {
-      p.pl[n].start = p.first[n] = p.units;
-      p.units += p.pl[n].units;
-      n++;
-    }
-    if ((n < TM_PLANES && i < n_planes) || n == 0)
-      continue;
-    for (int j = n; j < TM_PLANES; j++)
-      p.first[j] = UINT_MAX;
-    const unsigned blocks = (p.units + TM_THREADS - 1) / TM_THREADS;
-    const unsigned most = (unsigned) sms * TM_BLOCKS_PER_SM;
+  for (int i = 0; i < n_planes; i++) {
+    unsigned most = 0;
 
-    temporal_kernel <<< blocks < most ? blocks : most, TM_THREADS, 0,
-        (cudaStream_t) stream >>> (p);
+    if (plane_entry (planes[i], first, p.pl[n]))
+      n++;
+    if (n < TM_PLANES && i + 1 < n_planes)
+      continue;
+    if (n == 0)
+      continue;
+    p.n = n;
+    for (int j = 0; j < n; j++)
+      most = p.pl[j].units > most ? p.pl[j].units : most;
+    /* a block an SM, or fewer for a small frame: every thread has two
+     * units of the largest plane */
+    const unsigned blocks = (most + 2 * TM_THREADS - 1) / (2 * TM_THREADS);
+    temporal_kernel <<< blocks < (unsigned) sms ? blocks : (unsigned) sms,
+        TM_THREADS, 0, (cudaStream_t) stream >>> (p);
     e = cudaGetLastError ();
     if (e != cudaSuccess)
       return fail (st, "the GPU failed to denoise a frame", e);
     n = 0;
-    p.units = 0;
   }
   return 0;
 }
