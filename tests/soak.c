@@ -2,19 +2,20 @@
  *
  * Runs 1920x1080 I420 from videotestsrc through cudaconvolve into fakesink
  * for SECONDS while another thread changes radius, kernel, sigma,
- * sigma-range, the temporal denoise and border every few milliseconds.  Prints, at the start, every minute and
- * at the end: frames/s, the frames into and out of the element (counted
- * by pad probes), the resident memory and the GPU memory in use (CUDA
- * driver, device-wide).  Exits 1 if an error message arrives, if after EOS
+ * sigma-range, the temporal denoise and border every few milliseconds.
+ * Prints, at the start, every minute and at the end: frames/s, the frames
+ * into and out of the element (counted by pad probes), the resident
+ * memory and the GPU memory in use (CUDA driver, device-wide).  Exits 1 if an error message arrives, if after EOS
  * frames in != frames out, or if the resident or GPU memory grew from the
  * end of the warm-up to the end by more than BOUND_KB.  The warm-up is a
  * fifth of the run, two minutes at least (a run of three minutes or less
  * checks no growth): until the setter has reached every kernel and the
  * largest settings, memory grows by what they load once (CUDA loads a
  * kernel's module at its first launch, and the engine's scratch grows to
- * the largest frame's needs); a leak grows after that.  BACKEND: auto, cuda or cpu (default auto).  It also
- * prints the time from asking for PLAYING to the first filtered frame: in
- * a fresh process that is the cold start (context, kernels).
+ * the largest frame's needs); a leak grows after that.  BACKEND: auto,
+ * cuda or cpu (default auto).  It also prints the time from asking for
+ * PLAYING to the first filtered frame: in a fresh process that is the
+ * cold start (context, kernels).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
