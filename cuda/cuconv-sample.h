@@ -1,6 +1,7 @@
 /* gst-cudaconvolve: a plane's samples on the host, as the definitions
- * (the reference, the bilateral) read and write them: bytes at depth 8,
- * else little-endian 16-bit words (shifted left by the plane's shift).
+ * (the reference, the bilateral, the temporal denoise) read and write
+ * them: bytes at depth 8, else little-endian 16-bit words (shifted left by
+ * the plane's shift).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,31 +23,39 @@ sample_shift (const CuconvPlane * p)
   return sample_depth (p) == 8 ? 0 : p->shift;
 }
 
+/* Word k of a row of samples of depth. */
+static inline unsigned
+sample_row_read (const uint8_t * row, int k, int depth)
+{
+  return depth == 8 ? row[k] : row[2 * k] | (unsigned) row[2 * k + 1] << 8;
+}
+
+/* Writes word v as word k of a row of samples of depth. */
+static inline void
+sample_row_write (uint8_t * row, int k, int depth, unsigned v)
+{
+  if (depth == 8) {
+    row[k] = (uint8_t) v;
+  } else {
+    row[2 * k] = (uint8_t) v;
+    row[2 * k + 1] = (uint8_t) (v >> 8);
+  }
+}
+
 /* The word of component comp of pixel (x, y) of p's source. */
 static inline unsigned
 sample_read (const CuconvPlane * p, int x, int y, int comp)
 {
-  const uint8_t *row = p->src + y * p->src_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (sample_depth (p) == 8)
-    return row[k];
-  return row[2 * k] | (unsigned) row[2 * k + 1] << 8;
+  return sample_row_read (p->src + y * p->src_stride, x * p->n_comp + comp,
+      sample_depth (p));
 }
 
 /* Writes word v as component comp of pixel (x, y) of p's destination. */
 static inline void
 sample_write (const CuconvPlane * p, int x, int y, int comp, unsigned v)
 {
-  uint8_t *row = p->dst + y * p->dst_stride;
-  const int k = x * p->n_comp + comp;
-
-  if (sample_depth (p) == 8) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) v;
-    row[2 * k + 1] = (uint8_t) (v >> 8);
-  }
+  sample_row_write (p->dst + y * p->dst_stride, x * p->n_comp + comp,
+      sample_depth (p), v);
 }
 
 #endif /* __CUCONV_SAMPLE_H__ */

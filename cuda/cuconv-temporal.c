@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuconv.h"
+#include "cuconv-sample.h"
 
 void
 cuconv_temporal_lut (uint8_t * k, double strength, double threshold)
@@ -27,30 +28,12 @@ cuconv_temporal_is_off (const uint8_t * k)
   return k[0] == 0;
 }
 
-static unsigned
-read_word (const uint8_t * row, int k, int bytes)
-{
-  return bytes == 1 ? row[k] : row[2 * k] | (unsigned) row[2 * k + 1] << 8;
-}
-
-static void
-write_word (uint8_t * row, int k, int bytes, unsigned v)
-{
-  if (bytes == 1) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) v;
-    row[2 * k + 1] = (uint8_t) (v >> 8);
-  }
-}
-
 void
 cuconv_temporal_rows (const CuconvPlane * p, const uint8_t * k, int first,
     int row_begin, int row_end)
 {
-  const int depth = p->depth > 8 ? p->depth : 8;
-  const int shift = depth == 8 ? 0 : p->shift;
-  const int bytes = cuconv_plane_sample_bytes (p);
+  const int depth = sample_depth (p);
+  const int shift = sample_shift (p);
   const unsigned mask = (1u << depth) - 1;
   int x, y, c;
 
@@ -61,20 +44,20 @@ cuconv_temporal_rows (const CuconvPlane * p, const uint8_t * k, int first,
     for (x = 0; x < p->width; x++) {
       for (c = 0; c < p->n_comp; c++) {
         const int i = x * p->n_comp + c;
-        const unsigned w = read_word (in, i, bytes);
+        const unsigned w = sample_row_read (in, i, depth);
         int a, b, t;
 
         if (first || p->op[c] != CUCONV_COMP_FILTER) {
-          write_word (st, i, bytes, w);
+          sample_row_write (st, i, depth, w);
           continue;
         }
         a = (int) ((w >> shift) & mask);
-        b = (int) ((read_word (st, i, bytes) >> shift) & mask);
+        b = (int) ((sample_row_read (st, i, depth) >> shift) & mask);
         t = k[(a > b ? a - b : b - a) >> (depth - 8)];
         /* t / 256 of the way to the previous output, rounded half up
          * (>> floors) */
-        write_word (st, i, bytes, (unsigned) (a + ((t * (b - a) + 128) >> 8))
-            << shift);
+        sample_row_write (st, i, depth,
+            (unsigned) (a + ((t * (b - a) + 128) >> 8)) << shift);
       }
     }
   }

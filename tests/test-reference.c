@@ -28,6 +28,19 @@
 
 #define GUARD 0xC3
 
+/* The first byte of row from wb up to stride (its padding) that no longer
+ * holds GUARD, or -1. */
+static int
+padding_written (const guint8 * row, int wb, int stride)
+{
+  int i;
+
+  for (i = wb; i < stride; i++)
+    if (row[i] != GUARD)
+      return i;
+  return -1;
+}
+
 static guint32 rng_state;
 
 static guint32
@@ -601,9 +614,8 @@ check_case (const Geometry * g, const CuconvSettings * s, const guint8 * op,
   source_decode (&source, g, src, stride);
 
   for (y = 0; y < g->height; y++) {
-    for (i = wb; i < stride; i++)
-      if (dst[(size_t) y * stride + i] != GUARD)
-        fail ("padding written at byte %d of row %d", i, y);
+    if ((i = padding_written (dst + (size_t) y * stride, wb, stride)) >= 0)
+      fail ("padding written at byte %d of row %d", i, y);
     for (x = 0; x < g->width; x++) {
       for (c = 0; c < g->n_comp; c++) {
         const unsigned got = word_at (g, dst, stride, x, y, c);
@@ -1273,9 +1285,8 @@ check_bilateral_case (const Geometry * g, const CuconvSettings * s,
   fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
 
   for (y = 0; y < g->height; y++) {
-    for (i = wb; i < stride; i++)
-      if (dst[(size_t) y * stride + i] != GUARD)
-        fail ("padding written at byte %d of row %d", i, y);
+    if ((i = padding_written (dst + (size_t) y * stride, wb, stride)) >= 0)
+      fail ("padding written at byte %d of row %d", i, y);
     for (x = 0; x < g->width; x++) {
       for (c = 0; c < g->n_comp; c++) {
         const unsigned got = word_at (g, dst, stride, x, y, c);
@@ -1668,10 +1679,9 @@ check_regions_case (const RegionFormat * rf, int w, int h,
     for (y = 0; y < ph[i]; y++) {
       const guint8 *d = dst[i] + (size_t) y * stride[i];
 
-      for (x = wb[i]; x < stride[i]; x++)
-        if (d[x] != GUARD)
-          fail ("%s %dx%d: padding written at byte %d of row %d of plane %d",
-              rf->name, w, h, x, y, i);
+      if ((x = padding_written (d, wb[i], stride[i])) >= 0)
+        fail ("%s %dx%d: padding written at byte %d of row %d of plane %d",
+            rf->name, w, h, x, y, i);
       for (x = 0; x < pw[i]; x++) {
         gboolean in = regions->mode == CUCONV_REGION_FRAME ||
             naive_in_region (regions->rects, regions->n_rects, rf->sub_x[i],
