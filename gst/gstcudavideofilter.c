@@ -625,6 +625,15 @@ gst_cuda_video_filter_upstream_is_live (GstCudaVideoFilter * self)
  * header for */
 #define CUDA_MEMORY_FEATURE "memory:CUDAMemory"
 
+/* Whether structure i of caps is in CUDA memory. */
+static gboolean
+gst_cuda_video_filter_structure_is_cuda (GstCaps * caps, guint i)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+  return f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE);
+}
+
 /* Whether caps take frames in CUDA memory (or anything). */
 static gboolean
 gst_cuda_video_filter_caps_take_cuda (GstCaps * caps)
@@ -632,11 +641,8 @@ gst_cuda_video_filter_caps_take_cuda (GstCaps * caps)
   gboolean cuda = gst_caps_is_any (caps);
   guint i;
 
-  for (i = 0; i < gst_caps_get_size (caps) && !cuda; i++) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-    cuda = f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE);
-  }
+  for (i = 0; i < gst_caps_get_size (caps) && !cuda; i++)
+    cuda = gst_cuda_video_filter_structure_is_cuda (caps, i);
   return cuda;
 }
 
@@ -649,14 +655,11 @@ gst_cuda_video_filter_cuda_first (GstCaps * caps)
 
   if (gst_caps_is_any (caps))
     return caps;
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-    if (f && gst_caps_features_contains (f, CUDA_MEMORY_FEATURE))
+  for (i = 0; i < gst_caps_get_size (caps); i++)
+    if (gst_cuda_video_filter_structure_is_cuda (caps, i))
       gst_caps_append_structure_full (cuda,
           gst_structure_copy (gst_caps_get_structure (caps, i)),
-          gst_caps_features_copy (f));
-  }
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
   return gst_caps_merge (cuda, caps);
 }
 
