@@ -133,9 +133,15 @@ border_at (int border, int i, int n)
       i, n);
 }
 
-/* h[term][r] for the rows of a tile: a lane a row, a warp QP adjacent
- * pixels (all NC components) of it; the taps in chunks of CH. */
-template < int NT, int NC > static __global__ void
+/* A pass sums its taps (type A) in float, in the reference's order, as
+ * the fused tiles do, up to their widest (CUCONV_TILE_MAX_TAPS); in
+ * double beyond, where float products drift past 1 LSB at 16 bits (2049
+ * taps) from the reference's float sums.
+ *
+ * h[term][r] for the rows of a tile: a lane a row, a warp QP adjacent
+ * pixels (all NC components) of it; the taps in chunks of CH, summed in
+ * A. */
+template < int NT, int NC, typename A > static __global__ void
 __launch_bounds__ (THREADS)
 global_hpass (const __grid_constant__ GlobalParams p)
 {
@@ -147,8 +153,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
   const int x0 = blockIdx.x * h_tile (NC);
   const int r0 = blockIdx.y * H_ROWS;
   const int taps = 2 * p.rx + 1;
-  double acc[NT][QP][NC];        /* 2049 float products drift past
-                                 * 1 LSB at 16 bits: summed in double */
+  A acc[NT][QP][NC];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -156,7 +161,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
     for (int o = 0; o < QP; o++)
 #pragma unroll
       for (int c = 0; c < NC; c++)
-        acc[m][o][c] = 0.0;
+        acc[m][o][c] = 0;
 
   for (int t0 = 0; t0 < taps; t0 += CH) {
     const int n = min (CH, taps - t0);
@@ -198,7 +203,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
             for (int o = 0; o < QP; o++)
 #pragma unroll
               for (int c = 0; c < NC; c++)
-                acc[m][o][c] = fma ((double) k, (double) w[(u + o) % QP][c],
+                acc[m][o][c] = fma ((A) k, (A) w[(u + o) % QP][c],
                     acc[m][o][c]);
           }
           if (t + 1 < n) {
@@ -227,9 +232,9 @@ global_hpass (const __grid_constant__ GlobalParams p)
 }
 
 /* The band's rows of a tile of V_COLS samples: a lane a column, a warp
- * RPT adjacent rows; the taps in chunks of CH.  Row y + j of the plane is
- * read through the border from h. */
-template < int NT > static __global__ void
+ * RPT adjacent rows; the taps in chunks of CH, summed in A.  Row y + j of
+ * the plane is read through the border from h. */
+template < int NT, typename A > static __global__ void
 __launch_bounds__ (THREADS)
 global_vpass (const __grid_constant__ GlobalParams p)
 {
@@ -242,13 +247,13 @@ global_vpass (const __grid_constant__ GlobalParams p)
   const int y0 = p.row_begin + blockIdx.y * v_tile (NT);
   const int taps = 2 * p.ry + 1;
   const int ob = warp * RPT;
-  double acc[NT][RPT];
+  A acc[NT][RPT];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
 #pragma unroll
     for (int o = 0; o < RPT; o++)
-      acc[m][o] = 0.0;
+      acc[m][o] = 0;
 
   for (int t0 = 0; t0 < taps; t0 += CH) {
     const int n = min (CH, taps - t0);
@@ -283,7 +288,7 @@ global_vpass (const __grid_constant__ GlobalParams p)
             const float k = tap[m][t];
 #pragma unroll
             for (int o = 0; o < RPT; o++)
-              acc[m][o] = fma ((double) k, (double) w[m][(u + o) % RPT],
+              acc[m][o] = fma ((A) k, (A) w[m][(u + o) % RPT],
                   acc[m][o]);
           }
           if (t + 1 < n) {
@@ -402,19 +407,31 @@ rows_read (CuconvBorder border, int height, int row_begin, int row_end,
 
 typedef void (*GlobalKernel) (GlobalParams);
 
-template < int NT > static GlobalKernel
+template < int NT, typename A > static GlobalKernel
 pick_hpass (int nc)
 {
   switch (nc) {
     case 1:
-      return global_hpass < NT, 1 >;
+      return global_hpass < NT, 1, A >;
     case 2:
-      return global_hpass < NT, 2 >;
+      return global_hpass < NT, 2, A >;
     case 3:
-      return global_hpass < NT, 3 >;
+      return global_hpass < NT, 3, A >;
     default:
-      return global_hpass < NT, 4 >;
+      return global_hpass < NT, 4, A >;
   }
+}
+
+template < typename A > static GlobalKernel
+pick_hpass (int nt, int nc)
+{
+  return nt == 1 ? pick_hpass < 1, A > (nc) : pick_hpass < 2, A > (nc);
+}
+
+template < typename A > static GlobalKernel
+pick_vpass (int nt)
+{
+  return nt == 1 ? global_vpass < 1, A > : global_vpass < 2, A >;
 }
 
 /* The two passes with the taps. */
@@ -471,9 +488,10 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
 
   e = send_taps ((float *) scratch, x, p.rx, y, p.ry, nt, stream);
   if (e == cudaSuccess) {
-    const GlobalKernel hk = nt == 1 ? pick_hpass < 1 > (p.nc) :
-        pick_hpass < 2 > (p.nc);
-    const GlobalKernel vk = nt == 1 ? global_vpass < 1 > : global_vpass < 2 >;
+    const GlobalKernel hk = 2 * p.rx + 1 <= CUCONV_TILE_MAX_TAPS ?
+        pick_hpass < float > (nt, p.nc) : pick_hpass < double > (nt, p.nc);
+    const GlobalKernel vk = 2 * p.ry + 1 <= CUCONV_TILE_MAX_TAPS ?
+        pick_vpass < float > (nt) : pick_vpass < double > (nt);
     const int vt = v_tile (nt), ht = h_tile (p.nc);
     dim3 hgrid ((pl.width + ht - 1) / ht, (p.h_rows + H_ROWS - 1) / H_ROWS);
     dim3 vgrid ((p.ws + V_COLS - 1) / V_COLS, (row_end - row_begin + vt - 1)
