@@ -171,7 +171,7 @@ global_hpass (const __grid_constant__ GlobalParams p)
     for (int rr = warp; rr < H_ROWS && r0 + rr < p.h_rows; rr += GL_WARPS) {
       const uint8_t *row = p.src + (size_t) (p.h_lo + r0 + rr) * p.src_pitch;
 
-      for (int e = lane; e < SPAN * NC; e += 32) {
+      for (int e = lane; e < (h_tile (NC) + n - 1) * NC; e += 32) {
         const int j = e / NC, c = e - j * NC;
         const int xi = border_at (p.border, x0 - p.rx + t0 + j, p.width);
 
