@@ -334,9 +334,9 @@ row_selected (const Row * row)
 }
 
 /* The wide filters' rows (docs/design.md, "Wide filters through global
- * memory"), 8-bit at 3840x2160: the box's running sums, explicit
- * gaussian radii through the global path, and the fused paths against
- * the global path forced, for the crossover. */
+ * memory"), at 3840x2160 (and 1920x1080 where big_only is 0): the box's
+ * running sums, explicit gaussian radii through the global path, and the
+ * dispatch's choice against the global path forced, for the crossover. */
 typedef struct
 {
   Row row;
@@ -354,8 +354,8 @@ static const WideRow wide_rows[] = {
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 24, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 24, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
-  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 1, 0.0},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 0, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 0, 0.0},
       CUCONV_PATH_GLOBAL},
   {{"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 32, 0, 16, 1, 0.0},
       CUCONV_PATH_AUTO},
@@ -370,8 +370,8 @@ static const WideRow wide_rows[] = {
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 56, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 56, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
-  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
-  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 1, 0.0},
+  {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 0, 0.0}, CUCONV_PATH_AUTO},
+  {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 0, 0.0},
       CUCONV_PATH_GLOBAL},
   {{"sobel", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"sobel, global path", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0},
@@ -391,6 +391,25 @@ static const WideRow wide_rows[] = {
   {{"gaussian 16-bit sigma=64", CUCONV_KERNEL_GAUSSIAN, 0, 0, 16, 1, 64.0},
       CUCONV_PATH_AUTO},
 };
+
+#define N_WIDE_ROWS ((int) (sizeof (wide_rows) / sizeof (wide_rows[0])))
+
+/* Whether wide row w runs at size z (0: 3840x2160, 1: 1920x1080) and
+ * depth. */
+static bool
+wide_row_at (const WideRow * w, int z, int depth)
+{
+  return w->row.depth == depth && (z == 0 || !w->row.big_only);
+}
+
+static bool
+wide_rows_at (int z, int depth)
+{
+  for (int k = 0; k < N_WIDE_ROWS; k++)
+    if (wide_row_at (&wide_rows[k], z, depth))
+      return true;
+  return false;
+}
 
 /* The settings of a row.  Its matrix is random (so not separable), the
  * same in every run, and normalised to sum 1 by cuconv_filter_init. */
@@ -1362,7 +1381,7 @@ main (int argc, char **argv)
         any |= table_rows[k].depth == depths[d] &&
             (z == 0 || !table_rows[k].big_only) && !wide_only
             && row_selected (&table_rows[k]);
-      any |= z == 0 && depths[d] == 8 && !only_name;    /* the wide rows */
+      any |= !only_name && wide_rows_at (z, depths[d]);
       if (!any)
         continue;
       memset (&b, 0, sizeof (b));
@@ -1401,8 +1420,9 @@ main (int argc, char **argv)
             && row_selected (&table_rows[k]))
           ok &= bench_row (&b, &table_rows[k], copy_bw, fma_rate, stream);
       b.no_npp = true;
-      for (k = 0; z == 0 && b.depth == 8 && !only_name &&
-          k < (int) (sizeof (wide_rows) / sizeof (wide_rows[0])); k++) {
+      for (k = 0; !only_name && k < N_WIDE_ROWS; k++) {
+        if (!wide_row_at (&wide_rows[k], z, b.depth))
+          continue;
         b.path = wide_rows[k].path;
         ok &= bench_row (&b, &wide_rows[k].row, copy_bw, fma_rate, stream);
         b.path = base_path;
