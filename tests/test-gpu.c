@@ -214,7 +214,7 @@ typedef struct
   int side;                     /* a matrix: filled by matrix_fill () */
   int positive;                 /* the matrix's taps all > 0 */
   int max_w;                    /* the largest width it runs at (--quick:
-                                 * 17), 0: all */
+                                 * 17 but the byte bilateral's), 0: all */
   int race;                     /* in --race */
   double sigma_range;           /* bilateral */
 } General;
@@ -987,8 +987,11 @@ build_settings (Setting * out)
       setting_from_general (&out[n], gs, b);
       /* the largest sizes with one border a kernel; no 3840x2160 */
       out[n].max_w = b == g % CUCONV_BORDER_N ? 1921 : 385;
+      /* --quick keeps the bilateral's byte kernel (radius up to 8) at its
+       * width, where tiles lie wholly inside the plane */
       if (gs->max_w)
-        out[n].max_w = opt.quick ? 17 : gs->max_w;
+        out[n].max_w = opt.quick && (gs->kernel != CUCONV_KERNEL_BILATERAL
+            || gs->radius > 8) ? 17 : gs->max_w;
       n++;
     }
   }
