@@ -6,16 +6,16 @@
  * anticausal (cuconv-recursive.h), run block-parallel over lines (the
  * columns of the plane, then its rows).  A block owns a tile of 32 lines
  * by a band of 256 samples, staged in shared memory; a thread owns a
- * segment of 32 samples of one line.  Three kernels a direction:
+ * segment of 32 samples of one line.  Two kernels a direction:
  *
  *   rec_bands   each segment's zero-initial end states, combined into each
  *               band's (a few values a line and band, to global memory)
- *   rec_carry   a thread a line and section: all the bands' totals into
- *               the border's initial states and the states entering each
- *               band, in place
- *   rec_filter  the same segment states; each warp carries its band's
- *               entering states to its segment, runs its recursions from
- *               its true states, and the tile goes out
+ *   rec_filter  a thread a line and section carries all the bands' totals
+ *               into the border's initial states and the states entering
+ *               its block's band; every thread computes its segment's
+ *               states again, carries the band's entering states to its
+ *               segment, runs its recursions from its true states, and the
+ *               tile goes out
  *
  * The columns write an intermediate stored transposed (a column of the
  * plane is a row of it), so that the rows read it with the lines in the
@@ -76,8 +76,8 @@ struct RecPass
   float amount;
   float fix_scale, fix_inv;     /* REC_FIX16: value * scale, rounded */
   int n;                        /* samples along the direction */
-  void *agg;                    /* [band][2][ns][comp][line] complex R: band
-                                 * totals, then the states entering each */
+  void *agg;                    /* [band][2][ns][comp][line] complex R: the
+                                 * bands' zero-initial totals */
 };
 
 /* Complex arithmetic in R (float; double from 13 bits up) --------------- */
@@ -270,8 +270,21 @@ load_sample (const RecPass & p, const uint8_t * a)
 /* Loads in flight a thread. */
 constexpr int LOAD_BATCH = 16;
 
+/* How many of a thread's elements, from element 0 on, lie in the plane:
+ * ACROSS, the samples before the line's end, else the lines before the
+ * last (0 if none, may pass TILE_ELEMS).  The others are zeros in, and
+ * are not stored. */
+template < bool ACROSS > __device__ __forceinline__ int
+share_end (const RecPass & p, const TileIdx & t, const Share < ACROSS > &sh)
+{
+  if (ACROSS)
+    return max (p.n - t.band * BAND - sh.k0 + NSEG - 1, 0) / NSEG;
+  return p.nlines - t.line0;
+}
+
 /* The tile into ts[k][lane], zeros past the line's end and for lines not
- * filtered. */
+ * filtered.  The address steps by a pointer increment and the bounds are
+ * one count, so an element costs a load, a conversion and a store. */
 template < bool ACROSS, int KIND, int BYTES > __device__ void
 load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
     float *ts)
@@ -280,6 +293,8 @@ load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
   /* what does not change along the share */
   const bool fixed_in = ACROSS ? line_filtered (p, t, t.line0 + sh.lane0) :
       t.band * BAND + sh.k0 < p.n && p.op[t.c] == CUCONV_COMP_FILTER;
+  const int end = fixed_in ? share_end < ACROSS > (p, t, sh) : 0;
+  const uint8_t *a = sd.base + sh.off0;
 
 #pragma unroll 1
   for (int j0 = 0; j0 < TILE_ELEMS; j0 += LOAD_BATCH) {
@@ -287,15 +302,8 @@ load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
 
 #pragma unroll
     for (int j = 0; j < LOAD_BATCH; j++) {
-      const int q = j0 + j;
-      const bool ok = fixed_in && (ACROSS ?
-          t.band * BAND + sh.k0 + q * sh.dk < p.n :
-          t.line0 + q < p.nlines);
-      const uint8_t *a = sd.base + (ok ? sh.off0 + q * sh.doff : 0);
-
-      v[j] = load_sample < KIND, BYTES > (p, a);
-      if (!ok)
-        v[j] = 0.0f;
+      v[j] = j0 + j < end ? load_sample < KIND, BYTES > (p, a) : 0.0f;
+      a += sh.doff;
     }
 #pragma unroll
     for (int j = 0; j < LOAD_BATCH; j++) {
@@ -328,7 +336,10 @@ load_tile (const RecPass & p, const TileIdx & t, float *ts)
 
 /* The tile out from ts: to the intermediate (filtered lines only), or as
  * output words, combined, rounded and shifted, or copied or filled as the
- * line's component's op says. */
+ * line's component's op says.  A thread's elements share one op: ACROSS
+ * they are one line's, and the other way only the rows write the plane,
+ * all of one component; the intermediate takes the filtered lines, a bit
+ * a lane of a ballot. */
 template < bool ACROSS > __device__ void
 store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
 {
@@ -341,23 +352,34 @@ store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
    * src as in dst, pitch aside */
   const Side ss = plane_side (p, t, p.src, p.src_pitch);
   const Share < ACROSS > shs (t, ss);
+  const int end = min (share_end < ACROSS > (p, t, sh), TILE_ELEMS);
+  const uint32_t filtered = __ballot_sync (0xffffffffu,
+      line_filtered (p, t, t.line0 + (int) threadIdx.x));
+  const int op = p.op[ACROSS ? line_comp (p, t, t.line0 + sh.lane0) : t.c];
+  uint32_t live;
+  uint8_t *o = (uint8_t *) sd.base + sh.off0;
+  const uint8_t *a = ss.base + shs.off0;
+
+  /* bit q: element q goes out */
+  live = end <= 0 ? 0u : end >= 32 ? 0xffffffffu : (1u << end) - 1;
+  if (ACROSS) {
+    if (t.line0 + sh.lane0 >= p.nlines || (!dst && op != CUCONV_COMP_FILTER))
+      live = 0;
+  } else if (t.band * BAND + sh.k0 >= p.n) {
+    live = 0;
+  } else if (!dst) {
+    live &= filtered;
+  }
 
 #pragma unroll 8
-  for (int q = 0; q < TILE_ELEMS; q++) {
+  for (int q = 0; q < TILE_ELEMS; q++, o += sh.doff, a += shs.doff) {
     const int lane = sh.lane0 + q * sh.dlane, k = sh.k0 + q * sh.dk;
-    const int line = t.line0 + lane;
-
-    if (t.band * BAND + k >= p.n || line >= p.nlines)
-      continue;
-    const int c = line_comp (p, t, line);
-    const int op = p.op[c];
-    uint8_t *o = (uint8_t *) sd.base + sh.off0 + q * sh.doff;
     float v = ts[k * TILE_PITCH + lane];
     uint32_t w;
 
+    if (!(live >> q & 1))
+      continue;
     if (!dst) {
-      if (op != CUCONV_COMP_FILTER)
-        continue;
       if (p.out_kind == REC_FIX16)
         *(uint16_t *) o =
             (uint16_t) min (__float2uint_rn (v * p.fix_scale), 65535u);
@@ -368,7 +390,6 @@ store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
     if (op == CUCONV_COMP_FILL) {
       w = p.fill;
     } else if (op == CUCONV_COMP_COPY || p.sharpen) {
-      const uint8_t *a = ss.base + shs.off0 + q * shs.doff;
       const uint32_t in = p.bytes == 1 ? __ldg (a) :
           __ldg ((const uint16_t *) a);
 
@@ -440,6 +461,8 @@ template < typename R, int NS, bool TAIL > __device__ __forceinline__ void
 seg_filter (const RecDir < R > &d, const float *xs, int len, Cplx < R > *z,
     Cplx < R > *w, float *y)
 {
+  const volatile float *xv = xs;
+
 #pragma unroll
   for (int k = 0; k < SEG; k++) {
     const R v = xs[k * TILE_PITCH];
@@ -454,7 +477,9 @@ seg_filter (const RecDir < R > &d, const float *xs, int len, Cplx < R > *z,
 #pragma unroll
   for (int k = SEG - 1; k >= 0; k--) {
     if (!TAIL || k < len) {
-      const R v = xs[k * TILE_PITCH];
+      /* read again, not kept from the first run: y and x both held in
+       * registers would cost a resident block a multiprocessor */
+      const R v = xv[k * TILE_PITCH];
       R acc = y[k];
 #pragma unroll
       for (int s = 0; s < NS; s++) {
@@ -508,13 +533,17 @@ border_states (const RecDir < R > &d, int s, int border, R x0, R xn,
 /* Shared memory: the tile, then the segments' zero-initial states
  * [NSEG - 1][NS][LINES] in R: the causal ones of all but the band's last
  * segment (ec[q] is segment q's), the anticausal ones of all but its first
- * (ea[q] is segment q + 1's): what the other warps carry through. */
+ * (ea[q] is segment q + 1's): what the other warps carry through; then
+ * (rec_filter) the states entering the band [NS][LINES], causal (zin) and
+ * anticausal (win). */
 template < typename R, int NS > struct RecSmem
 {
   static constexpr size_t TILE = (size_t) BAND * TILE_PITCH * sizeof (float);
   static constexpr size_t STATES = (size_t) (NSEG - 1) * NS * LINES
       * sizeof (Cplx < R >);
-  static constexpr size_t BYTES = TILE + 2 * STATES;
+  static constexpr size_t ENTRY = (size_t) NS * LINES * sizeof (Cplx < R >);
+  static constexpr size_t BANDS = TILE + 2 * STATES;
+  static constexpr size_t FILTER = BANDS + 2 * ENTRY;
 };
 
 template < typename R, int NS > struct RecShared
@@ -522,6 +551,8 @@ template < typename R, int NS > struct RecShared
   float *ts;
   Cplx < R > (*ec)[NS][LINES];
   Cplx < R > (*ea)[NS][LINES];
+  Cplx < R > (*zin)[LINES];
+  Cplx < R > (*win)[LINES];
 };
 
 /* Band totals of section s, direction dir (0 causal, 1 anticausal), of
@@ -535,24 +566,35 @@ band_agg (const RecPass & p, int ns, int band, int dir, int s, int c,
           * comps + c) * p.nlines + line];
 }
 
-/* What rec_bands and rec_filter both begin with: tile t staged in the
- * block's shared memory sh, and this thread's segment's zero-initial
- * states in c (causal) and a (anticausal), shared as RecSmem says; returns
- * the samples the segment holds (0 past the line's end). */
-template < typename R, int NS > __device__ __forceinline__ int
-stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
-    RecShared < R, NS > &sh, Cplx < R > *c, Cplx < R > *a)
+/* The block's shared memory, laid out as RecSmem says. */
+template < typename R, int NS > __device__ __forceinline__ RecShared < R, NS >
+rec_shared ()
 {
   extern __shared__ __align__ (16) unsigned char smem[];
   typedef RecSmem < R, NS > Smem;
-  const int ty = threadIdx.y, lane = threadIdx.x;
-  const int seg = t.band * NSEG + ty;
-  const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
-  const float *xs = (const float *) smem + ty * SEG * TILE_PITCH + lane;
+  RecShared < R, NS > sh;
 
   sh.ts = (float *) smem;
   sh.ec = (Cplx < R > (*)[NS][LINES]) (smem + Smem::TILE);
   sh.ea = (Cplx < R > (*)[NS][LINES]) (smem + Smem::TILE + Smem::STATES);
+  sh.zin = (Cplx < R > (*)[LINES]) (smem + Smem::BANDS);
+  sh.win = (Cplx < R > (*)[LINES]) (smem + Smem::BANDS + Smem::ENTRY);
+  return sh;
+}
+
+/* What rec_bands and rec_filter both begin with: tile t staged in the
+ * block's shared memory sh (rec_shared), and this thread's segment's
+ * zero-initial states in c (causal) and a (anticausal), shared as RecSmem
+ * says; returns the samples the segment holds (0 past the line's end). */
+template < typename R, int NS > __device__ __forceinline__ int
+stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
+    const RecShared < R, NS > &sh, Cplx < R > *c, Cplx < R > *a)
+{
+  const int ty = threadIdx.y, lane = threadIdx.x;
+  const int seg = t.band * NSEG + ty;
+  const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
+  const float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
+
   load_tile (p, t, sh.ts);
   __syncthreads ();
   if (len == SEG)
@@ -570,26 +612,34 @@ stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
   return len;
 }
 
-/* Resident blocks a multiprocessor: double states take twice the
- * registers. */
-template < typename R > constexpr int
-rec_min_blocks ()
+/* Resident blocks a multiprocessor, as many as fit in the registers
+ * without spilling (sm_75 and sm_90): more sections take more registers,
+ * double states twice as many, and rec_filter holds a segment's outputs
+ * besides.  The shared memory holds four blocks of either kernel. */
+template < typename R, int NS > constexpr int
+rec_bands_blocks ()
 {
-  return sizeof (R) == 4 ? 2 : 1;
+  return sizeof (R) == 8 ? 1 : NS == 2 ? 3 : 2;
+}
+
+template < typename R, int NS > constexpr int
+rec_filter_blocks ()
+{
+  return sizeof (R) == 8 ? 1 : NS == 2 ? 3 : 2;
 }
 
 /* Pass 1: each band's zero-initial totals, the causal state at its end
  * (the last band: at the line's last sample), by the warp of its last
  * segment, and the anticausal state at its start, by warp 0. */
 template < typename R, int NS > __global__ void
-__launch_bounds__ (LINES * NSEG, rec_min_blocks < R > ())
+__launch_bounds__ (LINES * NSEG, rec_bands_blocks < R, NS > ())
 rec_bands (const __grid_constant__ RecPass p,
     const __grid_constant__ RecDir < R > d)
 {
   const TileIdx t = tile_idx (p);
   const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
   const int last = min (NSEG, d.n_segs - t.band * NSEG) - 1;
-  RecShared < R, NS > sh;
+  const RecShared < R, NS > sh = rec_shared < R, NS > ();
   Cplx < R > c[NS], a[NS];
 
   stage_tile < R, NS > (p, d, t, sh, c, a);
@@ -617,26 +667,24 @@ rec_bands (const __grid_constant__ RecPass p,
   }
 }
 
-/* Pass 2, a thread a line and section: the line's zero-initial totals
- * from every band's, the border's initial states, and in place of each
- * band's totals the states entering it: from the left, the causal state
- * before its first sample; from the right, the anticausal state after its
- * last (the last band: w[n], the border's). */
-template < typename R, int NS > __global__ void
-__launch_bounds__ (128)
-rec_carry (const __grid_constant__ RecPass p,
-    const __grid_constant__ RecDir < R > d)
+/* The states of section s entering band `band` of line `line` of
+ * component c, from every band's zero-initial totals: zin, the causal
+ * state before the band's first sample; win, the anticausal state after
+ * its last (the last band: w[n], the border's).  The line's totals come
+ * first (the causal state at n - 1, the anticausal one at 0), then the
+ * border's initial states, then the chains from either end to the band.
+ * Every block of a line makes the same operations in the same order, so
+ * the bands of a line start from the same states. */
+template < typename R, int NS > __device__ void
+band_entry (const RecPass & p, const RecDir < R > &d, int c, int line,
+    int s, int band, Cplx < R > &zin, Cplx < R > &win)
 {
-  const int line = blockIdx.x * blockDim.x + threadIdx.x, s = blockIdx.z;
-  const int c = p.rows ? (int) blockIdx.y : 0, last = d.n_groups - 1;
-  const TileIdx t = { 0, c, 0 };
+  const int last = d.n_groups - 1;
   const Cplx < R > pg = d.pgroup[s], pb = d.pborder[s];
-  Cplx < R > zc = cplx < R > (0, 0), za, sc, sa, v;
+  Cplx < R > zc = cplx < R > (0, 0), za, sc, sa;
   R x0, xn;
   int row, g;
 
-  if (!line_filtered (p, t, line))
-    return;
   pass_pos (p, line, 0, c, row, g);
   x0 = rec_load (p, row, g);
   pass_pos (p, line, d.n - 1, c, row, g);
@@ -651,27 +699,23 @@ rec_carry (const __grid_constant__ RecPass p,
     za = cmad < R > (pg, za, band_agg < R > (p, NS, b, 1, s, c, line));
   border_states < R > (d, s, p.border, x0, xn, zc, za, sc, sa);
 
-  v = sc;
-  for (int b = 0; b <= last; b++) {
-    Cplx < R > &e = band_agg < R > (p, NS, b, 0, s, c, line);
-    const Cplx < R > tot = e;
-    e = v;
-    v = cmad < R > (pg, v, tot);
-  }
-  v = sa;
-  for (int b = last; b >= 0; b--) {
-    Cplx < R > &e = band_agg < R > (p, NS, b, 1, s, c, line);
-    const Cplx < R > tot = e;
-    e = v;
-    v = cmad < R > (b == last ? pb : pg, v, tot);
-  }
+  zin = sc;
+#pragma unroll 4
+  for (int b = 0; b < band; b++)
+    zin = cmad < R > (pg, zin, band_agg < R > (p, NS, b, 0, s, c, line));
+  win = sa;
+#pragma unroll 4
+  for (int b = last; b > band; b--)
+    win = cmad < R > (b == last ? pb : pg, win,
+        band_agg < R > (p, NS, b, 1, s, c, line));
 }
 
-/* Pass 3: the tile filtered from its true states, and out.  Each warp
- * carries the states entering its band to its own segment through the
+/* Pass 2: the tile filtered from its true states, and out.  Warps
+ * 0 .. NS - 1 find the states entering the band, a section each
+ * (band_entry); each warp carries them to its own segment through the
  * segments before it (causal) or after it (anticausal) in the band. */
 template < typename R, int NS > __global__ void
-__launch_bounds__ (LINES * NSEG, rec_min_blocks < R > ())
+__launch_bounds__ (LINES * NSEG, rec_filter_blocks < R, NS > ())
 rec_filter (const __grid_constant__ RecPass p,
     const __grid_constant__ RecDir < R > d)
 {
@@ -679,8 +723,14 @@ rec_filter (const __grid_constant__ RecPass p,
   const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
   const int nseg = min (NSEG, d.n_segs - t.band * NSEG);
   const bool filtered = line_filtered (p, t, line);
-  RecShared < R, NS > sh;
+  const RecShared < R, NS > sh = rec_shared < R, NS > ();
   Cplx < R > z[NS], w[NS];
+
+  /* read after stage_tile's barrier */
+  if (ty < NS && filtered)
+    band_entry < R, NS > (p, d, t.c, line, ty, t.band, sh.zin[ty][lane],
+        sh.win[ty][lane]);
+
   const int len = stage_tile < R, NS > (p, d, t, sh, z, w);
   float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
 
@@ -691,10 +741,10 @@ rec_filter (const __grid_constant__ RecPass p,
     for (int s = 0; s < NS; s++) {
       const Cplx < R > pl = d.pseg[s][1];
 
-      z[s] = band_agg < R > (p, NS, t.band, 0, s, t.c, line);
+      z[s] = sh.zin[s][lane];
       for (int q = 0; q < ty; q++)
         z[s] = cmad < R > (pl, z[s], sh.ec[q][s][lane]);
-      w[s] = band_agg < R > (p, NS, t.band, 1, s, t.c, line);
+      w[s] = sh.win[s][lane];
       for (int q = nseg - 1; q > ty; q--)
         w[s] = cmad < R > (t.band * NSEG + q == d.n_segs - 1 ?
             d.pk[s][d.tail] : pl, w[s], sh.ea[q - 1][s][lane]);
@@ -759,30 +809,28 @@ pass_grid (const RecPass & p, const CuconvRecDir & d)
       p.rows ? p.nc : 1);
 }
 
-/* Pass p's three kernels, with h's tables in R and NS sections. */
+/* Pass p's two kernels, with h's tables in R and NS sections. */
 template < typename R, int NS > static cudaError_t
 launch_pass_ns (const RecPass & p, const CuconvRecDir & h,
     cudaStream_t stream)
 {
   static SmemLimit lb, lf;
+  typedef RecSmem < R, NS > Smem;
   const dim3 grid = pass_grid (p, h);
-  const size_t smem = RecSmem < R, NS >::BYTES;
   const dim3 block (LINES, NSEG);
-  const dim3 carry_grid ((p.nlines + 127) / 128, grid.z, NS);
   RecDir < R > d;
   cudaError_t e;
 
   rec_dir < R > (d, h);
-  e = launch_smem ((const void *) rec_bands < R, NS >, (int) smem, lb,[&]{
-        rec_bands < R, NS > <<< grid, block, smem, stream >>> (p, d);});
+  e = launch_smem ((const void *) rec_bands < R, NS >, (int) Smem::BANDS,
+      lb,[&]{
+        rec_bands < R, NS > <<< grid, block, Smem::BANDS, stream >>> (p, d);});
   if (e != cudaSuccess)
     return e;
-  rec_carry < R, NS > <<< carry_grid, 128, 0, stream >>> (p, d);
-  e = cudaGetLastError ();
-  if (e != cudaSuccess)
-    return e;
-  return launch_smem ((const void *) rec_filter < R, NS >, (int) smem, lf,[&]{
-        rec_filter < R, NS > <<< grid, block, smem, stream >>> (p, d);});
+  return launch_smem ((const void *) rec_filter < R, NS >,
+      (int) Smem::FILTER, lf,[&]{
+        rec_filter < R, NS > <<< grid, block, Smem::FILTER, stream >>> (p,
+            d);});
 }
 
 /* Whether a depth's states are double (RecDir). */
