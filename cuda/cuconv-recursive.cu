@@ -8,12 +8,13 @@
  * by a band of 256 samples, staged in shared memory; a thread owns a
  * segment of 32 samples of one line.  Two kernels a direction:
  *
- *   rec_bands   each segment's zero-initial end states, combined into each
- *               band's (a few values a line and band, to global memory)
+ *   rec_bands   each segment's zero-initial end states, saved, and
+ *               combined into each band's (a few values a line and band,
+ *               to global memory)
  *   rec_filter  a thread a line and section carries all the bands' totals
  *               into the border's initial states and the states entering
- *               its block's band; every thread computes its segment's
- *               states again, carries the band's entering states to its
+ *               its block's band; every thread carries them through the
+ *               saved states of the segments before (after) its own to its
  *               segment, runs its recursions from its true states, and the
  *               tile goes out
  *
@@ -78,6 +79,8 @@ struct RecPass
   int n;                        /* samples along the direction */
   void *agg;                    /* [band][2][ns][comp][line] complex R: the
                                  * bands' zero-initial totals */
+  void *segs;                   /* [segment][2][ns][comp][line] complex R:
+                                 * each segment's zero-initial end states */
 };
 
 /* Complex arithmetic in R (float; double from 13 bits up) --------------- */
@@ -566,6 +569,17 @@ band_agg (const RecPass & p, int ns, int band, int dir, int s, int c,
           * comps + c) * p.nlines + line];
 }
 
+/* Segment seg's zero-initial end state of section s, direction dir (0
+ * causal, at its last sample; 1 anticausal, at its first), of line `line`
+ * of component c: rec_bands saves what rec_filter would compute again. */
+template < typename R > __device__ __forceinline__ Cplx < R > &
+seg_end (const RecPass & p, int ns, int seg, int dir, int s, int c, int line)
+{
+  const int comps = p.rows ? p.nc : 1;
+  return ((Cplx < R > *) p.segs)[(((size_t) (seg * 2 + dir) * ns + s)
+          * comps + c) * p.nlines + line];
+}
+
 /* The block's shared memory, laid out as RecSmem says. */
 template < typename R, int NS > __device__ __forceinline__ RecShared < R, NS >
 rec_shared ()
@@ -585,22 +599,43 @@ rec_shared ()
 /* What rec_bands and rec_filter both begin with: tile t staged in the
  * block's shared memory sh (rec_shared), and this thread's segment's
  * zero-initial states in c (causal) and a (anticausal), shared as RecSmem
- * says; returns the samples the segment holds (0 past the line's end). */
-template < typename R, int NS > __device__ __forceinline__ int
+ * says; returns the samples the segment holds (0 past the line's end).
+ * rec_bands (SAVED false) computes the states and saves them (seg_end);
+ * rec_filter (SAVED true) reads them back. */
+template < typename R, int NS, bool SAVED > __device__ __forceinline__ int
 stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
     const RecShared < R, NS > &sh, Cplx < R > *c, Cplx < R > *a)
 {
-  const int ty = threadIdx.y, lane = threadIdx.x;
+  const int ty = threadIdx.y, lane = threadIdx.x, line = t.line0 + lane;
   const int seg = t.band * NSEG + ty;
   const int len = seg < d.n_segs - 1 ? SEG : seg == d.n_segs - 1 ? d.tail : 0;
   const float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
 
+  if (SAVED) {
+#pragma unroll
+    for (int s = 0; s < NS; s++) {
+      c[s] = a[s] = cplx < R > (0, 0);
+      if (line < p.nlines) {
+        c[s] = seg_end < R > (p, NS, seg, 0, s, t.c, line);
+        a[s] = seg_end < R > (p, NS, seg, 1, s, t.c, line);
+      }
+    }
+  }
   load_tile (p, t, sh.ts);
   __syncthreads ();
-  if (len == SEG)
-    seg_states < R, NS, false > (d, xs, len, c, a);
-  else
-    seg_states < R, NS, true > (d, xs, len, c, a);
+  if (!SAVED) {
+    if (len == SEG)
+      seg_states < R, NS, false > (d, xs, len, c, a);
+    else
+      seg_states < R, NS, true > (d, xs, len, c, a);
+    if (line < p.nlines) {
+#pragma unroll
+      for (int s = 0; s < NS; s++) {
+        seg_end < R > (p, NS, seg, 0, s, t.c, line) = c[s];
+        seg_end < R > (p, NS, seg, 1, s, t.c, line) = a[s];
+      }
+    }
+  }
 #pragma unroll
   for (int s = 0; s < NS; s++) {
     if (ty < NSEG - 1)
@@ -614,8 +649,9 @@ stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
 
 /* Resident blocks a multiprocessor, as many as fit in the registers
  * without spilling (sm_75 and sm_90): more sections take more registers,
- * double states twice as many, and rec_filter holds a segment's outputs
- * besides.  The shared memory holds four blocks of either kernel. */
+ * double states twice as many.  rec_bands holds the sections' sums of a
+ * segment, rec_filter a segment's outputs.  With float states a
+ * multiprocessor of sm_80 on holds the shared memory of four blocks. */
 template < typename R, int NS > constexpr int
 rec_bands_blocks ()
 {
@@ -625,7 +661,7 @@ rec_bands_blocks ()
 template < typename R, int NS > constexpr int
 rec_filter_blocks ()
 {
-  return sizeof (R) == 8 ? 1 : NS == 2 ? 3 : 2;
+  return sizeof (R) == 4 ? 3 : NS == 2 ? 2 : 1;
 }
 
 /* Pass 1: each band's zero-initial totals, the causal state at its end
@@ -642,7 +678,7 @@ rec_bands (const __grid_constant__ RecPass p,
   const RecShared < R, NS > sh = rec_shared < R, NS > ();
   Cplx < R > c[NS], a[NS];
 
-  stage_tile < R, NS > (p, d, t, sh, c, a);
+  stage_tile < R, NS, false > (p, d, t, sh, c, a);
   if ((ty != last && ty != 0) || !line_filtered (p, t, line))
     return;
 #pragma unroll
@@ -731,7 +767,7 @@ rec_filter (const __grid_constant__ RecPass p,
     band_entry < R, NS > (p, d, t.c, line, ty, t.band, sh.zin[ty][lane],
         sh.win[ty][lane]);
 
-  const int len = stage_tile < R, NS > (p, d, t, sh, z, w);
+  const int len = stage_tile < R, NS, true > (p, d, t, sh, z, w);
   float *xs = sh.ts + ty * SEG * TILE_PITCH + lane;
 
   if (filtered && len > 0) {
@@ -840,13 +876,14 @@ double_states (int depth)
   return depth > 12;
 }
 
-/* Bytes of the band totals of a pass over lines of n samples. */
+/* Bytes of the band totals (per = 1) or the segments' end states (per =
+ * NSEG) of a pass over lines of n samples. */
 static size_t
-agg_bytes (int nlines, int nc, int n, int ns, int depth)
+agg_bytes (int nlines, int nc, int n, int ns, int depth, int per)
 {
   const size_t bands = ((size_t) n + BAND - 1) / BAND;
 
-  return bands * 2 * ns * (size_t) nc * nlines *
+  return bands * per * 2 * ns * (size_t) nc * nlines *
       (double_states (depth) ? sizeof (double2) : sizeof (float2));
 }
 
@@ -898,7 +935,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
   const bool fix16 = depth <= 10;
   const size_t ncol = (size_t) pl.width * pl.n_comp;
   const size_t mid_pitch = round_up256 ((size_t) pl.height * (fix16 ? 2 : 4));
-  size_t mid_bytes = 0, col_agg = 0, row_agg = 0;
+  size_t mid_bytes = 0, col_agg = 0, row_agg = 0, seg_bytes = 0;
   uint8_t *scratch = NULL;
   RecPass p;
   int ns;
@@ -941,11 +978,22 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
 
   if (rows && cols)
     mid_bytes = round_up256 (mid_pitch * ncol);
-  if (cols)
-    col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns, depth));
-  if (rows)
-    row_agg = agg_bytes (pl.height, pl.n_comp, pl.width, ns, depth);
-  e = scratch_take (sc, mid_bytes + col_agg + row_agg, stream,
+  /* the segments' states: one pass's at a time, the passes in order on
+   * one stream */
+  if (cols) {
+    col_agg = round_up256 (agg_bytes ((int) ncol, 1, pl.height, ns, depth,
+            1));
+    seg_bytes = agg_bytes ((int) ncol, 1, pl.height, ns, depth, NSEG);
+  }
+  if (rows) {
+    row_agg = round_up256 (agg_bytes (pl.height, pl.n_comp, pl.width, ns,
+            depth, 1));
+    const size_t b = agg_bytes (pl.height, pl.n_comp, pl.width, ns, depth,
+        NSEG);
+
+    seg_bytes = b > seg_bytes ? b : seg_bytes;
+  }
+  e = scratch_take (sc, mid_bytes + col_agg + row_agg + seg_bytes, stream,
       (void **) &scratch);
   if (e != cudaSuccess)
     return e;
@@ -959,6 +1007,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     c.out_kind = rows ? (fix16 ? REC_FIX16 : REC_F32) : REC_DST;
     c.mid = scratch;
     c.agg = scratch + mid_bytes;
+    c.segs = scratch + mid_bytes + col_agg + row_agg;
     e = launch_pass (c, ty->sigma, ns, depth, stream);
   }
   if (rows && e == cudaSuccess) {
@@ -970,6 +1019,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
     r.out_kind = REC_DST;
     r.mid = scratch;
     r.agg = scratch + mid_bytes + col_agg;
+    r.segs = scratch + mid_bytes + col_agg + row_agg;
     e = launch_pass (r, tx->sigma, ns, depth, stream);
   }
   return e;
