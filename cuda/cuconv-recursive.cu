@@ -286,8 +286,9 @@ share_end (const RecPass & p, const TileIdx & t, const Share < ACROSS > &sh)
 }
 
 /* The tile into ts[k][lane], zeros past the line's end and for lines not
- * filtered.  The address steps by a pointer increment and the bounds are
- * one count, so an element costs a load, a conversion and a store. */
+ * filtered.  An element's address is its batch's plus a 32-bit offset and
+ * its bound one count, so it costs little more than a load, a conversion
+ * and a store. */
 template < bool ACROSS, int KIND, int BYTES > __device__ void
 load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
     float *ts)
@@ -298,16 +299,19 @@ load_tile_as (const RecPass & p, const TileIdx & t, const Side & sd,
       t.band * BAND + sh.k0 < p.n && p.op[t.c] == CUCONV_COMP_FILTER;
   const int end = fixed_in ? share_end < ACROSS > (p, t, sh) : 0;
   const uint8_t *a = sd.base + sh.off0;
+  /* a batch spans 16 steps of at most 8 rows (a component's): far less
+   * than 4 GiB */
+  const uint32_t step = (uint32_t) sh.doff;
 
 #pragma unroll 1
   for (int j0 = 0; j0 < TILE_ELEMS; j0 += LOAD_BATCH) {
+    const int left = end - j0;
     float v[LOAD_BATCH];
 
 #pragma unroll
-    for (int j = 0; j < LOAD_BATCH; j++) {
-      v[j] = j0 + j < end ? load_sample < KIND, BYTES > (p, a) : 0.0f;
-      a += sh.doff;
-    }
+    for (int j = 0; j < LOAD_BATCH; j++)
+      v[j] = j < left ? load_sample < KIND, BYTES > (p, a + j * step) : 0.0f;
+    a += LOAD_BATCH * sh.doff;
 #pragma unroll
     for (int j = 0; j < LOAD_BATCH; j++) {
       const int q = j0 + j;
@@ -374,41 +378,57 @@ store_tile_as (const RecPass & p, const TileIdx & t, const float *ts)
     live &= filtered;
   }
 
+  /* one loop a case, so that an element's work branches only on its
+   * bit, and on nothing where every element goes out (inside the plane):
+   * out (v, at, from) writes value v at `at`, `from` its source sample */
+  auto each =[&](auto out) {
+    if (live == 0xffffffffu) {
 #pragma unroll 8
-  for (int q = 0; q < TILE_ELEMS; q++, o += sh.doff, a += shs.doff) {
-    const int lane = sh.lane0 + q * sh.dlane, k = sh.k0 + q * sh.dk;
-    float v = ts[k * TILE_PITCH + lane];
-    uint32_t w;
-
-    if (!(live >> q & 1))
-      continue;
-    if (!dst) {
-      if (p.out_kind == REC_FIX16)
-        *(uint16_t *) o =
-            (uint16_t) min (__float2uint_rn (v * p.fix_scale), 65535u);
-      else
-        *(float *) o = v;
-      continue;
-    }
-    if (op == CUCONV_COMP_FILL) {
-      w = p.fill;
-    } else if (op == CUCONV_COMP_COPY || p.sharpen) {
-      const uint32_t in = p.bytes == 1 ? __ldg (a) :
-          __ldg ((const uint16_t *) a);
-
-      w = in;
-      if (op == CUCONV_COMP_FILTER) {
-        const float x = sample_to_float ((in >> p.shift) & p.mask);
-        v = __fadd_rn (x, __fmul_rn (p.amount, __fsub_rn (x, v)));
-        w = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
-      }
+      for (int q = 0; q < TILE_ELEMS; q++, o += sh.doff, a += shs.doff)
+        out (ts[(sh.k0 + q * sh.dk) * TILE_PITCH + sh.lane0 + q * sh.dlane],
+            o, a);
     } else {
-      w = (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask;
+#pragma unroll 8
+      for (int q = 0; q < TILE_ELEMS; q++, o += sh.doff, a += shs.doff)
+        if (live >> q & 1)
+          out (ts[(sh.k0 + q * sh.dk) * TILE_PITCH + sh.lane0
+                  + q * sh.dlane], o, a);
     }
+  };
+  auto put =[&](uint8_t * at, uint32_t w) {
     if (p.bytes == 1)
-      *o = (uint8_t) w;
+      *at = (uint8_t) w;
     else
-      *(uint16_t *) o = (uint16_t) w;
+      *(uint16_t *) at = (uint16_t) w;
+  };
+
+  if (!dst && p.out_kind == REC_FIX16) {
+    const float scale = p.fix_scale;
+
+    each ([&](float v, uint8_t * at, const uint8_t *) {
+          *(uint16_t *) at =
+              (uint16_t) min (__float2uint_rn (v * scale), 65535u);});
+  } else if (!dst) {
+    each ([&](float v, uint8_t * at, const uint8_t *) {
+          *(float *) at = v;});
+  } else if (op == CUCONV_COMP_FILL) {
+    each ([&](float, uint8_t * at, const uint8_t *) {
+          put (at, p.fill);});
+  } else if (op == CUCONV_COMP_COPY) {
+    each ([&](float, uint8_t * at, const uint8_t * from) {
+          put (at, p.bytes == 1 ? __ldg (from) :
+              __ldg ((const uint16_t *) from));});
+  } else if (p.sharpen) {
+    each ([&](float v, uint8_t * at, const uint8_t * from) {
+          const uint32_t in = p.bytes == 1 ? __ldg (from) :
+          __ldg ((const uint16_t *) from);
+          const float x = sample_to_float ((in >> p.shift) & p.mask);
+
+          v = __fadd_rn (x, __fmul_rn (p.amount, __fsub_rn (x, v)));
+          put (at, (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask);});
+  } else {
+    each ([&](float v, uint8_t * at, const uint8_t *) {
+          put (at, (cuconv_round_sat (v, p.mask) << p.shift) & p.word_mask);});
   }
 }
 
