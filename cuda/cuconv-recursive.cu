@@ -621,7 +621,8 @@ rec_shared ()
  * zero-initial states in c (causal) and a (anticausal), shared as RecSmem
  * says; returns the samples the segment holds (0 past the line's end).
  * rec_bands (SAVED false) computes the states and saves them (seg_end);
- * rec_filter (SAVED true) reads them back. */
+ * rec_filter (SAVED true) reads them back, and one barrier serves the
+ * tile and the states. */
 template < typename R, int NS, bool SAVED > __device__ __forceinline__ int
 stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
     const RecShared < R, NS > &sh, Cplx < R > *c, Cplx < R > *a)
@@ -642,8 +643,8 @@ stage_tile (const RecPass & p, const RecDir < R > &d, const TileIdx & t,
     }
   }
   load_tile (p, t, sh.ts);
-  __syncthreads ();
   if (!SAVED) {
+    __syncthreads ();
     if (len == SEG)
       seg_states < R, NS, false > (d, xs, len, c, a);
     else
