@@ -1,8 +1,9 @@
 /* gst-cudaconvolve: the bilateral filter on the GPU (docs/design.md, "The
- * bilateral").  8-bit planes of equal radii 1..8 take the byte kernel: a
- * block of a grid sized to the device filters tiles of 32 x 64 outputs,
- * each thread a column of 8, from the tile and its apron in shared
- * memory and the range weights copied once for each lane of a warp.
+ * bilateral").  8-bit planes of equal radii 1..8 and symmetric taps (as
+ * the gaussians are) take the byte kernel: a block of a grid sized to the
+ * device filters tiles of 32 x 64 outputs, each thread a column of 8,
+ * from the tile and its apron in shared memory and the range weights
+ * copied once for each lane of a warp.
  * Every other plane takes the generic kernel: a tile of 32 x 16 outputs,
  * summed in the reference's order (cuconv_bilateral_rows,
  * cuconv-bilateral.c).
@@ -24,6 +25,9 @@ namespace cuconv {
 /* Range weights kept in shared memory up to 12-bit samples (16 KiB);
  * 16-bit ones are computed where they are needed. */
 #define BL_MAX_LUT 4096
+/* Samples a thread loads in the byte kernel's tile fill, at most:
+ * (32 + 16) x (64 + 16) / 256. */
+#define BB_FILL_MAX 15
 
 struct BilateralParams
 {
@@ -49,6 +53,13 @@ struct BilateralParams
   uint8_t op[CUCONV_MAX_COMP];
   uint32_t fill;
   int tiles_x, tiles_y;         /* the byte kernel's tiles of a component */
+  /* the byte kernel's tile fill: sample e + 256 m of a tile lies
+   * fill_off[m] bytes after sample e, fill_wrap more where the column
+   * carries into one more row */
+  uint32_t fill_off[BB_FILL_MAX];
+  uint32_t fill_wrap;
+  uint32_t comp_m, tx_m;        /* t / (tiles_x tiles_y) and t / tiles_x */
+  int comp_s, tx_s;             /* as (t m) >> s (magic_div) */
   float kx[BL_MAX_SIDE];        /* the unnormalised spatial gaussians */
   float ky[BL_MAX_SIDE];
   float lut8[256];
@@ -179,8 +190,17 @@ bilateral_kernel (const BilateralParams p)
  * end (exactly: a power of two).  The range weights are stored once for
  * each lane, entry d of lane l at word 32 d + l: a warp's 32 look-ups
  * fall in 32 banks whatever the differences.  Columns are the outer loop,
- * rows the inner one (the float error of any order is within the bound
- * of docs/semantics.md, "The bilateral"). */
+ * rows the inner one, the centre column last: there a centre's own
+ * weight starts its sums, and two outputs of a thread that lie in each
+ * other's windows share one look-up and one product (byte_column).  The
+ * result is num times an approximate reciprocal of den.  The float error
+ * of any such order and of the reciprocal is within the bound of
+ * docs/semantics.md, "The bilateral".
+ *
+ * A block fills a tile that lies inside the plane with consecutive
+ * samples a thread (byte_fill_inside), one at the plane's edges a row a
+ * warp through the border (byte_fill_border); it walks the tiles of a
+ * grid of BB_BLOCKS_PER_SM blocks an SM, the range weights written once. */
 #define BB_BX 32                /* threads across: outputs across a tile */
 #define BB_BY 8
 #define BB_K 8                  /* outputs a thread, down a column */
@@ -198,25 +218,194 @@ bilateral_kernel (const BilateralParams p)
 #define BB_WS_ROW(R) ((2 * (R) + 1 + 3) / 4 * 4)
 #define BB_SMEM_FLOATS(R) (BB_LUT + (2 * (R) + 1) * BB_WS_ROW (R) + \
     (BB_TILE_H + 2 * (R)) * (BB_BX + 2 * (R)))
+/* Rows of the tile a thread fills. */
+#define BB_FILL_ROWS(R) ((BB_TILE_H + 2 * (R) + BB_BY - 1) / BB_BY)
+
+/* The byte at a, in global memory that no thread writes: zero-extended
+ * by the load itself. */
+__device__ __forceinline__ uint32_t
+load_byte (const uint8_t * a)
+{
+  uint32_t v;
+
+  asm ("ld.global.nc.u8 %0, [%1];":"=r" (v)
+      :"l" (__cvta_generic_to_global (a)));
+  return v;
+}
+
+/* Fills the byte kernel's tile of a component, whose top left corner is
+ * (x0 - R, y0 - R) in the plane, where it lies wholly in the plane: the
+ * block's threads take consecutive samples, so that a warp's loads are
+ * neighbouring samples of a row or two and its stores consecutive words.
+ * Every load is issued before the first store. */
+template < int R > __device__ __forceinline__ void
+byte_fill_inside (const BilateralParams & p, uint32_t * tile, int x0, int y0,
+    int c)
+{
+  constexpr int TW = BB_BX + 2 * R, TH = BB_TILE_H + 2 * R;
+  constexpr int N = (TW * TH + BB_THREADS - 1) / BB_THREADS;
+  static_assert (N <= BB_FILL_MAX, "p.fill_off holds a thread's samples");
+  uint32_t tid = threadIdx.y * BB_BX + threadIdx.x;
+
+  /* recomputed for each tile: kept from tile to tile, the offsets would
+   * take registers that the sums need */
+  asm volatile ("":"+r" (tid));
+  /* a tile spans far less than 4 GiB of the plane: 32-bit offsets */
+  const uint32_t pitch = (uint32_t) p.src_pitch, nc = (uint32_t) p.nc;
+  const uint8_t *s = p.src + (size_t) (uint32_t) (y0 - R) * pitch +
+      (uint32_t) ((x0 - R) * p.nc + c);
+  /* sample tid + m BB_THREADS lies p.fill_off[m] bytes after sample tid
+   * (column q0), p.fill_wrap more where the column carries into one more
+   * row */
+  const uint32_t r0 = tid / TW, q0 = tid - r0 * TW;
+  const uint8_t *s0 = s + (r0 * pitch + q0 * nc);
+  uint32_t v[N];
+
+  /* one register pair, each address one 64-bit add from it */
+  asm ("":"+l" (s0));
+#pragma unroll
+  for (int m = 0; m < N; m++) {
+    const uint32_t dq = m * BB_THREADS % TW;
+
+    v[m] = 0;
+    if ((m + 1) * BB_THREADS <= TW * TH || tid + m * BB_THREADS < TW * TH)
+      v[m] = load_byte (s0 + (size_t) p.fill_off[m] +
+          (q0 >= TW - dq ? (size_t) p.fill_wrap : 0));
+  }
+#pragma unroll
+  for (int m = 0; m < N; m++) {
+    if ((m + 1) * BB_THREADS <= TW * TH || tid + m * BB_THREADS < TW * TH)
+      tile[tid + m * BB_THREADS] = BB_MAGIC + (v[m] << 7);
+  }
+}
+
+/* The same at the plane's edges, through the border: warp ty takes the
+ * rows ty, ty + BB_BY, ... of the tile, lane tx the columns tx and BB_BX +
+ * tx (tx < 2R) of each, so that the border maps a column once a tile and
+ * a row once a row. */
+template < int R > __device__ __forceinline__ void
+byte_fill_border (const BilateralParams & p, uint32_t * tile, int x0,
+    int y0, int c)
+{
+  constexpr int TW = BB_BX + 2 * R, TH = BB_TILE_H + 2 * R;
+  constexpr int N = BB_FILL_ROWS (R);
+  const CuconvBorder border = (CuconvBorder) p.border;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int gx0 = cuconv_border_index (border, x0 - R + tx, p.width);
+  const int gx1 = tx < 2 * R ?
+      cuconv_border_index (border, x0 - R + BB_BX + tx, p.width) : -1;
+  const uint8_t *s0 = p.src + (uint32_t) (max (gx0, 0) * p.nc + c);
+  const uint8_t *s1 = p.src + (uint32_t) (max (gx1, 0) * p.nc + c);
+  const uint32_t pitch = (uint32_t) p.src_pitch;
+  uint32_t v0[N], v1[N];
+
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const int r = ty + k * BB_BY;
+    const int gy = cuconv_border_index (border, y0 - R + r, p.height);
+
+    /* the zero border's outside reads 0, a sample like any other; rows
+     * below 64 are in every tile (ty < BB_BY) */
+    v0[k] = 0;
+    v1[k] = 0;
+    if (((k + 1) * BB_BY <= TH || r < TH) && gy >= 0) {
+      if (gx0 >= 0)
+        v0[k] = load_byte (s0 + (size_t) (uint32_t) gy * pitch);
+      if (gx1 >= 0)
+        v1[k] = load_byte (s1 + (size_t) (uint32_t) gy * pitch);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < N; k++) {
+    const int r = ty + k * BB_BY;
+
+    if ((k + 1) * BB_BY <= TH || r < TH) {
+      tile[r * TW + tx] = BB_MAGIC + (v0[k] << 7);
+      if (tx < 2 * R)
+        tile[r * TW + BB_BX + tx] = BB_MAGIC + (v1[k] << 7);
+    }
+  }
+}
+
+/* Adds column i of the windows of a thread's BB_K outputs, down col (the
+ * tile's column i for the first output) with the spatial weights wcol =
+ * ws[i][*].  A sample's look-up address is one VABSDIFF: 128 |q - p| plus
+ * the lane's copy of the table.  In the centre column (CENTRE, i = R) the
+ * samples at the outputs themselves are paired: outputs k and k2 weigh each
+ * other's sample alike (ws[R][R + d] = ws[R][R - d]: the taps are
+ * symmetric, which the launch checks), so a pair takes one look-up and one
+ * product, and a centre weighs itself in the sums' first values. */
+template < int R, bool CENTRE > __device__ __forceinline__ void
+byte_column (const uint32_t * col, const float *wcol_s, uint32_t lane_lut,
+    const uint32_t (&centre)[BB_K], float (&num)[BB_K], float (&den)[BB_K])
+{
+  constexpr int S = 2 * R + 1, WR = BB_WS_ROW (R), TW = BB_BX + 2 * R;
+  float wcol[WR];
+
+#pragma unroll
+  for (int j = 0; j < WR; j += 4)
+    *(float4 *) (wcol + j) = *(const float4 *) (wcol_s + j);
+#pragma unroll
+  for (int r = 0; r < BB_K + 2 * R; r++) {
+    const uint32_t b = col[r * TW];
+    const float q128 = __uint_as_float (b) - 8388608.0f;
+    /* the output whose centre this sample is, in the centre column */
+    const int k2 = r - R;
+
+#pragma unroll
+    for (int k = 0; k < BB_K; k++) {
+      const int j = r - k;
+      const bool paired = CENTRE && k2 >= 0 && k2 < BB_K;
+
+      /* outside the window, a centre, or the second of a pair */
+      if (j < 0 || j >= S || (paired && j <= R))
+        continue;
+
+      float wr;
+
+      /* the table is written before the first barrier and never again */
+      asm volatile ("ld.shared.f32 %0, [%1];":"=f" (wr)
+          :"r" (__usad (b, centre[k], lane_lut)));
+      const float w = wcol[j] * wr;
+
+      num[k] = fmaf (w, q128, num[k]);
+      den[k] += w;
+      if (paired) {
+        num[k2] = fmaf (w, __uint_as_float (centre[k]) - 8388608.0f,
+            num[k2]);
+        den[k2] += w;
+      }
+    }
+  }
+}
+
+/* n / d as (n m) >> s for every n < 2^31, m and s from magic_div (d). */
+__device__ __forceinline__ int
+div_magic (int n, uint32_t m, int s)
+{
+  return (int) ((uint64_t) (uint32_t) n * m >> s);
+}
 
 template < int R > __global__ void
 __launch_bounds__ (BB_THREADS, BB_BLOCKS_PER_SM)
 bilateral_byte_kernel (const __grid_constant__ BilateralParams p)
 {
-  constexpr int S = 2 * R + 1, WR = BB_WS_ROW (R);
-  constexpr int TW = BB_BX + 2 * R, TH = BB_TILE_H + 2 * R;
+  constexpr int S = 2 * R + 1, WR = BB_WS_ROW (R), TW = BB_BX + 2 * R;
+  /* the column loop unrolled at the small radii, where its own
+   * instructions count */
+  constexpr int COLUMNS_UNROLLED = R <= 2 ? 2 * R : 1;
   extern __shared__ __align__ (16) float smem[];
   float *lut = smem;            /* BB_LUT: wr[d] at 32 d + lane */
   float *ws = lut + BB_LUT;     /* S x WR: ws[i * WR + j] = kx[i] ky[j] */
   uint32_t *tile = (uint32_t *) (ws + S * WR);  /* TH x TW */
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * BB_BX + tx;
-  const int per_comp = p.tiles_x * p.tiles_y;
 
-  for (int e = tid * 4; e < BB_LUT; e += BB_THREADS * 4) {
-    const float w = p.lut8[e / BB_LANES];
+  /* 4 lanes' copies of one weight a store */
+  for (int e = tid; e < BB_LUT / 4; e += BB_THREADS) {
+    const float w = p.lut8[e / (BB_LANES / 4)];
 
-    *(float4 *) (lut + e) = make_float4 (w, w, w, w);
+    ((float4 *) lut)[e] = make_float4 (w, w, w, w);
   }
   for (int e = tid; e < S * WR; e += BB_THREADS) {
     const int i = e / WR, j = e - i * WR;
@@ -226,10 +415,13 @@ bilateral_byte_kernel (const __grid_constant__ BilateralParams p)
   }
   const uint32_t lane_lut = (uint32_t) __cvta_generic_to_shared (lut) +
       4 * tx;
+  /* a centre's own weight, ws[R][R] wr[0] */
+  const float wc = p.kx[R] * p.ky[R] * p.lut8[0];
+  const int per_comp = p.tiles_x * p.tiles_y;
 
   for (int t = blockIdx.x; t < per_comp * p.nc; t += gridDim.x) {
-    const int c = t / per_comp, tt = t - c * per_comp;
-    const int by = tt / p.tiles_x, bx = tt - by * p.tiles_x;
+    const int c = div_magic (t, p.comp_m, p.comp_s), tt = t - c * per_comp;
+    const int by = div_magic (tt, p.tx_m, p.tx_s), bx = tt - by * p.tiles_x;
     const int x0 = bx * BB_BX, y0 = p.row_begin + by * BB_TILE_H;
     const int x = x0 + tx, yt = y0 + ty * BB_K;
 
@@ -245,69 +437,65 @@ bilateral_byte_kernel (const __grid_constant__ BilateralParams p)
 
     /* the previous tile's sums are done with the tile */
     __syncthreads ();
-    /* TW is a constant: the divisions are multiplications */
-#pragma unroll 4
-    for (int e = tid; e < TH * TW; e += BB_THREADS) {
-      const int r = e / TW, q = e - r * TW;
-      const int gy = cuconv_border_index ((CuconvBorder) p.border,
-          y0 - R + r, p.height);
-      const int gx = cuconv_border_index ((CuconvBorder) p.border,
-          x0 - R + q, p.width);
-
-      /* the zero border's outside reads 0, a sample like any other */
-      tile[e] = BB_MAGIC + ((gx < 0 || gy < 0 ? 0u :
-              (uint32_t) p.src[(size_t) gy * p.src_pitch +
-                  (size_t) gx * p.nc + c]) << 7);
-    }
+    if (x0 >= R && x0 + BB_BX + R <= p.width && y0 >= R
+        && y0 + BB_TILE_H + R <= p.height)
+      byte_fill_inside < R > (p, tile, x0, y0, c);
+    else
+      byte_fill_border < R > (p, tile, x0, y0, c);
     __syncthreads ();
 
     const uint32_t *col = tile + ty * BB_K * TW + tx;
     uint32_t centre[BB_K];
     float num[BB_K], den[BB_K];
 
+    /* the sums start from the centre's own term */
 #pragma unroll
     for (int k = 0; k < BB_K; k++) {
       centre[k] = col[(k + R) * TW + R];
-      num[k] = 0.0f;
-      den[k] = 0.0f;
+      num[k] = wc * (__uint_as_float (centre[k]) - 8388608.0f);
+      den[k] = wc;
     }
-#pragma unroll 1
-    for (int i = 0; i < S; i++) {
-      float wcol[WR];
+    /* the columns but the centre one, then the centre one */
+#pragma unroll COLUMNS_UNROLLED
+    for (int n = 0; n < 2 * R; n++) {
+      const int i = n < R ? n : n + 1;
+
+      byte_column < R, false > (col + i, ws + i * WR, lane_lut, centre, num,
+          den);
+    }
+    byte_column < R, true > (col + R, ws + R * WR, lane_lut, centre, num,
+        den);
+    uint8_t *out = p.dst + (size_t) yt * p.dst_pitch +
+        (size_t) (x * p.nc + c);
 
 #pragma unroll
-      for (int j = 0; j < WR; j += 4)
-        *(float4 *) (wcol + j) = *(const float4 *) (ws + i * WR + j);
-#pragma unroll
-      for (int r = 0; r < BB_K + 2 * R; r++) {
-        const uint32_t b = col[r * TW + i];
-        const float q128 = __uint_as_float (b) - 8388608.0f;
+    for (int k = 0; k < BB_K; k++) {
+      if (x < p.width && yt + k < p.row_end) {
+        float rcp;
 
-#pragma unroll
-        for (int k = 0; k < BB_K; k++) {
-          const int j = r - k;
-
-          if (j >= 0 && j < S) {
-            float wr;
-
-            /* the table is written before the first barrier and never
-             * again */
-            asm volatile ("ld.shared.f32 %0, [%1];":"=f" (wr)
-                :"r" (__usad (b, centre[k], lane_lut)));
-            const float w = wcol[j] * wr;
-
-            num[k] = fmaf (w, q128, num[k]);
-            den[k] += w;
-          }
-        }
+        /* den >= 1: rcp.approx (within 1 ulp) keeps the result within
+         * the error bound */
+        asm ("rcp.approx.ftz.f32 %0, %1;":"=f" (rcp):"f" (den[k]));
+        *out = (uint8_t) round_sat_bits (num[k] * (rcp * (1.0f / 128.0f)));
       }
+      out += p.dst_pitch;
     }
-#pragma unroll
-    for (int k = 0; k < BB_K; k++)
-      if (x < p.width && yt + k < p.row_end)
-        write_word < 1 > (p, x, yt + k, c,
-            cuconv_round_sat (num[k] * (1.0f / 128.0f) / den[k], 255));
   }
+}
+
+/* m and s such that n / d = (n m) >> s for every n < 2^31, d >= 1: s =
+ * 31 + l, 2^l >= d, and m = ceil (2^s / d), below 2^32.  As m d - 2^s <
+ * d, n m / 2^s exceeds n / d by less than n / 2^s < 2^-l <= 1 / d: too
+ * little to reach the next integer. */
+static void
+magic_div (int d, uint32_t * m, int *s)
+{
+  int l = 0;
+
+  while ((1 << l) < d)
+    l++;
+  *s = 31 + l;
+  *m = (uint32_t) ((((uint64_t) 1 << *s) + d - 1) / d);
 }
 
 #define BB_CASE(r) case r: \
@@ -330,10 +518,30 @@ launch_byte (BilateralParams & p, cudaStream_t stream)
   const int grid = tiles < sms * BB_BLOCKS_PER_SM ? tiles :
       sms * BB_BLOCKS_PER_SM;
 
+  /* sample e + m BB_THREADS of the tile, from sample e */
+  for (int m = 0; m < BB_FILL_MAX; m++) {
+    const int tw = BB_BX + 2 * R, d = m * BB_THREADS;
+
+    p.fill_off[m] = (uint32_t) (d / tw * p.src_pitch + d % tw * p.nc);
+  }
+  p.fill_wrap = (uint32_t) (p.src_pitch - (BB_BX + 2 * R) * p.nc);
+  magic_div (p.tiles_x * p.tiles_y, &p.comp_m, &p.comp_s);
+  magic_div (p.tiles_x, &p.tx_m, &p.tx_s);
+
   return launch_smem ((const void *) bilateral_byte_kernel < R >, smem,
       limit,[&]{
         bilateral_byte_kernel < R > <<< grid, dim3 (BB_BX, BB_BY), smem,
             stream >>> (p);});
+}
+
+/* Whether taps w[0..2r] are the same either side of the centre. */
+static bool
+taps_symmetric (const float *w, int r)
+{
+  for (int i = 1; i <= r; i++)
+    if (w[r - i] != w[r + i])
+      return false;
+  return true;
 }
 
 template < int SB > static cudaError_t
@@ -390,7 +598,8 @@ launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
 
   if (sb == 2)
     return launch < 2 > (p, stream);
-  if (p.rx == p.ry) {
+  /* the byte kernel pairs outputs by the symmetry of ky */
+  if (p.rx == p.ry && taps_symmetric (p.ky, p.ry)) {
     switch (p.rx) {
         BB_RADII (BB_CASE)
       default:
