@@ -16,11 +16,8 @@ namespace cuconv {
  * fed the box's equal taps, is faster (docs/performance.md). */
 #define CUCONV_BOX_SUMS_MIN_RADIUS 17
 
-/* Above this plane radius a filter of explicit separable taps (not a box:
- * its sums do not grow with the radius) takes the global path: past the
- * tuned and tensor-core radii its float passes beat the fused tiles
- * (docs/performance.md, "The large blurs"). */
-#define CUCONV_GLOBAL_MIN_RADIUS 16
+/* Above this plane radius a one-term 8-bit blur takes the global path. */
+#define CUCONV_GLOBAL_MIN_RADIUS 27
 
 /* Whether a box of f's luma radius runs as running sums. */
 static bool
@@ -219,9 +216,11 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
     return launch_matrix (mp, stream);
   }
-  /* past the tuned radii the global passes are faster (no box: its sums
-   * do not grow with the radius), unless the tensor cores are forced */
-  if (dispatch_chooses (path) && global_takes (pl, f)
+  /* an 8-bit blur of one term (no box: its sums do not grow with the
+   * radius) is faster through the global passes from a plane radius
+   * between 24 and 32 on an H200 (docs/performance.md, "The large
+   * blurs"), unless the tensor cores are forced */
+  if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
       && f.settings.kernel != CUCONV_KERNEL_BOX
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS
