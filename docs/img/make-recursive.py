@@ -73,7 +73,8 @@ def line_picture(dr, top):
     # zero-initial states of each segment, combined into band totals
     ty = top + 40
     dr.text((x0, ty), "rec_bands: each segment's zero-initial end "
-            "states, combined into its band's totals", font=fs, fill=INK)
+            "states, saved, and combined into its band's totals", font=fs,
+            fill=INK)
     # the line's ends: border states
     ly = y0 + h + 90
     dr.text((x0 - 40, ly), "sc = z[-1]", font=f, fill=CAUSAL)
@@ -92,13 +93,13 @@ def line_picture(dr, top):
             font=fs, fill=ANTI)
     # inside band 1: segment by segment
     sy = ly + 80
-    dr.text((x0, sy), "rec_filter, warp 0 (a lane a line): every band's "
-            "totals -> the line's zero-initial totals -> the border's "
-            "states sc, sa (exact: clamp, mirror, wrap, zero)", font=fs,
-            fill=INK)
-    dr.text((x0, sy + 26), "-> the states entering this band -> the "
-            "states entering each of its segments; then every thread runs "
-            "its segment forward (z) and back (w) from its true states:",
+    dr.text((x0, sy), "rec_filter, a warp a section (a lane a line): "
+            "every band's totals -> the line's zero-initial totals -> the "
+            "border's states sc, sa (exact: clamp, mirror, wrap, zero)",
+            font=fs, fill=INK)
+    dr.text((x0, sy + 26), "-> the states entering this band -> through "
+            "the saved states, those entering each of its segments; then "
+            "every thread runs its segment forward (z) and back (w):",
             font=fs, fill=INK)
     dr.text((x0, sy + 52), "y[k] = sum over sections s of Re(a_s (z_s[k] "
             "+ w_s[k])) - c x[k]", font=f, fill=INK)
