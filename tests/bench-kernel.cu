@@ -394,19 +394,19 @@ static const WideRow wide_rows[] = {
 
 #define N_WIDE_ROWS ((int) (sizeof (wide_rows) / sizeof (wide_rows[0])))
 
-/* Whether wide row w runs at size z (0: 3840x2160, 1: 1920x1080) and
+/* Whether a row runs at size z (0: 3840x2160, 1: 1920x1080) and
  * depth. */
 static bool
-wide_row_at (const WideRow * w, int z, int depth)
+row_at (const Row * row, int z, int depth)
 {
-  return w->row.depth == depth && (z == 0 || !w->row.big_only);
+  return row->depth == depth && (z == 0 || !row->big_only);
 }
 
 static bool
 wide_rows_at (int z, int depth)
 {
   for (int k = 0; k < N_WIDE_ROWS; k++)
-    if (wide_row_at (&wide_rows[k], z, depth))
+    if (row_at (&wide_rows[k].row, z, depth))
       return true;
   return false;
 }
@@ -1378,8 +1378,7 @@ main (int argc, char **argv)
       int k, any = 0;
 
       for (k = 0; k < nrows; k++)
-        any |= table_rows[k].depth == depths[d] &&
-            (z == 0 || !table_rows[k].big_only) && !wide_only
+        any |= row_at (&table_rows[k], z, depths[d]) && !wide_only
             && row_selected (&table_rows[k]);
       any |= !only_name && wide_rows_at (z, depths[d]);
       if (!any)
@@ -1415,13 +1414,12 @@ main (int argc, char **argv)
                   CUCONV_MAX_MATRIX_SIDE)));
 #endif
       for (k = 0; k < nrows; k++)
-        if (table_rows[k].depth == b.depth &&
-            (z == 0 || !table_rows[k].big_only) && !wide_only
+        if (row_at (&table_rows[k], z, b.depth) && !wide_only
             && row_selected (&table_rows[k]))
           ok &= bench_row (&b, &table_rows[k], copy_bw, fma_rate, stream);
       b.no_npp = true;
       for (k = 0; !only_name && k < N_WIDE_ROWS; k++) {
-        if (!wide_row_at (&wide_rows[k], z, b.depth))
+        if (!row_at (&wide_rows[k].row, z, b.depth))
           continue;
         b.path = wide_rows[k].path;
         ok &= bench_row (&b, &wide_rows[k].row, copy_bw, fma_rate, stream);
