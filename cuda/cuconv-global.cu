@@ -133,10 +133,10 @@ border_at (int border, int i, int n)
       i, n);
 }
 
-/* A pass sums its taps (type A) in float, in the reference's order, as
- * the fused tiles do, up to their widest (CUCONV_TILE_MAX_TAPS); in
- * double beyond, where float products drift past 1 LSB at 16 bits (2049
- * taps) from the reference's float sums.
+/* A pass sums its taps (type A) in the reference's order and precision:
+ * in float up to the fused tiles' widest (CUCONV_TILE_MAX_TAPS), in
+ * double beyond, where a float sum of up to 2049 products drifts past 1
+ * LSB at 16 bits.
  *
  * h[term][r] for the rows of a tile: a lane a row, a warp QP adjacent
  * pixels (all NC components) of it; the taps in chunks of CH, summed in
