@@ -13,7 +13,9 @@
 double
 cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth)
 {
-  return ldexp (s->sigma_range, (depth > 8 ? depth : 8) - 8);
+  const double sr = ldexp (s->sigma_range, (depth > 8 ? depth : 8) - 8);
+
+  return sr > 0.0 && sr < CUCONV_MIN_SIGMA ? CUCONV_MIN_SIGMA : sr;
 }
 
 void

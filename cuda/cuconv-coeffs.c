@@ -215,7 +215,8 @@ typedef enum
 } TapsKind;
 
 /* The taps of one kind for a direction of luma radius r and sigma sigma,
- * subsampled by sub: radius ceil (r / sub), sigma / sub.  A radius of 0 is
+ * subsampled by sub: radius ceil (r / sub), sigma / sub (at least
+ * CUCONV_MIN_SIGMA).  A radius of 0 is
  * the one tap [1] whatever the kind, unless untruncated: then the
  * untruncated gaussian of sigma / sub. */
 static void
@@ -225,6 +226,8 @@ taps_make (CuconvTaps * t, TapsKind kind, int r, double sigma, int sub,
   memset (t, 0, sizeof (*t));
   t->radius = (r + sub - 1) / sub;
   sigma /= sub;
+  if (sigma < CUCONV_MIN_SIGMA)
+    sigma = CUCONV_MIN_SIGMA;
   if (kind != TAPS_BOX)
     t->sigma = sigma;
   if (untruncated) {
@@ -281,39 +284,49 @@ cuconv_taps_init (CuconvTaps * t, const CuconvSettings * s, int sub)
       sigma, sub, direction_untruncated (s, s->sigma));
 }
 
-/* A custom direction: the user's taps, divided by their sum in double when
- * asked to and the sum is not 0; length 0 is the one tap [1]. */
+/* What normalize divides the n values w of a custom kernel by: their sum,
+ * unless it is 0 or so near 0 that a value divided by it would exceed
+ * CUCONV_MAX_CUSTOM_TAP; then 1, the values as given. */
+static double
+custom_divisor (const double *w, int n, int normalize)
+{
+  double sum = 0.0, largest = 0.0;
+  int i;
+
+  for (i = 0; i < n; i++) {
+    sum += w[i];
+    largest = fmax (largest, fabs (w[i]));
+  }
+  if (!normalize || sum == 0.0
+      || !(largest / fabs (sum) <= CUCONV_MAX_CUSTOM_TAP))
+    return 1.0;
+  return sum;
+}
+
+/* A custom direction: the user's taps, normalised (custom_divisor ());
+ * length 0 is the one tap [1]. */
 static void
 taps_custom (CuconvTaps * t, const double *w, int len, int normalize)
 {
-  double sum = 0.0;
-  int i;
-
   memset (t, 0, sizeof (*t));
   if (len <= 0) {
     t->w[0] = 1.0f;
     return;
   }
   t->radius = len / 2;
-  for (i = 0; i < len; i++)
-    sum += w[i];
-  taps_store (t, w, normalize && sum != 0.0 ? sum : 1.0);
+  taps_store (t, w, custom_divisor (w, len, normalize));
 }
 
 static void
 matrix_custom (CuconvMatrix * m, const CuconvSettings * s)
 {
   const int n = s->matrix_side * s->matrix_side;
-  double sum = 0.0;
+  const double div = custom_divisor (s->matrix, n, s->normalize);
   int i;
 
   m->radius = s->matrix_side / 2;
   for (i = 0; i < n; i++)
-    sum += s->matrix[i];
-  if (!s->normalize || sum == 0.0)
-    sum = 1.0;
-  for (i = 0; i < n; i++)
-    m->w[i] = (float) (s->matrix[i] / sum);
+    m->w[i] = (float) (s->matrix[i] / div);
 }
 
 void

@@ -214,7 +214,9 @@ column_taps (const float *const *rows, const float *restrict k, int taps,
 }
 
 /* The values of a row of n words (8-bit, or 16-bit little-endian holding
- * depth bits above shift) as floats. */
+ * depth bits above shift) as floats.  The words may lie at any address
+ * (a plane in a memory at an odd byte): read through memcpy (), which
+ * compiles to plain loads. */
 HOT static void
 row_to_float (const uint8_t *restrict src, int wide, int shift,
     unsigned mask, int n, float *restrict dst)
@@ -225,16 +227,19 @@ row_to_float (const uint8_t *restrict src, int wide, int shift,
     for (j = 0; j < n; j++)
       dst[j] = (float) src[j];
   } else {
-    const uint16_t *restrict s16 = (const uint16_t *) src;
+    for (j = 0; j < n; j++) {
+      uint16_t w;
 
-    for (j = 0; j < n; j++)
-      dst[j] = (float) ((s16[j] >> shift) & mask);
+      memcpy (&w, src + 2 * j, sizeof (w));
+      dst[j] = (float) ((w >> shift) & mask);
+    }
   }
 }
 
 /* cuconv_round_sat () of n floats, shifted, into words.  Rounding half
  * away from zero then saturating to 0..max is v + 0.5 clamped to 0..max
- * and truncated: below zero either gives 0. */
+ * and truncated: below zero either gives 0.  The clamps are written so
+ * that a NaN gives 0, never an undefined conversion. */
 HOT static void
 row_store (const float *restrict v, int wide, int shift, float max, int n,
     uint8_t *restrict dst)
@@ -245,17 +250,19 @@ row_store (const float *restrict v, int wide, int shift, float max, int n,
     for (j = 0; j < n; j++) {
       float r = v[j] + 0.5f;
 
-      r = r < 0.0f ? 0.0f : r > max ? max : r;
+      r = r > 0.0f ? r : 0.0f;
+      r = r < max ? r : max;
       dst[j] = (uint8_t) (int) r;
     }
   } else {
-    uint16_t *restrict d16 = (uint16_t *) dst;
-
     for (j = 0; j < n; j++) {
       float r = v[j] + 0.5f;
+      uint16_t w;
 
-      r = r < 0.0f ? 0.0f : r > max ? max : r;
-      d16[j] = (uint16_t) ((unsigned) (int) r << shift);
+      r = r > 0.0f ? r : 0.0f;
+      r = r < max ? r : max;
+      w = (uint16_t) ((unsigned) (int) r << shift);
+      memcpy (dst + 2 * j, &w, sizeof (w));
     }
   }
 }

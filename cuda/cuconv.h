@@ -20,6 +20,12 @@ extern "C" {
 #define CUCONV_MAX_RADIUS 1024
 #define CUCONV_MAX_TAPS (2 * CUCONV_MAX_RADIUS + 1)
 #define CUCONV_MAX_SIGMA 256.0
+/* The smallest sigma the taps are computed with (a plane's sigma, and the
+ * bilateral's range sigma in samples): a smaller one counts as this.  At
+ * 0.1 a neighbour weighs exp (-50) of the centre, nothing in float; below
+ * about 0.03, exp () of the neighbours underflows even in double and the
+ * derivatives' sums become 0 / 0. */
+#define CUCONV_MIN_SIGMA 0.1
 /* With radius 0 a gaussian or sharpen direction whose ceil (3 sigma) is
  * at most this is the truncated kernel of that radius; above it, the
  * untruncated gaussian (CuconvTaps.untruncated). */
@@ -27,6 +33,10 @@ extern "C" {
 /* A custom separable kernel: an odd number of taps up to 129. */
 #define CUCONV_MAX_CUSTOM_RADIUS 64
 #define CUCONV_MAX_CUSTOM_TAPS (2 * CUCONV_MAX_CUSTOM_RADIUS + 1)
+/* The largest magnitude of a custom tap or matrix value, as given and
+ * after normalising: sums of 961 products with 16-bit samples, twice over
+ * for a separable kernel, stay far inside a float's range. */
+#define CUCONV_MAX_CUSTOM_TAP 1e6
 #define CUCONV_MAX_AMOUNT 10.0
 /* The bilateral's window: radius and ceil (3 sigma) are cut to 16 luma
  * samples, (2 * 16 + 1)^2 taps a sample at most; sigma-range, in 8-bit
@@ -345,7 +355,7 @@ int cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
     int row_begin, int row_end);
 
 /* The range sigma, in samples of depth bits, of settings s:
- * sigma_range * 2^(depth - 8). */
+ * sigma_range * 2^(depth - 8), at least CUCONV_MIN_SIGMA unless 0. */
 double cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth);
 
 /* wr[d] = (float) exp (-d^2 / (2 sigma_r^2)) in double, for d = 0..n - 1;
@@ -377,12 +387,12 @@ int cuconv_temporal_is_off (const uint8_t * k);
 void cuconv_temporal_rows (const CuconvPlane * p, const uint8_t * k,
     int first, int row_begin, int row_end);
 
-/* Round half away from zero, then saturate to 0..max. */
+/* Round half away from zero, then saturate to 0..max (a NaN gives 0). */
 CUCONV_HD unsigned
 cuconv_round_sat (float v, unsigned max)
 {
   float r = v < 0.0f ? v - 0.5f : v + 0.5f;
-  if (r <= 0.0f)
+  if (!(r > 0.0f))
     return 0;
   if (r >= (float) max)
     return max;

@@ -12,42 +12,13 @@
 #include <string.h>
 
 #include "gstcuconvkernelprops.h"
+#include "gstcuconvvalue.h"
 
 GParamSpec *
 gst_cuconv_kernel_props_param_spec (const gchar * name, const gchar * nick,
     const gchar * blurb, GParamFlags flags)
 {
   return gst_param_spec_array (name, nick, blurb, NULL, flags);
-}
-
-/* The number v holds, for the numeric types gst_value_deserialize () and
- * applications produce. */
-static gboolean
-value_get_number (const GValue * v, double *out)
-{
-  switch (G_VALUE_TYPE (v)) {
-    case G_TYPE_DOUBLE:
-      *out = g_value_get_double (v);
-      break;
-    case G_TYPE_FLOAT:
-      *out = g_value_get_float (v);
-      break;
-    case G_TYPE_INT:
-      *out = g_value_get_int (v);
-      break;
-    case G_TYPE_UINT:
-      *out = g_value_get_uint (v);
-      break;
-    case G_TYPE_INT64:
-      *out = (double) g_value_get_int64 (v);
-      break;
-    case G_TYPE_UINT64:
-      *out = (double) g_value_get_uint64 (v);
-      break;
-    default:
-      return FALSE;
-  }
-  return TRUE;
 }
 
 /* Reads the n numbers of array (a GstValueArray) into out.  what names
@@ -61,17 +32,18 @@ parse_numbers (const GValue * array, guint n, double *out,
   for (i = 0; i < n; i++) {
     const GValue *v = gst_value_array_get_value (array, i);
 
-    if (!value_get_number (v, &out[i])) {
-      gchar *str = gst_value_serialize (v);
+    if (!gst_cuconv_value_get_number (v, &out[i])) {
+      gchar *str = gst_cuconv_value_describe (v);
 
-      *why = g_strdup_printf ("%s %u, %s, is not a number", what, i + 1,
-          str ? str : G_VALUE_TYPE_NAME (v));
+      *why = g_strdup_printf ("%s %u, %s, is not a number", what, i + 1, str);
       g_free (str);
       return FALSE;
     }
-    if (!isfinite (out[i])) {
+    /* so that every sum of products stays finite in float */
+    if (!(fabs (out[i]) <= CUCONV_MAX_CUSTOM_TAP)) {
       *why = g_strdup_printf ("%s %u is %g; every value must be a finite "
-          "number", what, i + 1, out[i]);
+          "number from %.0f to %.0f", what, i + 1, out[i],
+          -CUCONV_MAX_CUSTOM_TAP, CUCONV_MAX_CUSTOM_TAP);
       return FALSE;
     }
   }
@@ -121,6 +93,10 @@ gst_cuconv_kernel_props_parse_matrix (const GValue * value, double *m,
         "side from 1 to %d", n, CUCONV_MAX_MATRIX_SIDE);
     return FALSE;
   }
+  if (n == 0) {
+    *side = 0;
+    return TRUE;
+  }
 
   parsed = g_new (double, n * n);
   for (j = 0; j < n; j++) {
@@ -129,10 +105,10 @@ gst_cuconv_kernel_props_parse_matrix (const GValue * value, double *m,
     gboolean ok;
 
     if (!GST_VALUE_HOLDS_ARRAY (row)) {
-      gchar *str = gst_value_serialize (row);
+      gchar *str = gst_cuconv_value_describe (row);
 
       *why = g_strdup_printf ("row %u, %s, is not an array of numbers such "
-          "as <1, 2, 1>", j + 1, str ? str : G_VALUE_TYPE_NAME (row));
+          "as <1, 2, 1>", j + 1, str);
       g_free (str);
       goto refused;
     }

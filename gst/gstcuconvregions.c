@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gstcuconvregions.h"
+#include "gstcuconvvalue.h"
 
 GType
 gst_cuda_convolve_region_get_type (void)
@@ -133,36 +134,6 @@ parse_types (const gchar * str)
   return types;
 }
 
-/* The integer v holds, in the range of a gint. */
-static gboolean
-value_get_int (const GValue * v, gint * out)
-{
-  gint64 i;
-
-  switch (G_VALUE_TYPE (v)) {
-    case G_TYPE_INT:
-      *out = g_value_get_int (v);
-      return TRUE;
-    case G_TYPE_UINT:
-      i = g_value_get_uint (v);
-      break;
-    case G_TYPE_INT64:
-      i = g_value_get_int64 (v);
-      break;
-    case G_TYPE_UINT64:
-      if (g_value_get_uint64 (v) > G_MAXINT)
-        return FALSE;
-      i = (gint64) g_value_get_uint64 (v);
-      break;
-    default:
-      return FALSE;
-  }
-  if (i < G_MININT || i > G_MAXINT)
-    return FALSE;
-  *out = (gint) i;
-  return TRUE;
-}
-
 static const gchar *const rect_fields[] = { "x", "y", "w", "h" };
 
 static gboolean
@@ -187,22 +158,21 @@ parse_rects (const GValue * value, GArray ** rects,
     gint f[4];
 
     if (!GST_VALUE_HOLDS_ARRAY (rv) || gst_value_array_get_size (rv) != 4) {
-      gchar *str = gst_value_serialize (rv);
+      gchar *str = gst_cuconv_value_describe (rv);
 
       *why = g_strdup_printf ("rectangle %u, %s, is not 4 integers "
-          "<x, y, w, h>", i + 1, str ? str : G_VALUE_TYPE_NAME (rv));
+          "<x, y, w, h>", i + 1, str);
       g_free (str);
       goto refused;
     }
     for (j = 0; j < 4; j++) {
       const GValue *v = gst_value_array_get_value (rv, j);
 
-      if (!value_get_int (v, &f[j])) {
-        gchar *str = gst_value_serialize (v);
+      if (!gst_cuconv_value_get_int (v, &f[j])) {
+        gchar *str = gst_cuconv_value_describe (v);
 
         *why = g_strdup_printf ("rectangle %u, %s %s, is not an integer "
-            "from %d to %d", i + 1, rect_fields[j],
-            str ? str : G_VALUE_TYPE_NAME (v), G_MININT, G_MAXINT);
+            "from %d to %d", i + 1, rect_fields[j], str, G_MININT, G_MAXINT);
         g_free (str);
         goto refused;
       }

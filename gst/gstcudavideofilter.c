@@ -217,7 +217,9 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       "frames-out (buffers pushed; on the GPU behind a source that is not "
       "live, one behind until the stream ends, as a frame is held while "
       "the GPU filters it), dropped-short (buffers dropped because "
-      "they do not hold a whole frame of their caps), dropped-qos (buffers "
+      "they are too small for a frame of their caps), dropped-invalid "
+      "(buffers dropped because their video meta does not describe a frame "
+      "of their caps, or they cannot be mapped), dropped-qos (buffers "
       "skipped as too late by QoS, each also posted as a QoS message; the "
       "qos property turns that off)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -1062,8 +1064,11 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   gpointer stream;
 
   if (!gst_cuda_video_filter_gpu_map_frame (&in_frame, &vfilter->in_info,
-          inbuf, GST_MAP_READ))
-    goto map_failed;
+          inbuf, GST_MAP_READ)) {
+    gst_cuda_video_filter_counts_dropped (&priv->counts, GST_ELEMENT (self),
+        &vfilter->in_info, FALSE, "it cannot be mapped in CUDA memory");
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
   if (!gst_cuda_video_filter_gpu_map_frame (&out_frame, &vfilter->out_info,
           outbuf, GST_MAP_WRITE)) {
     gst_video_frame_unmap (&in_frame);
@@ -1105,7 +1110,7 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
 map_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Cannot map a frame in CUDA memory."), (NULL));
+        ("Cannot map an output buffer in CUDA memory."), (NULL));
     return GST_FLOW_ERROR;
   }
 push_failed:
@@ -1234,6 +1239,37 @@ gst_cuda_video_filter_transform_meta (GstBaseTransform * trans,
   return gst_cuda_video_filter_input_meta_stays (meta);
 }
 
+/* GstVideoFilter's mapping, but an input that cannot be mapped (which
+ * the checks on arrival did not foresee) is dropped and counted, not
+ * pushed unfilled. */
+static GstFlowReturn
+gst_cuda_video_filter_map_and_transform (GstCudaVideoFilter * self,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoFrame in_frame, out_frame;
+  GstFlowReturn ret;
+
+  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    gst_cuda_video_filter_counts_dropped (&GET_PRIV (self)->counts,
+        GST_ELEMENT (self), &vfilter->in_info, FALSE, "it cannot be mapped");
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot map an output buffer."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_cuda_video_filter_transform_frame (vfilter, &in_frame,
+      &out_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return ret;
+}
+
 static GstFlowReturn
 gst_cuda_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -1250,11 +1286,10 @@ gst_cuda_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       return gst_cuda_video_filter_filter_device (self, inbuf, outbuf);
   }
 
-  /* Any other mix, and identity settings between memories: GstVideoFilter
-   * maps the frames into host memory (GstCudaMemory stages them) and
+  /* Any other mix, and identity settings between memories: the frames
+   * mapped into host memory (GstCudaMemory stages them), then
    * transform_frame () filters or copies them. */
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
-      outbuf);
+  return gst_cuda_video_filter_map_and_transform (self, inbuf, outbuf);
 }
 
 /* Frames mapped in host memory, the context current: page-locked on both

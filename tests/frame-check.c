@@ -39,6 +39,7 @@ frame_check_buffer_random (const GstVideoInfo * info, GRand * rand,
   gint stride[GST_VIDEO_MAX_PLANES];
   gsize size = 3;
   guint p;
+  GstMemory *mem;
   GstBuffer *buf;
 
   if (!padded) {
@@ -48,18 +49,26 @@ frame_check_buffer_random (const GstVideoInfo * info, GRand * rand,
   }
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint rowbytes, rows;
+    gint rowbytes, rows, sample;
 
     gst_video_format_info_component (info->finfo, p, comp);
     rowbytes = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]) *
         GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
     rows = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
-    stride[p] = rowbytes + 7 + 2 * p;
-    offset[p] = size;
-    size += (gsize) stride[p] * rows + 5;
+    /* odd, or for 16-bit samples the next even number */
+    sample = GST_VIDEO_INFO_COMP_DEPTH (info, comp[0]) > 8 ? 2 : 1;
+    stride[p] = GST_ROUND_UP_N (rowbytes + 7 + 2 * p, sample);
+    offset[p] = GST_ROUND_UP_N (size, sample);
+    size = offset[p] + (gsize) stride[p] * rows + 5;
   }
-  buf = gst_buffer_new_allocate (NULL, size, NULL);
+  /* the memory one byte into its allocation: every plane at an odd
+   * address, or an address one past the sample size's */
+  buf = gst_buffer_new_allocate (NULL, size + 1, NULL);
   frame_check_fill_random (buf, rand);
+  mem = gst_memory_share (gst_buffer_peek_memory (buf, 0), 1, size);
+  gst_buffer_unref (buf);
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info), offset,

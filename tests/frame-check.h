@@ -21,8 +21,9 @@ void frame_check_info_init (GstVideoInfo * info, const gchar * format,
 void frame_check_fill_random (GstBuffer * buf, GRand * rand);
 
 /* A random frame in info's default layout, or (padded) with every row
- * padded past its samples (odd strides) and planes at odd offsets,
- * described by a GstVideoMeta. */
+ * padded past its samples and planes at other offsets, described by a
+ * GstVideoMeta: strides and offsets odd (for 16-bit samples, even: a
+ * video meta must align them), the memory at an odd address. */
 GstBuffer *frame_check_buffer_random (const GstVideoInfo * info,
     GRand * rand, gboolean padded);
 

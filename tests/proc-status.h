@@ -31,4 +31,24 @@ proc_status_read_kb (const gchar * field)
   return kb;
 }
 
+/* Under valgrind, compute-sanitizer or AddressSanitizer the process's
+ * memory is the tool's (ASan's quarantine keeps freed blocks): bounds on
+ * it mean nothing there, and the tools' own checks do that job.
+ * compute-sanitizer injects itself through CUDA_INJECTION64_PATH. */
+static inline gboolean
+proc_status_under_memory_tool (void)
+{
+  const gchar *preload = g_getenv ("LD_PRELOAD");
+
+#if defined (__SANITIZE_ADDRESS__)
+  return TRUE;
+#elif defined (__has_feature)
+#if __has_feature (address_sanitizer)
+  return TRUE;
+#endif
+#endif
+  return (preload && strstr (preload, "vgpreload") != NULL) ||
+      g_getenv ("CUDA_INJECTION64_PATH") != NULL;
+}
+
 #endif /* __PROC_STATUS_H__ */
