@@ -989,11 +989,14 @@ gst_cuda_video_filter_before_transform (GstBaseTransform * trans,
   GstClockTime stream_time;
   gboolean passthrough;
 
-  /* GstController values land in the properties before they are copied. */
-  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buffer));
-  if (GST_CLOCK_TIME_IS_VALID (stream_time))
-    gst_object_sync_values (GST_OBJECT (self), stream_time);
+  /* GstController values land in the properties before they are copied
+   * (in a time segment: upstream may send none, or one in bytes). */
+  if (trans->segment.format == GST_FORMAT_TIME) {
+    stream_time = gst_segment_to_stream_time (&trans->segment,
+        GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+    if (GST_CLOCK_TIME_IS_VALID (stream_time))
+      gst_object_sync_values (GST_OBJECT (self), stream_time);
+  }
 
   priv->frame_identity =
       GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->prepare_frame (self, buffer);

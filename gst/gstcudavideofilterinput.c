@@ -23,6 +23,22 @@
 
 #define DROP_WARNING_INTERVAL_US G_USEC_PER_SEC
 
+/* The name of format, which upstream may have made up: a number when
+ * GStreamer knows no such format (gst_video_format_to_string () would
+ * raise a critical). */
+static const gchar *
+format_name (GstVideoFormat format)
+{
+  const GstVideoFormat *known;
+  guint n, i;
+
+  known = gst_video_formats_raw (&n);
+  for (i = 0; i < n; i++)
+    if (known[i] == format)
+      return gst_video_format_to_string (format);
+  return "unknown to GStreamer";
+}
+
 /* Bytes a sample of component comp takes: 2 past 8 bits. */
 static guint
 sample_bytes (const GstVideoFormatInfo * finfo, gint comp)
@@ -92,7 +108,7 @@ gst_cuda_video_filter_input_check (const GstVideoInfo * info,
    * each plane inside one memory of the buffer. */
   if (meta->format != GST_VIDEO_INFO_FORMAT (info))
     return g_strdup_printf ("its video meta is of format %s",
-        gst_video_format_to_string (meta->format));
+        format_name (meta->format));
   if (meta->width != (guint) GST_VIDEO_INFO_WIDTH (info) ||
       meta->height != (guint) GST_VIDEO_INFO_HEIGHT (info))
     return g_strdup_printf ("its video meta describes a %ux%u frame",

@@ -624,6 +624,29 @@ GST_START_TEST (test_odd_addresses)
 
 GST_END_TEST;
 
+/* A frame in a segment that is not in time (upstream's choice, or no
+ * segment since a flush): filtered, no critical (the controller's stream
+ * time exists only in a time segment). */
+GST_START_TEST (test_segment_not_in_time)
+{
+  GRand *rand = g_rand_new_with_seed (26);
+  GstElement *e = conv_new ("radius=2");
+  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  GstSegment segment;
+  GstVideoInfo info;
+
+  frame_check_info_init (&info, "NV12", 32, 16);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  gst_segment_init (&segment, GST_FORMAT_BYTES);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  harness_push_valid (h, e, &info, rand, 0, 0);
+  gst_harness_teardown (h);
+  gst_object_unref (e);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------------ */
 /* Property values at the edges of their ranges. */
 
@@ -897,6 +920,7 @@ hostile_suite (void)
   tcase_add_test (tc_meta, test_meta_alignment);
   tcase_add_test (tc_meta, test_meta_plane_across_memories);
   tcase_add_test (tc_meta, test_odd_addresses);
+  tcase_add_test (tc_meta, test_segment_not_in_time);
   suite_add_tcase (s, tc_props);
   tcase_add_test (tc_props, test_tiny_sigmas);
   tcase_add_test (tc_props, test_custom_taps_range);

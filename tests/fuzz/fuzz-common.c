@@ -1,0 +1,308 @@
+/* gst-cudaconvolve: what the fuzzers share.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz-common.h"
+
+gboolean
+fuzz_more (const FuzzInput * in)
+{
+  return in->size > 0;
+}
+
+guint8
+fuzz_u8 (FuzzInput * in)
+{
+  guint8 b;
+
+  if (in->size == 0)
+    return 0;
+  b = in->data[0];
+  in->data++;
+  in->size--;
+  return b;
+}
+
+guint32
+fuzz_u32 (FuzzInput * in)
+{
+  guint32 v = 0;
+  guint i;
+
+  for (i = 0; i < 4; i++)
+    v = v << 8 | fuzz_u8 (in);
+  return v;
+}
+
+guint64
+fuzz_u64 (FuzzInput * in)
+{
+  return (guint64) fuzz_u32 (in) << 32 | fuzz_u32 (in);
+}
+
+guint
+fuzz_below (FuzzInput * in, guint n)
+{
+  return n <= 256 ? fuzz_u8 (in) % n : fuzz_u32 (in) % n;
+}
+
+gdouble
+fuzz_double (FuzzInput * in)
+{
+  static const gdouble edges[] = { 0.0, 1e-320, 1e-160, 1e-40, 0.01, 0.5,
+    1.0, 3.0, 21.3, 64.0, 255.0, 256.0, 1000.0, 1e6, 1e39, 1e308,
+    INFINITY, -INFINITY, NAN, -1.0, -1e-300, -1e308
+  };
+  guint8 kind = fuzz_u8 (in);
+  guint64 bits;
+  gdouble d;
+
+  if (kind < 128)
+    return edges[kind % G_N_ELEMENTS (edges)];
+  if (kind < 192)
+    return (gdouble) ((gint8) fuzz_u8 (in));
+  bits = fuzz_u64 (in);
+  memcpy (&d, &bits, sizeof (d));
+  return d;
+}
+
+gchar *
+fuzz_string (FuzzInput * in, guint max)
+{
+  guint n = fuzz_u8 (in), i;
+  gchar *s;
+
+  n = MIN (n, max);
+  s = g_malloc (n + 1);
+
+  for (i = 0; i < n; i++)
+    s[i] = (gchar) fuzz_u8 (in);
+  s[n] = '\0';
+  return s;
+}
+
+static const gchar *const formats[] = {
+  "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
+  "I420_10LE", "I420_12LE", "P010_10LE", "P016_LE", "Y444_16LE", "RGBA",
+  "BGRA", "RGBx", "BGRx", "AYUV"
+};
+
+void
+fuzz_video_info (FuzzInput * in, GstVideoInfo * info, guint max_w,
+    guint max_h)
+{
+  const gchar *format = formats[fuzz_below (in, G_N_ELEMENTS (formats))];
+  guint w = 1 + fuzz_below (in, max_w), h = 1 + fuzz_below (in, max_h);
+
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w,
+      h);
+  GST_VIDEO_INFO_FPS_N (info) = 30;
+  GST_VIDEO_INFO_FPS_D (info) = 1;
+}
+
+GstBuffer *
+fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gsize n;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  n = MIN (in->size, map.size);
+  memcpy (map.data, in->data, n);
+  memset (map.data + n, 0, map.size - n);
+  in->data += n;
+  in->size -= n;
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Values for array, all of one kind (GStreamer's arrays hold one type): a
+ * number, a string (NULL too) or, above depth 0, an array of them. */
+static void
+fuzz_array (FuzzInput * in, GValue * array, guint depth)
+{
+  /* up to 40 values: a 31 x 31 matrix, a 129-tap kernel in part */
+  guint n = fuzz_below (in, 41), kind = fuzz_below (in, depth > 0 ? 6 : 5);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+
+    switch (kind) {
+      case 0:
+      case 1:
+        g_value_init (&v, G_TYPE_DOUBLE);
+        g_value_set_double (&v, fuzz_double (in));
+        break;
+      case 2:
+        g_value_init (&v, G_TYPE_INT);
+        g_value_set_int (&v, (gint) fuzz_u32 (in));
+        break;
+      case 3:
+        g_value_init (&v, G_TYPE_UINT64);
+        g_value_set_uint64 (&v, fuzz_u64 (in));
+        break;
+      case 4:
+        g_value_init (&v, G_TYPE_STRING);
+        if (fuzz_u8 (in) & 1)
+          g_value_take_string (&v, fuzz_string (in, 16));
+        break;
+      default:
+        g_value_init (&v, GST_TYPE_ARRAY);
+        fuzz_array (in, &v, depth - 1);
+        break;
+    }
+    gst_value_array_append_and_take_value (array, &v);
+  }
+}
+
+/* v (initialised to pspec's type) made from the input; FALSE for a type
+ * the fuzzer does not make. */
+static gboolean
+fuzz_typed_value (FuzzInput * in, GValue * v, GParamSpec * pspec)
+{
+  GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
+
+  if (G_TYPE_IS_ENUM (type)) {
+    g_value_set_enum (v, (gint) fuzz_u32 (in));
+    return TRUE;
+  }
+  switch (G_TYPE_FUNDAMENTAL (type)) {
+    case G_TYPE_BOOLEAN:
+      g_value_set_boolean (v, fuzz_u8 (in) & 1);
+      return TRUE;
+    case G_TYPE_INT:
+      g_value_set_int (v, (gint) fuzz_u32 (in));
+      return TRUE;
+    case G_TYPE_UINT:
+      g_value_set_uint (v, fuzz_u8 (in) & 1 ? fuzz_u8 (in) : fuzz_u32 (in));
+      return TRUE;
+    case G_TYPE_DOUBLE:
+      g_value_set_double (v, fuzz_double (in));
+      return TRUE;
+    case G_TYPE_STRING:
+      if (fuzz_u8 (in) & 1)
+        g_value_take_string (v, fuzz_string (in, 32));
+      return TRUE;
+    default:
+      break;
+  }
+  if (type == GST_TYPE_ARRAY) {
+    fuzz_array (in, v, 2);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+void
+fuzz_set_property (FuzzInput * in, GstElement * e)
+{
+  GParamSpec **all, *writable[64], *pspec;
+  GValue v = G_VALUE_INIT;
+  guint n, i, k = 0;
+  gboolean made;
+
+  all = g_object_class_list_properties (G_OBJECT_GET_CLASS (e), &n);
+  for (i = 0; i < n && k < G_N_ELEMENTS (writable); i++) {
+    if ((all[i]->flags & G_PARAM_WRITABLE) &&
+        !(all[i]->flags & G_PARAM_CONSTRUCT_ONLY) &&
+        strcmp (all[i]->name, "name") != 0 &&
+        strcmp (all[i]->name, "parent") != 0)
+      writable[k++] = all[i];
+  }
+  g_free (all);
+  pspec = writable[fuzz_below (in, k)];
+
+  g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  if (fuzz_u8 (in) & 1) {
+    gchar *str = fuzz_string (in, 64);
+
+    made = gst_value_deserialize_with_pspec (&v, str, pspec);
+    g_free (str);
+  } else {
+    made = fuzz_typed_value (in, &v, pspec);
+  }
+  if (made) {
+    /* out of its range GObject refuses a value itself (a critical in
+     * newer GLib): that is GObject's check, not the element's */
+    g_param_value_validate (pspec, &v);
+    g_object_set_property (G_OBJECT (e), pspec->name, &v);
+  }
+  g_value_unset (&v);
+}
+
+GstHarness *
+fuzz_harness_new (GstElement ** e)
+{
+  const gchar *backend = g_getenv ("CUCONV_FUZZ_BACKEND");
+  const gchar *memory = g_getenv ("CUCONV_FUZZ_MEMORY");
+  gchar *desc;
+  GstHarness *h;
+  GstBus *bus;
+
+  if (!backend || !*backend)
+    backend = "cpu";
+  /* CUCONV_FUZZ_MEMORY=cuda: the frames reach the element in CUDA memory */
+  if (g_strcmp0 (memory, "cuda") == 0)
+    desc = g_strdup_printf ("cudaupload ! cudaconvolve "
+        "backend=%s ! cudadownload", backend);
+  else
+    desc = g_strdup_printf ("cudaconvolve backend=%s",
+        backend);
+  h = gst_harness_new_parse (desc);
+  g_free (desc);
+  if (!h)
+    g_error ("fuzz: no cudaconvolve (is GST_PLUGIN_PATH set?)");
+  *e = gst_harness_find_element (h, "cudaconvolve");
+  bus = gst_bus_new ();
+  gst_element_set_bus (*e, bus);
+  gst_object_unref (bus);
+  return h;
+}
+
+void
+fuzz_harness_free (GstHarness * h, GstElement * e)
+{
+  GstBus *bus = gst_element_get_bus (e);
+
+  gst_harness_teardown (h);
+  if (bus) {
+    gst_bus_set_flushing (bus, TRUE);
+    gst_object_unref (bus);
+  }
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (e);
+}
+
+void
+fuzz_push (GstHarness * h, GstBuffer * buf)
+{
+  GstBuffer *out;
+
+  gst_harness_push (h, buf);
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+}
+
+void
+fuzz_init (void)
+{
+  GstElementFactory *factory;
+
+  g_setenv ("GST_REGISTRY_FORK", "no", TRUE);
+  gst_init (NULL, NULL);
+  /* a critical is a bug the fuzzer must see */
+  g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR);
+  factory = gst_element_factory_find ("cudaconvolve");
+  if (!factory) {
+    g_printerr ("fuzz: no cudaconvolve plugin: set GST_PLUGIN_PATH to the "
+        "build's gst/ folder\n");
+    exit (2);
+  }
+  gst_object_unref (factory);
+}

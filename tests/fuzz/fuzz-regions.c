@@ -1,0 +1,94 @@
+/* gst-cudaconvolve fuzzer: region-of-interest metas.
+ *
+ * The input chooses the caps (up to 64x48), the element's region
+ * settings (region, roi-types, roi-margin, regions, a kernel and a few
+ * more properties, as fuzz_set_property () makes them), then frames, each
+ * with up to 15 GstVideoRegionOfInterestMeta of a type from a short list
+ * or made up, and boxes anywhere (inside the frame, or any 32-bit
+ * values), or now and then more metas than a frame may have regions.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "fuzz-common.h"
+
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  fuzz_init ();
+  return 0;
+}
+
+static const gchar *const types[] = { "face", "license-plate", "person",
+  "", "face,person"
+};
+
+/* A coordinate: inside a frame of up to 64 samples, or anything. */
+static guint
+fuzz_coord (FuzzInput * in)
+{
+  return fuzz_u8 (in) & 1 ? fuzz_below (in, 80) : fuzz_u32 (in);
+}
+
+static void
+fuzz_roi_metas (FuzzInput * in, GstBuffer * buf)
+{
+  guint8 how = fuzz_u8 (in);
+  /* past the frame's limit of rectangles now and then */
+  guint n = how == 255 ? 4097 + fuzz_below (in, 8) : how % 16, i;
+
+  for (i = 0; i < n; i++) {
+    gchar *made = NULL;
+    const gchar *type;
+    guint x, y, w, h;
+
+    if (fuzz_u8 (in) < 224) {
+      type = types[fuzz_below (in, G_N_ELEMENTS (types))];
+    } else {
+      made = fuzz_string (in, 16);
+      type = made;
+    }
+    x = fuzz_coord (in);
+    y = fuzz_coord (in);
+    w = fuzz_coord (in);
+    h = fuzz_coord (in);
+    gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+    g_free (made);
+  }
+}
+
+int
+LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
+{
+  FuzzInput in = { data, size };
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h = fuzz_harness_new (&e);
+  guint steps = 0;
+
+  fuzz_video_info (&in, &info, 64, 48);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  g_object_set (e, "region", 1 + fuzz_below (&in, 2), NULL);
+  if (fuzz_u8 (&in) & 1) {
+    gchar *str = fuzz_string (&in, 32);
+
+    g_object_set (e, "roi-types", fuzz_u8 (&in) & 1 ? str :
+        types[fuzz_below (&in, G_N_ELEMENTS (types))], NULL);
+    g_free (str);
+  }
+  g_object_set (e, "roi-margin", fuzz_below (&in, 4097), NULL);
+  while (fuzz_more (&in) && steps++ < 32) {
+    if (fuzz_below (&in, 4) == 0) {
+      fuzz_set_property (&in, e);
+    } else {
+      GstBuffer *buf = fuzz_frame (&in, &info);
+
+      fuzz_roi_metas (&in, buf);
+      fuzz_push (h, buf);
+    }
+  }
+  fuzz_harness_free (h, e);
+  return 0;
+}
