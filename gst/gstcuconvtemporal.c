@@ -30,8 +30,9 @@ gst_cuconv_temporal_param_specs (GParamSpec ** specs)
 
   specs[GST_CUCONV_TEMPORAL_PROP_STRENGTH] = g_param_spec_double ("temporal",
       "Temporal denoise", "Strength of the temporal denoise, 0-1: each "
-      "sample is blended with the element's previous output, out = in + k * "
-      "(previous - in), k = temporal where the sample did not change, "
+      "sample is blended with the previous denoised frame (this step's own "
+      "output, before the kernel), out = in + k * (previous - in), k = "
+      "temporal where the sample did not change, "
       "falling to 0 as the change nears temporal-threshold (motion). Still "
       "areas average over many frames, moving ones keep the current frame. "
       "Runs before the kernel, on the components the kernel filters, on the "
@@ -43,7 +44,7 @@ gst_cuconv_temporal_param_specs (GParamSpec ** specs)
   specs[GST_CUCONV_TEMPORAL_PROP_THRESHOLD] =
       g_param_spec_double ("temporal-threshold", "Temporal threshold",
       "Temporal denoise: the difference between a sample and the previous "
-      "output, in 8-bit levels (0-255; times 4 in 10-bit, 256 in 16-bit "
+      "denoised frame, in 8-bit levels (0-255; times 4 in 10-bit, 256 in 16-bit "
       "samples), from which it counts as motion and takes the input as it "
       "is; below it the blend grows smoothly to full strength at 0. Set it "
       "above the noise (2 to 3 times its standard deviation). A change while "

@@ -36,9 +36,9 @@
  * through.  Beyond 4096 rectangles a frame is filtered whole (a warning).
  *
  * #GstCudaConvolve:temporal denoises over time first: each sample is
- * blended with the element's previous output unless it changed by
- * #GstCudaConvolve:temporal-threshold or more (motion), then the kernel
- * filters the result.  It adds no latency, keeps one previous output (on
+ * blended with the previous denoised frame (before the kernel) unless it
+ * changed by #GstCudaConvolve:temporal-threshold or more (motion), then
+ * the kernel filters the result.  It adds no latency, keeps one denoised frame (on
  * the GPU, or in host memory on the CPU), covers the whole frame whatever
  * the region, and starts afresh on caps changes, flushes, seeks, gaps,
  * discontinuities and backend switches.
@@ -323,14 +323,15 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "blur, at a cost that does not grow with sigma); sobel and "
       "laplacian take radius 0 and sigma 0 as radius 1; bilateral cuts it "
       "to 16. Not used by custom. "
-      "gaussian, box and sharpen with radius, sigma and sigma-y 0 pass "
-      "buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
+      "gaussian, box, sharpen and bilateral with radius, sigma and sigma-y 0 "
+      "pass buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-256, for "
       "gaussian, sharpen, bilateral (its spatial weights), and sobel and laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
-      "0.3 * (radius - 1) + 0.8. box uses it only to derive the radius when "
-      "radius is 0", 0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA, live);
+      "0.3 * (radius - 1) + 0.8; a sigma below 0.1 (on a plane: divided by "
+      "its subsampling) counts as 0.1. box uses it only to derive the radius "
+      "when radius is 0", 0.0, CUCONV_MAX_SIGMA, DEFAULT_SIGMA, live);
   properties[PROP_SIGMA_Y] = g_param_spec_double ("sigma-y", "Sigma Y",
       "Vertical standard deviation in luma pixels, 0-256, for a filter "
       "stronger in one direction; with radius 0 it also gives the vertical "
@@ -361,8 +362,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   properties[PROP_KERNEL_X] =
       gst_cuconv_kernel_props_param_spec ("kernel-x", "Kernel X",
       "kernel=custom, separable: the horizontal taps, left to right, an odd "
-      "number (1-129) of numbers centred on the output pixel, e.g. "
-      "\"<1, 2, 1>\". Empty (<>) = not set: no horizontal filtering. "
+      "number (1-129) of numbers within +-1000000 centred on the output "
+      "pixel, e.g. \"<1, 2, 1>\". Empty (<>) = not set: no horizontal "
+      "filtering. "
       "Ignored while matrix is set. An invalid value is refused with a "
       "warning and the previous one stays", custom);
   properties[PROP_KERNEL_Y] =
@@ -372,14 +374,15 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   properties[PROP_MATRIX] =
       gst_cuconv_kernel_props_param_spec ("matrix", "Matrix",
       "kernel=custom, 2-D: rows top to bottom of numbers left to right, "
-      "square with an odd side (1-31), centred on the output pixel and not "
-      "flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>\". Used instead "
+      "square with an odd side (1-31), values within +-1000000, centred on "
+      "the output pixel and not flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>\". Used instead "
       "of kernel-x/kernel-y when set; empty (<>) = not set. An invalid value "
       "is refused with a warning and the previous one stays", custom);
   properties[PROP_NORMALIZE] = g_param_spec_boolean ("normalize",
       "Normalize", "kernel=custom: divide kernel-x, kernel-y and matrix each "
       "by the sum of its values, so that flat areas keep their brightness; "
-      "a kernel summing to 0 (an edge detector) is used as given. FALSE = "
+      "a kernel summing to 0 (an edge detector), or so near 0 that a value "
+      "divided by it would pass +-1000000, is used as given. FALSE = "
       "use every kernel as given", DEFAULT_NORMALIZE, live);
   properties[PROP_CPU_THREADS] = g_param_spec_uint ("cpu-threads",
       "CPU threads", "Threads that filter a frame on the CPU backend, each a "

@@ -3,7 +3,8 @@
  * reconnect and takes the blur from a UI slider.
  *
  *   cycles [--cycles=N] [--backend=cuda|cpu|auto] [--cuda-memory]
- *          [--no-properties] [--control] [--bound=KIB]
+ *          [--no-properties] [--control] [--bound=KIB] [--as-user]
+ *          [--last-half=KIB]
  *
  * Each cycle runs `videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink`
  * (with --cuda-memory through cudaupload and cudadownload) from NULL to
@@ -20,6 +21,13 @@
  * cycles).  Exits 1 when either grew by more than --bound KiB a cycle
  * (default 1) from the first third of those samples to the last, or a
  * cycle failed; 77 with --backend=cuda and no usable CUDA device.
+ *
+ * --as-user takes the resident memory as a user sees it: without first
+ * handing the C library's free memory back (malloc_trim ()).
+ * --last-half=KIB also bounds the resident memory's growth over the last
+ * half of the run, in KiB: the median of the last five samples taken
+ * every 100 cycles (the last 500 cycles) less that of the five from the
+ * half-way point on.
  *
  * The CUDA driver loads a kernel's code when it first runs (lazy
  * loading), and some settings meet a kernel for the first time only after
@@ -52,6 +60,8 @@ static gint n_cycles = 300;
 static gchar *backend = (gchar *) "cuda";
 static gboolean cuda_memory, no_properties, control;
 static gdouble bound_kib = 1.0;
+static gboolean as_user;
+static gdouble last_half_kib = -1.0;
 
 /* The element the setter works on, under lock; NULL between pipelines. */
 static GMutex lock;
@@ -208,16 +218,18 @@ typedef struct
   gint64 rss_kb, gpu_kb;
 } Sample;
 
-/* Takes a sample, printing it when asked.  The C library first gives
- * back the free memory it can (the heap's top, idle arenas): what stays
- * resident is what is in use, not where the heap's top happened to be. */
+/* Takes a sample, printing it when asked.  Unless --as-user, the C
+ * library first gives back the free memory it can (the heap's top, idle
+ * arenas): what stays resident is what is in use, not where the heap's
+ * top happened to be. */
 static Sample
 sample (gint cycle, gboolean print)
 {
   Sample s = { cycle, 0, 0 };
 
 #ifdef __GLIBC__
-  malloc_trim (0);
+  if (!as_user)
+    malloc_trim (0);
 #endif
   s.rss_kb = (gint64) proc_status_read_kb ("VmRSS");
   s.gpu_kb = gpu_memory_used_kb ();
@@ -278,6 +290,39 @@ check_growth (const gchar * what, const Sample * samples, guint n,
   return ok;
 }
 
+/* --last-half: the resident memory's growth over the last half of the
+ * run, from the samples taken every 100 cycles; whether it is within
+ * last_half_kib. */
+static gboolean
+check_last_half (const Sample * samples, guint n)
+{
+  Sample *every = g_new (Sample, n);
+  guint k = 0, i, half = 0;
+  gint64 from, to;
+  gboolean ok;
+
+  for (i = 0; i < n; i++)
+    if (samples[i].cycle % 100 == 0)
+      every[k++] = samples[i];
+  while (half < k && every[half].cycle < n_cycles / 2)
+    half++;
+  if (k < half + 10) {
+    g_print ("last half: too few samples (run 2000 cycles or more)\n");
+    g_free (every);
+    return FALSE;
+  }
+  from = median (every, half, half + 5, G_STRUCT_OFFSET (Sample, rss_kb));
+  to = median (every, k - 5, k, G_STRUCT_OFFSET (Sample, rss_kb));
+  ok = to - from <= last_half_kib || proc_status_under_memory_tool ();
+  g_print ("VmRSS over the last half (medians of 5 samples 100 cycles "
+      "apart, from cycle %d and to cycle %d): %" G_GINT64_FORMAT " kB -> %"
+      G_GINT64_FORMAT " kB, %+" G_GINT64_FORMAT " KiB (bound %.0f): %s\n",
+      every[half].cycle, every[k - 1].cycle, from, to, to - from,
+      last_half_kib, ok ? "ok" : "FAILED");
+  g_free (every);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -293,6 +338,10 @@ main (int argc, char **argv)
         "identity in the element's place, no property changes", NULL},
     {"bound", 0, 0, G_OPTION_ARG_DOUBLE, &bound_kib,
         "growth allowed a cycle, KiB", "KIB"},
+    {"as-user", 0, 0, G_OPTION_ARG_NONE, &as_user,
+        "resident memory as a user sees it (no malloc_trim)", NULL},
+    {"last-half", 0, 0, G_OPTION_ARG_DOUBLE, &last_half_kib,
+        "growth allowed over the last half of the run, KiB", "KIB"},
     {NULL}
   };
   GOptionContext *options = g_option_context_new ("- memory across cycles");
@@ -338,8 +387,8 @@ main (int argc, char **argv)
       free_pipeline (pipeline);
       pipeline = NULL;
       if (i >= warm_cycles) {
-        Sample s = sample (i, i % 50 == 0 || i == warm_cycles ||
-            i == n_cycles);
+        Sample s = sample (i, i % (last_half_kib >= 0 ? 100 : 50) == 0 ||
+            i == warm_cycles || i == n_cycles);
 
         g_array_append_val (samples, s);
       }
@@ -366,6 +415,8 @@ main (int argc, char **argv)
   if (g_array_index (samples, Sample, 0).gpu_kb >= 0)
     ok &= check_growth ("GPU memory", (Sample *) samples->data, samples->len,
         G_STRUCT_OFFSET (Sample, gpu_kb));
+  if (last_half_kib >= 0)
+    ok &= check_last_half ((Sample *) samples->data, samples->len);
   g_array_free (samples, TRUE);
   g_print ("%s\n", ok ? "OK" : "FAILED");
   return ok ? 0 : 1;

@@ -9,6 +9,8 @@
 #   CHROOT_DIR   where the chroot is kept and reused
 #                (default /var/tmp/gst-cudaconvolve-SUITE)
 #   MESON_SETUP_ARGS   passed on to ./run (e.g. -Dcuda-arch=75)
+#   SANITIZE, FUZZ_SECONDS   passed on to ./run (SANITIZE=0: no sanitizer
+#                      stage in ./run test)
 #   SUITE_BUILD_DIR    the build folder inside the chroot (default
 #                      /var/tmp/build): the checkout's own build/ is left
 #                      alone
@@ -72,5 +74,6 @@ chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
   MESON_SETUP_ARGS="${MESON_SETUP_ARGS:-}" \
+  SANITIZE="${SANITIZE:-1}" FUZZ_SECONDS="${FUZZ_SECONDS:-30}" \
   BUILD_DIR="${SUITE_BUILD_DIR:-/var/tmp/build}" \
   /src/run "$command" </dev/null

@@ -36,6 +36,14 @@
 #   wide   the large blurs alone: test-gpu --wide and
 #          --untruncated, memcheck on their --quick runs and racecheck on
 #          their --race runs, bench-kernel --wide, bench-element
+#   hostile
+#          hostile input on backend=cuda: build/tests/test-hostile and its
+#          memcheck, the fuzzers' seed corpora (tests/fuzz/corpus, or
+#          FUZZ_CORPORA=DIR holding a folder per fuzzer) replayed in system
+#          and in CUDA memory under compute-sanitizer memcheck, and
+#          build/tests/cycles for CYCLES (default 10000) start/stop cycles
+#          on each backend, resident memory as a user sees it, bounded over
+#          the last half (256 KiB)
 #   latency
 #          build/tests/latency: what the element adds to a live 30 frames/s
 #          pipeline on backend=cuda, from GStreamer's latency tracer, in
@@ -66,8 +74,8 @@ export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 RUN=${GST_RUN:-}
 
 case $MODE in
-  check|element|bench|all|load|soak|latency|wide|denoise|mma) ;;
-  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma]" >&2; exit 2 ;;
+  check|element|bench|all|load|soak|latency|wide|denoise|mma|hostile) ;;
+  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma|hostile]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -268,6 +276,45 @@ run_latency () {
 # Memory across start/stop cycles with properties changing, chains and
 # parallel pipelines, latency.  The cycles run alone: they bound the GPU
 # memory of the whole device.
+run_hostile () {
+  local cs=$(sanitizer) name memory corpora=${FUZZ_CORPORA:-tests/fuzz/corpus}
+  local cycles=${CYCLES:-10000} pids=() b
+
+  # the long cycles first, in the background, one process a backend
+  if need "$BUILD/tests/cycles"; then
+    for b in cuda cpu; do
+      timeout 1200 $RUN "$BUILD/tests/cycles" --backend=$b --cycles="$cycles" \
+        --as-user --last-half=256 >"$OUT/cycles-hostile-$b.log" 2>&1 &
+      pids+=($!)
+    done
+  fi
+  if need "$BUILD/tests/test-hostile"; then
+    step "test-hostile (backend=cuda)" 300 test-hostile.log \
+      env CUCONV_ROBUSTNESS_BACKEND=cuda $RUN "$BUILD/tests/test-hostile"
+    [ -z "$cs" ] ||
+      step "memcheck test-hostile (backend=cuda)" 400 memcheck-hostile.log \
+        "$cs" --tool memcheck --error-exitcode 1 env CK_FORK=no \
+        CUCONV_ROBUSTNESS_BACKEND=cuda $RUN "$BUILD/tests/test-hostile"
+  fi
+  for name in fuzz-properties fuzz-regions fuzz-frames; do
+    need "$BUILD/tests/fuzz/$name-replay" || continue
+    for memory in system cuda; do
+      step "$name corpus, $memory memory, backend=cuda" 400 \
+        "replay-$name-$memory.log" ${cs:+"$cs" --tool memcheck --error-exitcode 1} \
+        env CUCONV_FUZZ_BACKEND=cuda CUCONV_FUZZ_MEMORY=$memory \
+        $RUN "$BUILD/tests/fuzz/$name-replay" "$corpora/$name"
+    done
+  done
+  for b in "${!pids[@]}"; do
+    if wait "${pids[$b]}"; then
+      SUMMARY+=("PASS  cycles ($cycles, backend=$([ "$b" = 0 ] && echo cuda || echo cpu))")
+    else
+      SUMMARY+=("FAIL  cycles ($cycles, backend=$([ "$b" = 0 ] && echo cuda || echo cpu))")
+      FAILED=1
+    fi
+  done
+}
+
 run_load () {
   if need "$BUILD/tests/cycles"; then
     step "cycles (system memory, backend=cuda)" 300 cycles.log \
@@ -355,6 +402,7 @@ case $MODE in
   mma) run_mma ;;
   latency) run_latency ;;
   load) run_load ;;
+  hostile) run_hostile ;;
   wide) run_wide ;;
 esac
 
@@ -370,7 +418,8 @@ esac
       test-gpu-wide.log \
       test-gpu-untruncated.log test-gpu-bilateral.log test-gpu-temporal.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
-      cycles.log cycles-cuda-memory.log cycles-control.log soak.log; do
+      test-hostile.log cycles.log cycles-cuda-memory.log cycles-control.log \
+      cycles-hostile-cuda.log cycles-hostile-cpu.log soak.log; do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f (end)"
@@ -381,7 +430,8 @@ esac
       racecheck-pipeline.log \
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log \
-      memcheck-bilateral.log racecheck-bilateral.log memcheck-temporal.log; do
+      memcheck-bilateral.log racecheck-bilateral.log memcheck-temporal.log \
+      memcheck-hostile.log $(cd "$OUT" && ls replay-*.log 2>/dev/null); do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"

@@ -8,7 +8,11 @@
  * memory (NV12) and in system memory (I420, no upload or download), in
  * one streaming thread and with a queue before every element: frames/s,
  * the median of three runs.  In CUDA memory every element must have
- * negotiated it: a chain that fell back to system memory fails.
+ * negotiated it: a chain that fell back to system memory fails.  Then 16
+ * elements of eight kinds in turn (blurs, sharpen and a matrix on luma
+ * only, edge maps, custom kernels), without and with every fourth on
+ * identity settings: the chain with them must run at 0.9 of the frames/s
+ * of the chain without them or more (they do less work).
  *
  * Parallel pipelines: `videotestsrc ! 640x360 I420 ! cudaconvolve !
  * fakesink`, 300 frames each, 1, 8 and 32 of them made and run one after
@@ -33,6 +37,14 @@
 #define PARALLEL_FRAMES 300
 
 static gchar *backend = (gchar *) "cuda";
+/* The mixed chains' settings, element i taking mixed[i % 8]. */
+static const gchar *const mixed[] = {
+  "radius=2", "kernel=box radius=3 border=mirror", "kernel=sharpen",
+  "kernel=sobel", "kernel=laplacian",
+  "kernel=custom kernel-x=<1,2,1> kernel-y=<1,4,6,4,1>",
+  "kernel=custom matrix=<<0,-1,0>,<-1,5,-1>,<0,-1,0>> planes=luma",
+  "sigma=2 sigma-y=0.7 radius=0",
+};
 static gboolean quick;
 static gboolean failed;
 
@@ -135,10 +147,22 @@ compare_double (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* A chain of n elements in CUDA or system memory, with or without queues:
- * frames/s, the median of CHAIN_RUNS runs; 0 when one failed. */
+/* The settings of element i of a chain: radius 2, or with mix the
+ * mixed[] kinds in turn; every fourth on identity settings when asked. */
+static const gchar *
+chain_settings (gint i, gboolean mix, gboolean identity)
+{
+  if (identity && i % 4 == 3)
+    return "radius=0";
+  return mix ? mixed[i % G_N_ELEMENTS (mixed)] : "radius=2";
+}
+
+/* A chain of n elements in CUDA or system memory, with or without queues,
+ * their settings chain_settings (): frames/s, the median of CHAIN_RUNS
+ * runs; 0 when one failed. */
 static gdouble
-chain (gint n, gboolean cuda, gboolean queues)
+chain (gint n, gboolean cuda, gboolean queues, gboolean mix,
+    gboolean identity)
 {
   GString *desc = g_string_new (NULL);
   gint frames = quick ? CHAIN_FRAMES / 10 : CHAIN_FRAMES, i;
@@ -148,8 +172,8 @@ chain (gint n, gboolean cuda, gboolean queues)
       "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! %s",
       frames, cuda ? "NV12" : "I420", cuda ? "cudaupload ! " : "");
   for (i = 0; i < n; i++)
-    g_string_append_printf (desc, "%scudaconvolve backend=%s radius=%d ! ",
-        queues ? "queue ! " : "", backend, i % 4 == 3 ? 0 : 2);
+    g_string_append_printf (desc, "%scudaconvolve backend=%s %s ! ",
+        queues ? "queue ! " : "", backend, chain_settings (i, mix, identity));
   g_string_append_printf (desc, "%sfakesink name=sink sync=false",
       cuda ? "cudadownload ! " : "");
   for (i = 0; i < CHAIN_RUNS; i++) {
@@ -274,11 +298,27 @@ main (int argc, char **argv)
       g_print ("| %s | %s |", m == 0 ? "CUDA (NV12)" : "system (I420)",
           q ? "a queue before each" : "one");
       for (i = 0; i < G_N_ELEMENTS (lengths); i++) {
-        fps[m][q][i] = chain (lengths[i], m == 0, q);
+        fps[m][q][i] = chain (lengths[i], m == 0, q, FALSE, TRUE);
         g_print (" %.0f |", fps[m][q][i]);
       }
       g_print ("\n");
     }
+  }
+
+  g_print ("\n## 16 chained elements of eight kinds, 320x240, one thread "
+      "(frames/s, median of %d runs)\n\n| memory | none on identity | every "
+      "fourth on identity | ratio |\n|---|---:|---:|---:|\n", CHAIN_RUNS);
+  for (m = 0; m < 2; m++) {
+    gdouble without, with;
+
+    if (m == 0 && !cuda_ok)
+      continue;
+    without = chain (16, m == 0, FALSE, TRUE, FALSE);
+    with = chain (16, m == 0, FALSE, TRUE, TRUE);
+    g_print ("| %s | %.0f | %.0f | %.2f |\n", m == 0 ? "CUDA (NV12)" :
+        "system (I420)", without, with, without > 0 ? with / without : 0);
+    if (m == 0 && with < 0.9 * without)
+      targets = FALSE;
   }
 
   g_print ("\n## Pipelines in one process, 640x360 I420, %d frames each "

@@ -121,19 +121,19 @@ fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
   return buf;
 }
 
-/* Values for array, all of one kind (GStreamer's arrays hold one type): a
- * number, a string (NULL too) or, above depth 0, an array of them. */
+/* Values for array, all of kinds[depth] (GStreamer's arrays hold values
+ * of one type, nested ones too): a number, a string (NULL too) or, above
+ * depth 0, arrays of kinds[depth - 1]. */
 static void
-fuzz_array (FuzzInput * in, GValue * array, guint depth)
+fuzz_array (FuzzInput * in, GValue * array, const guint * kinds, guint depth)
 {
   /* up to 40 values: a 31 x 31 matrix, a 129-tap kernel in part */
-  guint n = fuzz_below (in, 41), kind = fuzz_below (in, depth > 0 ? 6 : 5);
-  guint i;
+  guint n = fuzz_below (in, 41), i;
 
   for (i = 0; i < n; i++) {
     GValue v = G_VALUE_INIT;
 
-    switch (kind) {
+    switch (kinds[depth]) {
       case 0:
       case 1:
         g_value_init (&v, G_TYPE_DOUBLE);
@@ -154,7 +154,7 @@ fuzz_array (FuzzInput * in, GValue * array, guint depth)
         break;
       default:
         g_value_init (&v, GST_TYPE_ARRAY);
-        fuzz_array (in, &v, depth - 1);
+        fuzz_array (in, &v, kinds, depth - 1);
         break;
     }
     gst_value_array_append_and_take_value (array, &v);
@@ -193,7 +193,12 @@ fuzz_typed_value (FuzzInput * in, GValue * v, GParamSpec * pspec)
       break;
   }
   if (type == GST_TYPE_ARRAY) {
-    fuzz_array (in, v, 2);
+    /* what each level holds: arrays (5) above level 0 only */
+    guint kinds[3], d;
+
+    for (d = 0; d < G_N_ELEMENTS (kinds); d++)
+      kinds[d] = fuzz_below (in, d > 0 ? 6 : 5);
+    fuzz_array (in, v, kinds, 2);
     return TRUE;
   }
   return FALSE;

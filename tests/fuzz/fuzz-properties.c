@@ -25,10 +25,16 @@ static void
 fuzz_event (FuzzInput * in, GstHarness * h)
 {
   switch (fuzz_below (in, 3)) {
-    case 0:
+    case 0:{
+      GstSegment segment;
+
+      /* a flushing seek: a new segment after the flush, as upstream sends */
       gst_harness_push_event (h, gst_event_new_flush_start ());
       gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      gst_harness_push_event (h, gst_event_new_segment (&segment));
       break;
+    }
     case 1:
       gst_harness_push_event (h, gst_event_new_gap (0, GST_SECOND));
       break;
