@@ -283,7 +283,7 @@ run_hostile () {
   # the long cycles first, in the background, one process a backend
   if need "$BUILD/tests/cycles"; then
     for b in cuda cpu; do
-      timeout 1200 $RUN "$BUILD/tests/cycles" --backend=$b --cycles="$cycles" \
+      timeout "${CYCLES_TIMEOUT:-1200}" $RUN "$BUILD/tests/cycles" --backend=$b --cycles="$cycles" \
         --as-user --last-half=256 >"$OUT/cycles-hostile-$b.log" 2>&1 &
       pids+=($!)
     done
