@@ -60,9 +60,10 @@ gboolean
 gst_cuda_video_filter_gpu_open (GstCudaVideoFilterGpu * gpu,
     GstElement * element, gint device_id, GError ** error)
 {
+  /* the reason configure found (meson.build) */
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "This build of the plugin has no CUDA support (it was built without "
-      "the CUDA toolkit).");
+      "This build of the plugin has no CUDA support: %s.",
+      CUCONV_NO_CUDA_WHY);
   return FALSE;
 }
 

@@ -234,10 +234,14 @@ sample (gint cycle, gboolean print)
   s.rss_kb = (gint64) proc_status_read_kb ("VmRSS");
   s.gpu_kb = gpu_memory_used_kb ();
 
-  if (print)
+  if (print) {
+    gchar gpu[32];
+
     g_print ("after %4d cycles: VmRSS %8" G_GINT64_FORMAT " kB, GPU memory "
-        "in use %8" G_GINT64_FORMAT " kB, %d property sets so far\n", cycle,
-        s.rss_kb, s.gpu_kb, g_atomic_int_get (&n_sets));
+        "in use %s, %d property sets so far\n", cycle, s.rss_kb,
+        gpu_memory_text (s.gpu_kb, gpu, sizeof (gpu)),
+        g_atomic_int_get (&n_sets));
+  }
   return s;
 }
 

@@ -30,4 +30,16 @@ gpu_memory_used_kb (void)
   return -1;
 }
 
+/* kb (gpu_memory_used_kb ()) for a line of output, in buf: "123 kB", or
+ * "none (no CUDA device)" instead of a figure that is none. */
+static inline const gchar *
+gpu_memory_text (gint64 kb, gchar * buf, gsize len)
+{
+  if (kb < 0)
+    g_strlcpy (buf, "none (no CUDA device)", len);
+  else
+    g_snprintf (buf, len, "%8" G_GINT64_FORMAT " kB", kb);
+  return buf;
+}
+
 #endif /* __GPU_MEMORY_H__ */

@@ -123,11 +123,12 @@ report (const gchar * when, gint64 start_us, gint * last_out,
   gint out = g_atomic_int_get (&frames_out);
   gdouble span = (now - *last_us) / 1e6;
   Memory m = { (gint64) proc_status_read_kb ("VmRSS"), gpu_memory_used_kb () };
+  gchar gpu[32];
 
   g_print ("%-5s t=%6.1f s  %7.1f frames/s  in %d  out %d  VmRSS %"
-      G_GINT64_FORMAT " kB  GPU memory in use %" G_GINT64_FORMAT " kB\n",
-      when, (now - start_us) / 1e6, span > 0 ? (out - *last_out) / span : 0.0,
-      in, out, m.rss_kb, m.gpu_kb);
+      G_GINT64_FORMAT " kB  GPU memory in use %s\n", when,
+      (now - start_us) / 1e6, span > 0 ? (out - *last_out) / span : 0.0, in,
+      out, m.rss_kb, gpu_memory_text (m.gpu_kb, gpu, sizeof (gpu)));
   *last_out = out;
   *last_us = now;
   return m;
