@@ -13,6 +13,14 @@
 #include "gstcuconvregions.h"
 #include "gstcuconvvalue.h"
 
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#define ANALYTICS_NOTE ""
+#else
+#define ANALYTICS_NOTE " (this build reads no analytics metadata: it needs " \
+    "GStreamer 1.24 or newer with gstreamer-analytics-1.0 when it is built)"
+#endif
+
 GType
 gst_cuda_convolve_region_get_type (void)
 {
@@ -55,10 +63,11 @@ gst_cuconv_region_props_param_specs (GParamSpec ** specs)
       "whole, with a warning", GST_TYPE_CUDA_CONVOLVE_REGION,
       GST_CUDA_CONVOLVE_REGION_FRAME, live);
   specs[GST_CUCONV_REGION_PROP_ROI_TYPES] = g_param_spec_string ("roi-types",
-      "ROI types", "The roi_type names of the GstVideoRegionOfInterestMeta "
-      "that count as regions, separated by commas (e.g. "
-      "\"face,license-plate\"); empty or NULL = every ROI meta of the "
-      "frame", NULL, lists);
+      "ROI types", "The roi_type names of the GstVideoRegionOfInterestMeta, "
+      "and the labels of the object detections of the "
+      "GstAnalyticsRelationMeta, that count as regions, separated by commas "
+      "(e.g. \"face,license-plate\"); empty or NULL = every one of the "
+      "frame" ANALYTICS_NOTE, NULL, lists);
   specs[GST_CUCONV_REGION_PROP_ROI_MARGIN] = g_param_spec_uint ("roi-margin",
       "ROI margin", "Luma pixels, 0-" G_STRINGIFY
       (GST_CUCONV_REGIONS_MAX_MARGIN) ", by which every ROI meta's "
@@ -74,6 +83,12 @@ gst_cuconv_region_props_param_specs (GParamSpec ** specs)
       "not negative, x and y may be. Clipped to the frame; an empty or "
       "off-frame one is ignored. Default: none. An invalid value is "
       "refused with a warning and the previous one stays", NULL, lists);
+  specs[GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE] =
+      g_param_spec_double ("roi-min-confidence", "ROI minimum confidence",
+      "The confidence (0-1) an object detection of the frame's "
+      "GstAnalyticsRelationMeta needs to count as a region; weaker ones are "
+      "ignored. 0 = every detection. ROI metas and the fixed regions have "
+      "no confidence and always count" ANALYTICS_NOTE, 0.0, 1.0, 0.0, live);
 }
 
 void
@@ -98,6 +113,7 @@ gst_cuconv_region_props_copy (GstCuconvRegionProps * dst,
   gst_cuconv_region_props_clear (dst);
   dst->mode = src->mode;
   dst->margin = src->margin;
+  dst->min_confidence = src->min_confidence;
   /* the string stays behind: frames need the quarks only */
   dst->types = src->types ? g_array_ref (src->types) : NULL;
   dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
@@ -250,6 +266,9 @@ gst_cuconv_region_props_set (GstCuconvRegionProps * props, guint id,
       break;
     case GST_CUCONV_REGION_PROP_REGIONS:
       return parse_rects (value, &props->fixed, why);
+    case GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE:
+      props->min_confidence = g_value_get_double (value);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -273,6 +292,9 @@ gst_cuconv_region_props_get (const GstCuconvRegionProps * props, guint id,
     case GST_CUCONV_REGION_PROP_REGIONS:
       rects_to_value (props->fixed, value);
       break;
+    case GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE:
+      g_value_set_double (value, props->min_confidence);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -290,6 +312,43 @@ type_wanted (const GArray * types, GQuark type)
       return TRUE;
   return FALSE;
 }
+
+#ifdef HAVE_GST_ANALYTICS
+/* The object detections of buf's GstAnalyticsRelationMeta (what
+ * GStreamer's own inference elements attach), as
+ * gst_cuconv_regions_collect () takes ROI metas, after the *n in out;
+ * FALSE when there are more than max. */
+static gboolean
+collect_detections (const GstCuconvRegionProps * props, GstBuffer * buf,
+    gint width, gint height, CuconvRect * out, guint max, guint * n)
+{
+  GstAnalyticsRelationMeta *meta = gst_buffer_get_analytics_relation_meta
+      (buf);
+  gpointer state = NULL;
+  GstAnalyticsODMtd od;
+
+  while (meta && gst_analytics_relation_meta_iterate (meta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    gint x, y, w, h;
+    gfloat confidence;
+    CuconvRect r;
+
+    if (!type_wanted (props->types, gst_analytics_od_mtd_get_obj_type (&od))
+        || !gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h,
+            &confidence))
+      continue;
+    /* a NaN confidence is no confidence */
+    if (!(confidence >= props->min_confidence) || w <= 0 || h <= 0)
+      continue;
+    if (!cuconv_rect_clip (x, y, w, h, props->margin, width, height, &r))
+      continue;
+    if (*n == max)
+      return FALSE;
+    out[(*n)++] = r;
+  }
+  return TRUE;
+}
+#endif
 
 gint
 gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
@@ -319,6 +378,10 @@ gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
       return -1;
     out[n++] = r;
   }
+#ifdef HAVE_GST_ANALYTICS
+  if (buf && !collect_detections (props, buf, width, height, out, max, &n))
+    return -1;
+#endif
 
   for (i = 0; fixed && i < fixed->len; i++) {
     const CuconvRect *f = &g_array_index (fixed, CuconvRect, i);

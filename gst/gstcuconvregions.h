@@ -45,6 +45,7 @@ enum
   GST_CUCONV_REGION_PROP_ROI_TYPES,
   GST_CUCONV_REGION_PROP_ROI_MARGIN,
   GST_CUCONV_REGION_PROP_REGIONS,
+  GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE,
   GST_CUCONV_REGION_N_PROPS
 };
 
@@ -58,6 +59,7 @@ typedef struct
   GArray *types;                /* of GQuark; NULL = every type */
   guint margin;                 /* luma pixels, metas only */
   GArray *fixed;                /* of CuconvRect as given; NULL = none */
+  gdouble min_confidence;       /* analytics detections weaker are ignored */
 } GstCuconvRegionProps;
 
 /* Fills specs[0 .. GST_CUCONV_REGION_N_PROPS - 1]. */
@@ -82,9 +84,12 @@ void gst_cuconv_region_props_get (const GstCuconvRegionProps * props,
 /* The rectangles one frame of width x height is filtered by, clipped to
  * the frame, empty ones dropped, into out (room for max): first every
  * GstVideoRegionOfInterestMeta of buf whose roi_type is in props->types
- * (every one when NULL), grown by props->margin on every side (an empty
- * box stays empty), then the fixed rectangles as they are, never grown.
- * Returns their number, or -1 when there are more than max. */
+ * (every one when NULL), then (GStreamer 1.24 and newer) every
+ * object-detection entry of its GstAnalyticsRelationMeta whose label is in
+ * props->types and whose confidence is at least props->min_confidence,
+ * each grown by props->margin on every side (an empty box stays empty),
+ * then the fixed rectangles as they are, never grown.  Returns their
+ * number, or -1 when there are more than max. */
 gint gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
     GstBuffer * buf, gint width, gint height, CuconvRect * out, guint max);
 

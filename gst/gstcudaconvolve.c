@@ -136,6 +136,7 @@ enum
   PROP_ROI_TYPES,
   PROP_ROI_MARGIN,
   PROP_REGIONS,
+  PROP_ROI_MIN_CONFIDENCE,
   N_PROPERTIES
 };
 
@@ -152,7 +153,8 @@ enum
 #define MAX_CPU_THREADS 256
 
 static GParamSpec *properties[N_PROPERTIES];
-G_STATIC_ASSERT (PROP_REGIONS - PROP_REGION == GST_CUCONV_REGION_PROP_REGIONS &&
+G_STATIC_ASSERT (PROP_ROI_MIN_CONFIDENCE - PROP_REGION ==
+    GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE &&
     N_PROPERTIES - PROP_REGION == GST_CUCONV_REGION_N_PROPS);
 G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL == GST_CUCONV_TEMPORAL_N_PROPS);
 
@@ -536,6 +538,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
+    case PROP_ROI_MIN_CONFIDENCE:
       valid = gst_cuconv_region_props_set (&self->region_props,
           prop_id - PROP_REGION, value, &why);
       break;
@@ -610,6 +613,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_ROI_TYPES:
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
+    case PROP_ROI_MIN_CONFIDENCE:
       gst_cuconv_region_props_get (&self->region_props, prop_id - PROP_REGION,
           value);
       break;

@@ -24,6 +24,9 @@
 
 #include "cuconv.h"
 #include "frame-check.h"
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 /* The element's limits, as its blurbs state them. */
 #define MAX_FIXED 1024
@@ -520,6 +523,114 @@ GST_START_TEST (test_roi_types)
 }
 
 GST_END_TEST;
+
+#ifdef HAVE_GST_ANALYTICS
+/* Object detections of a GstAnalyticsRelationMeta (what GStreamer's own
+ * inference elements attach) are regions beside the ROI metas: roi-types
+ * matches their labels, roi-min-confidence drops the weaker ones,
+ * roi-margin grows them, boxes off the frame are clipped; other kinds of
+ * analytics entries (a classification) are not regions. */
+GST_START_TEST (test_analytics_detections)
+{
+  static const struct
+  {
+    const gchar *args;
+    gboolean face, plate, weak;
+  } cases[] = {
+    {"roi-min-confidence=0", TRUE, TRUE, TRUE},
+    {"roi-min-confidence=0.5", TRUE, TRUE, FALSE},
+    {"roi-min-confidence=0.95", FALSE, TRUE, FALSE},
+    {"roi-types=face roi-min-confidence=0", TRUE, FALSE, TRUE},
+    {"roi-types=license-plate roi-min-confidence=0.5", FALSE, TRUE, FALSE},
+    {"roi-types=dog", FALSE, FALSE, FALSE},
+  };
+  /* the plate runs past the right edge, the weak face's box starts above
+   * the frame */
+  const Box face = { 4, 6, 10, 9 }, plate = { 33, 3, 20, 15 };
+  const Box weak = { 15, -4, 6, 12 }, roi = { 2, 20, 5, 5 };
+  GRand *rand = g_rand_new_with_seed (110);
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h;
+  guint c, m;
+
+  frame_check_info_init (&info, "NV12", 41, 27);
+  h = harness_new (&e, &info);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    for (m = MODE_ROI; m <= MODE_OUTSIDE; m++) {
+      GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+      GstAnalyticsRelationMeta *meta = gst_buffer_add_analytics_relation_meta
+          (in);
+      GstAnalyticsODMtd od;
+      GstAnalyticsClsMtd cls;
+      const gfloat conf[] = { 0.9f };
+      const GQuark face_q = g_quark_from_static_string ("face");
+      Box boxes[5], clipped[5];
+      guint n = 0, k = 0, i;
+
+      fail_unless (gst_analytics_relation_meta_add_od_mtd (meta, face_q,
+              face.x, face.y, face.w, face.h, 0.9f, &od));
+      fail_unless (gst_analytics_relation_meta_add_od_mtd (meta,
+              g_quark_from_static_string ("license-plate"), plate.x, plate.y,
+              plate.w, plate.h, 0.99f, &od));
+      fail_unless (gst_analytics_relation_meta_add_od_mtd (meta, face_q,
+              weak.x, weak.y, weak.w, weak.h, 0.2f, &od));
+      fail_unless (gst_analytics_relation_meta_add_cls_mtd (meta, 1, conf,
+              &face_q, &cls));
+      /* an ROI meta of another type counts whatever the confidence */
+      add_roi (in, "sign", roi.x, roi.y, roi.w, roi.h);
+
+      if (cases[c].face)
+        boxes[n++] = face;
+      if (cases[c].plate)
+        boxes[n++] = plate;
+      if (cases[c].weak)
+        boxes[n++] = weak;
+      if (!strstr (cases[c].args, "roi-types"))
+        boxes[n++] = roi;
+      for (i = 0; i < n; i++)
+        if (box_clip (&boxes[i], 0, GST_VIDEO_INFO_WIDTH (&info),
+                GST_VIDEO_INFO_HEIGHT (&info), &clipped[k]))
+          k++;
+      reset_filter (e);
+      frame_check_set_args (e, "radius=3");
+      frame_check_set_args (e, cases[c].args);
+      gst_util_set_object_arg (G_OBJECT (e), "region", mode_nicks[m]);
+      if (k == 0 && m == MODE_ROI) {
+        GstBuffer *out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+
+        fail_unless (out == in, "%s: not passed through", cases[c].args);
+        gst_buffer_unref (out);
+      } else {
+        push_and_check_regions (h, e, &info, in, clipped, k, cases[c].args);
+      }
+      gst_buffer_unref (in);
+    }
+  }
+  /* grown by roi-margin */
+  {
+    GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+    GstAnalyticsRelationMeta *meta = gst_buffer_add_analytics_relation_meta
+        (in);
+    GstAnalyticsODMtd od;
+    Box grown;
+
+    fail_unless (gst_analytics_relation_meta_add_od_mtd (meta,
+            g_quark_from_static_string ("face"), face.x, face.y, face.w,
+            face.h, 0.9f, &od));
+    reset_filter (e);
+    frame_check_set_args (e, "radius=3 region=roi roi-margin=3");
+    fail_unless (box_clip (&face, 3, GST_VIDEO_INFO_WIDTH (&info),
+            GST_VIDEO_INFO_HEIGHT (&info), &grown));
+    push_and_check_regions (h, e, &info, in, &grown, 1, "roi-margin=3");
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+#endif
 
 /* roi-margin grows the metas' boxes (clipped at the edges), never the
  * fixed regions; both together. */
@@ -1085,6 +1196,9 @@ regions_suite (void)
   tcase_add_test (tc, test_region_properties);
   tcase_add_test (tc, test_regions_match_composition);
   tcase_add_test (tc, test_roi_types);
+#ifdef HAVE_GST_ANALYTICS
+  tcase_add_test (tc, test_analytics_detections);
+#endif
   tcase_add_test (tc, test_roi_margin_and_fixed);
   tcase_add_test (tc, test_roi_without_regions);
   tcase_add_test (tc, test_many_rectangles);

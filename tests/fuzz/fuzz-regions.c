@@ -5,11 +5,22 @@
  * more properties, as fuzz_set_property () makes them), then frames, each
  * with up to 15 GstVideoRegionOfInterestMeta of a type from a short list
  * or made up, and boxes anywhere (inside the frame, or any 32-bit
- * values), or now and then more metas than a frame may have regions.
+ * values), or now and then more metas than a frame may have regions; on
+ * GStreamer 1.24 and newer as many object detections of a
+ * GstAnalyticsRelationMeta too, with any confidence (NaN included).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
 #include "fuzz-common.h"
+#ifdef HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
@@ -55,6 +66,21 @@ fuzz_roi_metas (FuzzInput * in, GstBuffer * buf)
     w = fuzz_coord (in);
     h = fuzz_coord (in);
     gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+#ifdef HAVE_GST_ANALYTICS
+    if (fuzz_u8 (in) & 1) {
+      GstAnalyticsRelationMeta *meta =
+          gst_buffer_get_analytics_relation_meta (buf);
+      GstAnalyticsODMtd od;
+      guint8 c = fuzz_u8 (in);
+
+      if (!meta)
+        meta = gst_buffer_add_analytics_relation_meta (buf);
+      /* the box signed, as detections give them */
+      gst_analytics_relation_meta_add_od_mtd (meta,
+          g_quark_from_string (type), (gint) x, (gint) y, (gint) w, (gint) h,
+          c == 255 ? NAN : c / 254.0f, &od);
+    }
+#endif
     g_free (made);
   }
 }
