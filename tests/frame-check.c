@@ -8,6 +8,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "frame-check.h"
+#include "proc-status.h"
 
 void
 frame_check_info_init (GstVideoInfo * info, const gchar * format, gint w,
@@ -426,6 +427,15 @@ frame_check_region_pixels (const GstVideoInfo * info, GstBuffer * a, GstBuffer *
   gst_video_frame_unmap (&fb);
   gst_video_frame_unmap (&fa);
   return differ;
+}
+
+guint64
+frame_check_proc_kb (const gchar * field)
+{
+  const guint64 kb = proc_status_read_kb (field);
+
+  fail_unless (kb > 0, "no %s in /proc/self/status", field);
+  return kb;
 }
 
 void

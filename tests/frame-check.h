@@ -74,6 +74,10 @@ guint64 frame_check_region_pixels (const GstVideoInfo * info,
     GstBuffer * a, GstBuffer * b, gint mode, const FrameCheckBox * boxes, guint n, gboolean filtered,
     gboolean copy, gchar * first, gsize first_len);
 
+/* A kB field ("VmRSS", "VmHWM", "VmPeak") of /proc/self/status; fails the
+ * test when it cannot be read. */
+guint64 frame_check_proc_kb (const gchar * field);
+
 /* Sets the properties in args, "name=value" separated by spaces, from
  * strings as gst-launch-1.0 does. */
 void frame_check_set_args (GstElement * e, const gchar * args);

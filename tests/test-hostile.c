@@ -52,16 +52,6 @@ conv_new (const gchar * args)
   return e;
 }
 
-/* A kB field ("VmHWM", "VmPeak") of /proc/self/status. */
-static guint64
-proc_status_kb (const gchar * field)
-{
-  const guint64 kb = proc_status_read_kb (field);
-
-  fail_unless (kb > 0, "no %s in /proc/self/status", field);
-  return kb;
-}
-
 /* ------------------------------------------------------------------ */
 /* Buffers that do not hold a frame.
  *
@@ -383,11 +373,11 @@ GST_START_TEST (test_huge_caps_tiny_buffer)
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   buf = gst_buffer_new_allocate (NULL, 4096, NULL);
   frame_check_fill_random (buf, rand);
-  hwm0 = proc_status_kb ("VmHWM");
-  peak0 = proc_status_kb ("VmPeak");
+  hwm0 = frame_check_proc_kb ("VmHWM");
+  peak0 = frame_check_proc_kb ("VmPeak");
   harness_push_short (h, buf, "4 KiB in 65535x65535");
-  hwm1 = proc_status_kb ("VmHWM");
-  peak1 = proc_status_kb ("VmPeak");
+  hwm1 = frame_check_proc_kb ("VmHWM");
+  peak1 = frame_check_proc_kb ("VmPeak");
   g_print ("huge caps: VmHWM %+" G_GINT64_FORMAT " kB, VmPeak %+"
       G_GINT64_FORMAT " kB\n", (gint64) (hwm1 - hwm0),
       (gint64) (peak1 - peak0));

@@ -72,16 +72,6 @@ conv_desc (const gchar * args)
   return g_strdup_printf ("cudaconvolve backend=%s %s", backend, args);
 }
 
-/* A kB field ("VmRSS", "VmHWM", "VmPeak") of /proc/self/status. */
-static guint64
-proc_status_kb (const gchar * field)
-{
-  const guint64 kb = proc_status_read_kb (field);
-
-  fail_unless (kb > 0, "no %s in /proc/self/status", field);
-  return kb;
-}
-
 /* ------------------------------------------------------------------ */
 /* The checker: pad probes around one cudaconvolve that pair each output
  * buffer with the input it came from (frames leave in the order they
@@ -816,10 +806,10 @@ GST_START_TEST (test_state_cycles_memory)
   /* the GPU figure first: its first query starts the CUDA runtime in this
    * process, tens of MB that are no cycle's */
   gpu0 = gpu_used_bytes ();
-  rss0 = proc_status_kb ("VmRSS");
+  rss0 = frame_check_proc_kb ("VmRSS");
   for (i = 0; i < cycles; i++)
     cycle_once (p, bus);
-  rss1 = proc_status_kb ("VmRSS");
+  rss1 = frame_check_proc_kb ("VmRSS");
   gpu1 = gpu_used_bytes ();
   GST_INFO ("RSS %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " kB over %u "
       "cycles; GPU %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT " bytes",

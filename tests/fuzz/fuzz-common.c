@@ -242,7 +242,8 @@ fuzz_set_property (FuzzInput * in, GstElement * e)
 }
 
 GstHarness *
-fuzz_harness_new (GstElement ** e)
+fuzz_harness_new (FuzzInput * in, guint max_w, guint max_h, GstElement ** e,
+    GstVideoInfo * info)
 {
   const gchar *backend = g_getenv ("CUCONV_FUZZ_BACKEND");
   const gchar *memory = g_getenv ("CUCONV_FUZZ_MEMORY");
@@ -267,6 +268,8 @@ fuzz_harness_new (GstElement ** e)
   bus = gst_bus_new ();
   gst_element_set_bus (*e, bus);
   gst_object_unref (bus);
+  fuzz_video_info (in, info, max_w, max_h);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
   return h;
 }
 
@@ -294,8 +297,8 @@ fuzz_push (GstHarness * h, GstBuffer * buf)
     gst_buffer_unref (out);
 }
 
-void
-fuzz_init (void)
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   GstElementFactory *factory;
 
@@ -310,4 +313,5 @@ fuzz_init (void)
     exit (2);
   }
   gst_object_unref (factory);
+  return 0;
 }

@@ -54,18 +54,24 @@ GstBuffer *fuzz_frame (FuzzInput * in, const GstVideoInfo * info);
  * arrays), brought into the property's range as GObject requires. */
 void fuzz_set_property (FuzzInput * in, GstElement * e);
 
-/* A harness around a new cudaconvolve, on the backend of
+/* A harness around a new cudaconvolve, *e, on the backend of
  * CUCONV_FUZZ_BACKEND (cpu unless set), with a bus of its own that
- * fuzz_harness_free () empties: messages never reach stderr. */
-GstHarness *fuzz_harness_new (GstElement ** e);
+ * fuzz_harness_free () empties (messages never reach stderr), its caps
+ * from the input (fuzz_video_info () up to max_w x max_h, in *info). */
+GstHarness *fuzz_harness_new (FuzzInput * in, guint max_w, guint max_h,
+    GstElement ** e, GstVideoInfo * info);
 void fuzz_harness_free (GstHarness * h, GstElement * e);
 
 /* Pushes buf and takes whatever came out. */
 void fuzz_push (GstHarness * h, GstBuffer * buf);
 
-/* Once, before the first input: GStreamer with this build's plugin (from
+/* libFuzzer's, once before the first input (fuzz-common.c has it for
+ * every fuzzer): GStreamer with this build's plugin (from
  * GST_PLUGIN_PATH), the registry in-process, criticals fatal. */
-void fuzz_init (void);
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+
+/* Each fuzzer's: one input. */
+int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
 
 G_END_DECLS
 #endif /* __FUZZ_COMMON_H__ */

@@ -14,15 +14,6 @@
 
 #include "fuzz-common.h"
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  fuzz_init ();
-  return 0;
-}
 
 static const gchar *const settings[] = {
   "radius=0", "radius=2", "kernel=box radius=3 border=wrap",
@@ -145,12 +136,10 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   FuzzInput in = { data, size };
   GstVideoInfo info;
   GstElement *e;
-  GstHarness *h = fuzz_harness_new (&e);
+  GstHarness *h = fuzz_harness_new (&in, 70, 70, &e, &info);
   guint steps = 0;
 
-  fuzz_video_info (&in, &info, 70, 70);
   fuzz_set_args (e, settings[fuzz_below (&in, G_N_ELEMENTS (settings))]);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   while (fuzz_more (&in) && steps++ < 16) {
     GstBuffer *buf = fuzz_memories (&in, fuzz_near (&in, info.size));
 

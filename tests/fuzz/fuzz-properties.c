@@ -10,15 +10,6 @@
  */
 #include "fuzz-common.h"
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  fuzz_init ();
-  return 0;
-}
 
 /* Events a stream sees besides frames. */
 static void
@@ -55,11 +46,9 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   FuzzInput in = { data, size };
   GstVideoInfo info;
   GstElement *e;
-  GstHarness *h = fuzz_harness_new (&e);
+  GstHarness *h = fuzz_harness_new (&in, 48, 32, &e, &info);
   guint steps = 0;
 
-  fuzz_video_info (&in, &info, 48, 32);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   while (fuzz_more (&in) && steps++ < 64) {
     switch (fuzz_below (&in, 8)) {
       case 0:

@@ -22,15 +22,6 @@
 #include <gst/analytics/analytics.h>
 #endif
 
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
-
-int
-LLVMFuzzerInitialize (int *argc, char ***argv)
-{
-  fuzz_init ();
-  return 0;
-}
 
 static const gchar *const types[] = { "face", "license-plate", "person",
   "", "face,person"
@@ -91,11 +82,9 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   FuzzInput in = { data, size };
   GstVideoInfo info;
   GstElement *e;
-  GstHarness *h = fuzz_harness_new (&e);
+  GstHarness *h = fuzz_harness_new (&in, 64, 48, &e, &info);
   guint steps = 0;
 
-  fuzz_video_info (&in, &info, 64, 48);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   g_object_set (e, "region", 1 + fuzz_below (&in, 2), NULL);
   if (fuzz_u8 (&in) & 1) {
     gchar *str = fuzz_string (&in, 32);

@@ -13,10 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <glib.h>
-
-int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const guint8 * data, gsize size);
+#include "fuzz-common.h"
 
 static gint
 compare_names (gconstpointer a, gconstpointer b)
