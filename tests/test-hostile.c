@@ -643,24 +643,52 @@ GST_END_TEST;
 #define FILTER_W 37
 #define FILTER_H 23
 
-/* What e makes of a random GRAY8 FILTER_W x FILTER_H frame (seed), and
- * that frame in *input when asked. */
+/* A harness around "cudaconvolve args" for GRAY8 FILTER_W x FILTER_H
+ * frames, the element in *e and with a bus of its own in *bus when
+ * asked. */
+static GstHarness *
+filter_harness (const gchar * args, GstElement ** e, GstBus ** bus)
+{
+  GstElement *conv = conv_new (args);
+  GstVideoInfo info;
+  GstHarness *h;
+
+  if (bus) {
+    *bus = gst_bus_new ();
+    gst_element_set_bus (conv, *bus);
+  }
+  h = gst_harness_new_with_element (conv, "sink", "src");
+  frame_check_info_init (&info, "GRAY8", FILTER_W, FILTER_H);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  if (e)
+    *e = conv;
+  gst_object_unref (conv);
+  return h;
+}
+
+static void
+filter_harness_free (GstHarness * h, GstBus * bus)
+{
+  gst_harness_teardown (h);
+  if (bus)
+    gst_object_unref (bus);
+}
+
+/* What h's element makes of the random frame of seed, and that frame in
+ * *input when asked. */
 static GstBuffer *
-filter_once (GstElement * e, guint seed, GstBuffer ** input)
+filter_frame (GstHarness * h, guint seed, GstBuffer ** input)
 {
   GRand *rand = g_rand_new_with_seed (seed);
-  GstHarness *hn = gst_harness_new_with_element (e, "sink", "src");
-  GstVideoInfo info;
-  GstBuffer *in, *out;
+  GstBuffer *in = gst_buffer_new_allocate (NULL,
+      GST_ROUND_UP_4 (FILTER_W) * FILTER_H, NULL);
+  GstBuffer *out;
 
-  frame_check_info_init (&info, "GRAY8", FILTER_W, FILTER_H);
-  gst_harness_set_src_caps (hn, gst_video_info_to_caps (&info));
-  in = gst_buffer_new_allocate (NULL, info.size, NULL);
   frame_check_fill_random (in, rand);
-  fail_unless_equals_int (gst_harness_push (hn, gst_buffer_ref (in)),
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
-  out = gst_harness_pull (hn);
-  gst_harness_teardown (hn);
+  out = gst_harness_try_pull (h);
+  fail_unless (out != NULL, "no output");
   if (input)
     *input = in;
   else
@@ -673,10 +701,10 @@ filter_once (GstElement * e, guint seed, GstBuffer ** input)
 static GstBuffer *
 filter_args (const gchar * args, guint seed, GstBuffer ** input)
 {
-  GstElement *e = conv_new (args);
-  GstBuffer *out = filter_once (e, seed, input);
+  GstHarness *h = filter_harness (args, NULL, NULL);
+  GstBuffer *out = filter_frame (h, seed, input);
 
-  gst_object_unref (e);
+  filter_harness_free (h, NULL);
   return out;
 }
 
@@ -793,21 +821,20 @@ GST_START_TEST (test_custom_taps_range)
     {"kernel-x", "<2e6, 0, 1>"},
     {"matrix", "<<1e39, -1e39, 1>, <0, 0, 0>, <0, 0, 0>>"},
   };
-  GstElement *e = conv_new ("kernel=custom kernel-x=<1,2,1>");
-  GstBus *bus = gst_bus_new ();
+  GstElement *e;
+  GstBus *bus;
+  GstHarness *h = filter_harness ("kernel=custom kernel-x=<1,2,1>", &e,
+      &bus);
   GstBuffer *before, *after;
   guint i;
 
-  gst_element_set_bus (e, bus);
-  before = filter_once (e, 32, NULL);
+  before = filter_frame (h, 32, NULL);
   for (i = 0; i < G_N_ELEMENTS (refused); i++)
     fail_unless_equals_int (set_counting_refusals (e, bus, refused[i][0],
             refused[i][1]), 1);
-  after = filter_once (e, 32, NULL);
+  after = filter_frame (h, 32, NULL);
   assert_same_frame (after, before, "a refused kernel");
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  filter_harness_free (h, bus);
 
   assert_same_output ("kernel=custom kernel-x=<1,-1,1e-40>",
       "kernel=custom kernel-x=<1,-1,1e-40> normalize=false");
@@ -824,19 +851,17 @@ GST_END_TEST;
  * passes the frame through. */
 GST_START_TEST (test_empty_matrix)
 {
-  GstElement *e = conv_new ("kernel=custom");
-  GstBus *bus = gst_bus_new ();
+  GstElement *e;
+  GstBus *bus;
+  GstHarness *h = filter_harness ("kernel=custom", &e, &bus);
   GstBuffer *in, *out;
 
-  gst_element_set_bus (e, bus);
   fail_unless_equals_int (set_counting_refusals (e, bus, "matrix", "<>"), 0);
   fail_unless_equals_int (set_counting_refusals (e, bus, "kernel-x", "<>"),
       0);
-  out = filter_once (e, 33, &in);
+  out = filter_frame (h, 33, &in);
   assert_same_frame (out, in, "custom without a kernel");
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  filter_harness_free (h, bus);
 }
 
 GST_END_TEST;
