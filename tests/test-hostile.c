@@ -666,12 +666,15 @@ filter_harness (const gchar * args, GstElement ** e, GstBus ** bus)
   return h;
 }
 
+/* The bus let go first: its messages hold the element, which holds it. */
 static void
 filter_harness_free (GstHarness * h, GstBus * bus)
 {
-  gst_harness_teardown (h);
-  if (bus)
+  if (bus) {
+    gst_element_set_bus (h->element, NULL);
     gst_object_unref (bus);
+  }
+  gst_harness_teardown (h);
 }
 
 /* What h's element makes of the random frame of seed, and that frame in
