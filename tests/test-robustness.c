@@ -1225,6 +1225,11 @@ GST_START_TEST (test_missing_device_cuda)
   if (device_count () > 0)
     fail_unless (strstr (err->message, "device 99") != NULL, "%s",
         err->message);
+#ifndef HAVE_CUDA
+  /* a build without the engine says why configure left it out */
+  fail_unless (strstr (err->message, "no CUDA support: " CUCONV_NO_CUDA_WHY),
+      "%s", err->message);
+#endif
   g_error_free (err);
   g_free (debug);
   gst_message_unref (msg);
