@@ -461,6 +461,7 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
 
 #define FIXED_MAX_RADIUS 8
 
+#if HAVE_FIXED
 /* Taps that fit: each in 0..0.99, summing to 1 at most, so that no sum
  * leaves 16 bits. */
 static int
@@ -478,6 +479,7 @@ taps_fixed (const CuconvTaps * t)
   }
   return sum <= 1.0 + 1e-6;
 }
+#endif
 
 static int
 plane_fixed (const Plane * pl)

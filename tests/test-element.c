@@ -631,8 +631,8 @@ GST_START_TEST (test_caps)
     "video/x-raw,format=I420_10BE,width=16,height=16,framerate=30/1",
     "video/x-raw,format=P010_10BE,width=16,height=16,framerate=30/1",
 #ifndef HAVE_CUDA
-    "video/x-raw(memory:CUDAMemory),format=NV12,width=16,height=16,"
-        "framerate=30/1",
+    ("video/x-raw(memory:CUDAMemory),format=NV12,width=16,height=16,"
+        "framerate=30/1"),
 #endif
     "image/jpeg,width=16,height=16,framerate=30/1",
     "video/x-raw,format=NV12,width=0,height=16,framerate=30/1",
