@@ -232,9 +232,11 @@ fuzz_set_property (FuzzInput * in, GstElement * e)
   } else {
     made = fuzz_typed_value (in, &v, pspec);
   }
+  /* GObject refuses a value out of its range itself (a critical in newer
+   * GLib), a NaN too: that is GObject's check, not the element's */
+  if (made && G_VALUE_HOLDS_DOUBLE (&v) && isnan (g_value_get_double (&v)))
+    made = FALSE;
   if (made) {
-    /* out of its range GObject refuses a value itself (a critical in
-     * newer GLib): that is GObject's check, not the element's */
     g_param_value_validate (pspec, &v);
     g_object_set_property (G_OBJECT (e), pspec->name, &v);
   }
