@@ -29,9 +29,11 @@
  * the previous one stays in effect.
  *
  * #GstCudaConvolve:region=roi filters only inside rectangles, outside-roi
- * everywhere else: the frame's #GstVideoRegionOfInterestMeta (of
- * #GstCudaConvolve:roi-types, grown by #GstCudaConvolve:roi-margin) and
- * the fixed #GstCudaConvolve:regions.  There the output is the whole-frame
+ * everywhere else: the frame's #GstVideoRegionOfInterestMeta and, from
+ * GStreamer 1.24, the object detections of its GstAnalyticsRelationMeta
+ * (of #GstCudaConvolve:roi-types, at least
+ * #GstCudaConvolve:roi-min-confidence, grown by
+ * #GstCudaConvolve:roi-margin), and the fixed #GstCudaConvolve:regions.  There the output is the whole-frame
  * filter's, elsewhere the input; with roi, a frame without any passes
  * through.  Beyond 4096 rectangles a frame is filtered whole (a warning).
  *
