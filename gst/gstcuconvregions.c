@@ -337,10 +337,10 @@ collect_detections (const GstCuconvRegionProps * props, GstBuffer * buf,
         || !gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h,
             &confidence))
       continue;
-    /* a NaN confidence is no confidence */
-    if (!(confidence >= props->min_confidence) || w <= 0 || h <= 0)
-      continue;
-    if (!cuconv_rect_clip (x, y, w, h, props->margin, width, height, &r))
+    /* a NaN confidence is no confidence; an empty box is dropped by the
+     * clip, whatever the margin */
+    if (!(confidence >= props->min_confidence) ||
+        !cuconv_rect_clip (x, y, w, h, props->margin, width, height, &r))
       continue;
     if (*n == max)
       return FALSE;

@@ -44,9 +44,9 @@ gst_cuconv_temporal_param_specs (GParamSpec ** specs)
   specs[GST_CUCONV_TEMPORAL_PROP_THRESHOLD] =
       g_param_spec_double ("temporal-threshold", "Temporal threshold",
       "Temporal denoise: the difference between a sample and the previous "
-      "denoised frame, in 8-bit levels (0-255; times 4 in 10-bit, 256 in 16-bit "
-      "samples), from which it counts as motion and takes the input as it "
-      "is; below it the blend grows smoothly to full strength at 0. Set it "
+      "denoised frame, in 8-bit levels (0-255; times 4 in 10-bit, 256 in "
+      "16-bit samples), from which it counts as motion and takes the input "
+      "as it is; below it the blend grows smoothly to full strength at 0. Set it "
       "above the noise (2 to 3 times its standard deviation). A change while "
       "playing applies from the next frame and keeps the state. 0 = no "
       "blending (the denoise is off)", 0.0,

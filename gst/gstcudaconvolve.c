@@ -33,17 +33,18 @@
  * GStreamer 1.24, the object detections of its GstAnalyticsRelationMeta
  * (of #GstCudaConvolve:roi-types, at least
  * #GstCudaConvolve:roi-min-confidence, grown by
- * #GstCudaConvolve:roi-margin), and the fixed #GstCudaConvolve:regions.  There the output is the whole-frame
- * filter's, elsewhere the input; with roi, a frame without any passes
- * through.  Beyond 4096 rectangles a frame is filtered whole (a warning).
+ * #GstCudaConvolve:roi-margin), and the fixed #GstCudaConvolve:regions.
+ * There the output is the whole-frame filter's, elsewhere the input; with
+ * roi, a frame without any passes through.  Beyond 4096 rectangles a frame
+ * is filtered whole (a warning).
  *
  * #GstCudaConvolve:temporal denoises over time first: each sample is
  * blended with the previous denoised frame (before the kernel) unless it
  * changed by #GstCudaConvolve:temporal-threshold or more (motion), then
- * the kernel filters the result.  It adds no latency, keeps one denoised frame (on
- * the GPU, or in host memory on the CPU), covers the whole frame whatever
- * the region, and starts afresh on caps changes, flushes, seeks, gaps,
- * discontinuities and backend switches.
+ * the kernel filters the result.  It adds no latency, keeps one denoised
+ * frame (on the GPU, or in host memory on the CPU), covers the whole frame
+ * whatever the region, and starts afresh on caps changes, flushes, seeks,
+ * gaps, discontinuities and backend switches.
  *
  * The plumbing is #GstCudaVideoFilter's: the backend choice
  * (#GstCudaVideoFilter:backend, and the read-only
@@ -328,7 +329,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "laplacian take radius 0 and sigma 0 as radius 1; bilateral cuts it "
       "to 16. Not used by custom. "
       "gaussian, box, sharpen and bilateral with radius, sigma and sigma-y 0 "
-      "pass buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS, live);
+      "pass buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS,
+      live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-256, for "
       "gaussian, sharpen, bilateral (its spatial weights), and sobel and laplacian above radius 1; "
@@ -368,9 +370,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "kernel=custom, separable: the horizontal taps, left to right, an odd "
       "number (1-129) of numbers within +-1000000 centred on the output "
       "pixel, e.g. \"<1, 2, 1>\". Empty (<>) = not set: no horizontal "
-      "filtering. "
-      "Ignored while matrix is set. An invalid value is refused with a "
-      "warning and the previous one stays", custom);
+      "filtering. Ignored while matrix is set. An invalid value is refused "
+      "with a warning and the previous one stays", custom);
   properties[PROP_KERNEL_Y] =
       gst_cuconv_kernel_props_param_spec ("kernel-y", "Kernel Y",
       "kernel=custom, separable: the vertical taps, top to bottom, as "
@@ -379,9 +380,10 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       gst_cuconv_kernel_props_param_spec ("matrix", "Matrix",
       "kernel=custom, 2-D: rows top to bottom of numbers left to right, "
       "square with an odd side (1-31), values within +-1000000, centred on "
-      "the output pixel and not flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, <0, -1, 0>>\". Used instead "
-      "of kernel-x/kernel-y when set; empty (<>) = not set. An invalid value "
-      "is refused with a warning and the previous one stays", custom);
+      "the output pixel and not flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, "
+      "<0, -1, 0>>\". Used instead of kernel-x/kernel-y when set; empty (<>) "
+      "= not set. An invalid value is refused with a warning and the "
+      "previous one stays", custom);
   properties[PROP_NORMALIZE] = g_param_spec_boolean ("normalize",
       "Normalize", "kernel=custom: divide kernel-x, kernel-y and matrix each "
       "by the sum of its values, so that flat areas keep their brightness; "

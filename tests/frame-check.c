@@ -63,7 +63,7 @@ frame_check_buffer_random (const GstVideoInfo * info, GRand * rand,
     size = offset[p] + (gsize) stride[p] * rows + 5;
   }
   /* the memory one byte into its allocation: every plane at an odd
-   * address, or an address one past the sample size's */
+   * address */
   buf = gst_buffer_new_allocate (NULL, size + 1, NULL);
   frame_check_fill_random (buf, rand);
   mem = gst_memory_share (gst_buffer_peek_memory (buf, 0), 1, size);
