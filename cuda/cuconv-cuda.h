@@ -57,20 +57,23 @@ int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
 
 /* Enqueues a whole frame whose src and dst planes are page-locked host
  * memory of the current context: each plane uploaded in one copy,
- * filtered as cuconv_filter_device () does and downloaded in one copy,
- * the first plane (luma) ahead of the others so that its download
- * overlaps their filtering; stream (a cudaStream_t of the context) is made
- * to wait for all of it.  Returns at once: src must stay unchanged and dst
- * unread until stream has reached that point.  The frame does not wait
- * for the work already on stream (which holds the previous frame's end):
- * src must be written when the call is made, and nothing else may use
- * dst until then.  Frames alternate between two sets of device buffers,
- * so that one frame's upload overlaps the previous one's download.
- * Pageable planes give the same result, with copies that do not
- * overlap.  Returns 0, or non-zero with st filled, all that was
- * enqueued then finished. */
+ * filtered as cuconv_filter_device () does (with regions that filter less
+ * than the whole frame: as cuconv_region_filter_device () does with rf)
+ * and downloaded in one copy, the first plane (luma) ahead of the others
+ * when the whole frame is filtered, so that its download overlaps their
+ * filtering; stream (a cudaStream_t of the context) is made to wait for
+ * all of it.  Returns at once: src must stay unchanged and dst unread
+ * until stream has reached that point.  The frame does not wait for the
+ * work already on stream (which holds the previous frame's end): src must
+ * be written when the call is made, and nothing else may use dst until
+ * then.  Frames alternate between two sets of device buffers, so that one
+ * frame's upload overlaps the previous one's download.  Pageable planes
+ * give the same result, with copies that do not overlap.  Returns 0, or
+ * non-zero with st filled, all that was enqueued then finished. */
+typedef struct _CuconvRegionFilter CuconvRegionFilter;
 int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st);
+    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st);
 
 /* Filters planes whose src and dst are device pointers of the current
  * context, asynchronously on stream (a cudaStream_t of that context).
@@ -121,8 +124,6 @@ int cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
  * the source back inside the rectangles.  The work lists and the scratch
  * (the wide paths' intermediates too) are kept across frames in the
  * current context and only grow: the engine of a stream of frames. */
-typedef struct _CuconvRegionFilter CuconvRegionFilter;
-
 CuconvRegionFilter *cuconv_region_filter_new (CuconvStatus * st);
 void cuconv_region_filter_free (CuconvRegionFilter * rf);
 

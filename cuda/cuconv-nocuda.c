@@ -43,7 +43,8 @@ cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
 
 int
 cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st)
+    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
   no_cuda (st);
   return -1;

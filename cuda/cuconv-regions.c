@@ -172,8 +172,7 @@ cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
   int ret;
 
   /* nothing to filter: the restore alone gives the input */
-  if (regions && regions->mode == CUCONV_REGION_INSIDE &&
-      (regions->n_rects <= 0 || !regions->rects)) {
+  if (cuconv_regions_filter_nothing (regions)) {
     cuconv_regions_restore (planes, n_planes, regions);
     return 0;
   }

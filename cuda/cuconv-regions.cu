@@ -1306,22 +1306,16 @@ cuconv_region_filter_device (CuconvRegionFilter * rf,
   const cudaStream_t s = (cudaStream_t) stream;
   CuconvRegions reg;
 
-  if (!rf && (!regions || regions->mode == CUCONV_REGION_FRAME))
-    return cuconv_filter_device (planes, n_planes, f, stream, st);
-  if (!regions || regions->mode == CUCONV_REGION_FRAME)
-    return filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide, s,
-        st);
+  if (cuconv_regions_whole_frame (regions))
+    return rf ? filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
+        s, st) : cuconv_filter_device (planes, n_planes, f, stream, st);
   if (!rf || n_planes < 1 || n_planes > REGION_MAX_PLANES)
     return fail (st, "the region filter takes 1 to 4 planes",
         cudaErrorInvalidValue);
   reg = *regions;
   if (!reg.rects || reg.n_rects < 0)
     reg.n_rects = 0;
-  if (reg.mode == CUCONV_REGION_OUTSIDE) {
-    if (reg.n_rects == 0)
-      return filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
-          s, st);
+  if (reg.mode == CUCONV_REGION_OUTSIDE)
     return filter_outside (rf, planes, n_planes, *f, reg, s, st);
-  }
   return filter_inside (rf, planes, n_planes, *f, reg, s, st);
 }

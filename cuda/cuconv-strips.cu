@@ -476,10 +476,11 @@ copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
  * would start no upload before the previous frame is done. */
 static int
 enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, cudaStream_t stream,
-    CuconvStatus * st)
+    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+    const CuconvRegions * regions, cudaStream_t stream, CuconvStatus * st)
 {
-  const int n_groups = n_planes > 1 ? 2 : 1;
+  /* regions: one group, one work list for the region filter */
+  const int n_groups = n_planes > 1 && !regions ? 2 : 1;
   int first[CUCONV_GROUPS + 1] = { 0, 1, n_planes }, g, r;
   CuconvPlane dev[CUCONV_MAX_PLANES];
 
@@ -496,8 +497,13 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
   for (g = 0; g < n_groups; g++) {
     CHECK (cudaStreamWaitEvent (cc->compute, cc->group_uploaded[g], 0),
         "cannot order CUDA streams");
-    if ((r = filter_frame (dev + first[g], first[g + 1] - first[g], f,
-                CUCONV_PATH_AUTO, cc->scratch, cc->compute, st)) != 0)
+    if (regions)
+      r = cuconv_region_filter_device (rf, dev, n_planes, f, regions,
+          cc->compute, st);
+    else
+      r = filter_frame (dev + first[g], first[g + 1] - first[g], f,
+          CUCONV_PATH_AUTO, cc->scratch, cc->compute, st);
+    if (r != 0)
       return r;
     CHECK (cudaEventRecord (cc->group_filtered[g], cc->compute),
         "cannot record a CUDA event");
@@ -517,7 +523,8 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
 
 extern "C" int
 cuconv_strips_enqueue (CuconvStrips * cc, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, void *stream, CuconvStatus * st)
+    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+    const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
   const int slot = cc->next_slot;
   int i, r;
@@ -528,7 +535,11 @@ cuconv_strips_enqueue (CuconvStrips * cc, const CuconvPlane * planes,
     if ((r = ensure_plane (cc, slot, i, &planes[i], st)) != 0)
       return r;
   cc->in_flight = true;
-  if ((r = enqueue_frame (cc, slot, planes, n_planes, f,
+  if (cuconv_regions_whole_frame (regions))
+    regions = NULL;
+  else if (!rf)
+    return fail (st, "regions need a region filter", cudaErrorInvalidValue);
+  if ((r = enqueue_frame (cc, slot, planes, n_planes, f, rf, regions,
               (cudaStream_t) stream, st)) != 0)
     return drain (cc, r);
   cc->next_slot = (slot + 1) % CUCONV_SLOTS;

@@ -237,6 +237,23 @@ typedef struct
   int n_rects;
 } CuconvRegions;
 
+/* The one rule for what regions leave: whether they filter the whole
+ * frame (NULL, FRAME, OUTSIDE without a rectangle), and whether they
+ * filter nothing (INSIDE without a rectangle). */
+static inline int
+cuconv_regions_whole_frame (const CuconvRegions * r)
+{
+  return !r || r->mode == CUCONV_REGION_FRAME ||
+      (r->mode == CUCONV_REGION_OUTSIDE && (!r->rects || r->n_rects <= 0));
+}
+
+static inline int
+cuconv_regions_filter_nothing (const CuconvRegions * r)
+{
+  return r && r->mode == CUCONV_REGION_INSIDE && (!r->rects ||
+      r->n_rects <= 0);
+}
+
 /* Clips r, grown by margin on every side, to a width x height frame, in
  * 64-bit arithmetic (no input overflows).  Returns 0 and leaves out
  * untouched when nothing is left. */

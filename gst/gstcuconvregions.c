@@ -432,16 +432,20 @@ gst_cuconv_region_frame_prepare (GstCuconvRegionFrame * frame,
     goto too_many;
   frame->over_cap = FALSE;
 
+  frame->regions.mode = props->mode;
+  frame->regions.n_rects = n;
   /* outside-roi without a rectangle: the whole frame, on its usual path */
-  if (n == 0)
-    return props->mode == CUCONV_REGION_INSIDE;
+  if (cuconv_regions_whole_frame (&frame->regions)) {
+    frame->regions.mode = CUCONV_REGION_FRAME;
+    return FALSE;
+  }
+  if (cuconv_regions_filter_nothing (&frame->regions))
+    return TRUE;
   for (i = 0; i < n; i++) {
     if (props->mode == CUCONV_REGION_OUTSIDE && frame->rects[i].w == width &&
         frame->rects[i].h == height)
       return TRUE;
   }
-  frame->regions.mode = props->mode;
-  frame->regions.n_rects = n;
   return FALSE;
 
   /* ERRORS */

@@ -1094,7 +1094,7 @@ gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter * filter,
     return GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST;
   n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
   if (cuconv_strips_enqueue (self->strips, planes, n_planes, self->filter,
-          stream, &st) != 0)
+          NULL, NULL, stream, &st) != 0)
     return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
   return GST_FLOW_OK;
 }
