@@ -13,8 +13,6 @@
 #include "gstcuconvtemporal.h"
 
 /* Rows of the host state start on cache lines. */
-#define HOST_ALIGN 64
-
 void
 gst_cuconv_temporal_props_init (GstCuconvTemporalProps * props)
 {
@@ -94,17 +92,6 @@ gst_cuconv_temporal_init (GstCuconvTemporal * t)
 }
 
 void
-gst_cuconv_temporal_clear (GstCuconvTemporal * t)
-{
-  g_assert (t->gpu == NULL);
-  g_clear_pointer (&t->host, g_free);
-  t->host_size = 0;
-  t->host_n_planes = 0;
-  t->have_last = FALSE;
-  g_atomic_int_set (&t->reset, 1);
-}
-
-void
 gst_cuconv_temporal_reset (GstCuconvTemporal * t)
 {
   g_atomic_int_set (&t->reset, 1);
@@ -128,84 +115,7 @@ gst_cuconv_temporal_prepare (GstCuconvTemporal * t,
 }
 
 gboolean
-gst_cuconv_temporal_begin (GstCuconvTemporal * t, gboolean on_cuda)
+gst_cuconv_temporal_take_reset (GstCuconvTemporal * t)
 {
-  /* taken here, not in prepare: a buffer dropped between the two keeps
-   * it for the next */
-  gboolean first = g_atomic_int_compare_and_exchange (&t->reset, 1, 0);
-
-  first = first || !t->have_last || t->last_on_cuda != on_cuda;
-  t->have_last = TRUE;
-  t->last_on_cuda = on_cuda;
-  if (on_cuda && t->host) {
-    g_clear_pointer (&t->host, g_free);
-    t->host_size = 0;
-    t->host_n_planes = 0;
-  }
-  return first;
-}
-
-static gint
-row_bytes (const CuconvPlane * p)
-{
-  return p->width * p->n_comp * cuconv_plane_sample_bytes (p);
-}
-
-gboolean
-gst_cuconv_temporal_host_planes (GstCuconvTemporal * t,
-    const CuconvPlane * planes, guint n_planes, CuconvPlane * state,
-    gboolean * first)
-{
-  gint stride[GST_VIDEO_MAX_PLANES];
-  gsize offset[GST_VIDEO_MAX_PLANES], size = 0;
-  gboolean same;
-  guint p;
-
-  g_return_val_if_fail (n_planes <= GST_VIDEO_MAX_PLANES, FALSE);
-  same = t->host && t->host_n_planes == n_planes;
-  for (p = 0; p < n_planes; p++) {
-    stride[p] = GST_ROUND_UP_N (row_bytes (&planes[p]), HOST_ALIGN);
-    offset[p] = size;
-    size += (gsize) stride[p] * MAX (planes[p].height, 0);
-    same = same && t->host_stride[p] == stride[p] &&
-        t->host_rows[p] == planes[p].height;
-  }
-  if (!same) {
-    g_free (t->host);
-    t->host = g_try_malloc (MAX (size, 1));
-    if (!t->host) {
-      t->host_size = 0;
-      t->host_n_planes = 0;
-      return FALSE;
-    }
-    t->host_size = size;
-    t->host_n_planes = n_planes;
-    for (p = 0; p < n_planes; p++) {
-      t->host_offset[p] = offset[p];
-      t->host_stride[p] = stride[p];
-      t->host_rows[p] = planes[p].height;
-    }
-    *first = TRUE;
-  }
-  for (p = 0; p < n_planes; p++) {
-    state[p] = planes[p];
-    state[p].dst = t->host + t->host_offset[p];
-    state[p].dst_stride = t->host_stride[p];
-  }
-  return TRUE;
-}
-
-void
-gst_cuconv_temporal_copy_planes (const CuconvPlane * planes, guint n_planes)
-{
-  guint p;
-  gint y;
-
-  for (p = 0; p < n_planes; p++) {
-    const gint n = row_bytes (&planes[p]);
-
-    for (y = 0; y < planes[p].height; y++)
-      memcpy (planes[p].dst + (gsize) y * planes[p].dst_stride,
-          planes[p].src + (gsize) y * planes[p].src_stride, n);
-  }
+  return g_atomic_int_compare_and_exchange (&t->reset, 1, 0);
 }

@@ -105,9 +105,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuconv-cuda.h"
+#include "cuconv-engine.h"
 #include "gstcudaconvolve.h"
-#include "gstcuconvbands.h"
 #include "gstcuconvkernelprops.h"
 #include "gstcuconvregions.h"
 #include "gstcuconvtemporal.h"
@@ -177,20 +176,16 @@ struct _GstCudaConvolve
   GstCudaConvolvePlanes frame_planes;
   guint frame_cpu_threads;
   gboolean frame_spatial_off;   /* the kernel leaves this frame unchanged */
+  GstCuconvRegionFrame frame_regions;
+  CuconvSettings filter_settings;       /* what filter was built from */
   CuconvFilter *filter;         /* built from frame_settings when they change
                                  * (on the heap: 66 KiB of taps) */
   gboolean filter_valid;
-  CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
-  GstCuconvRegionFrame frame_regions;
-  CuconvRegionFilter *region_filter;    /* CUDA memory, base's context */
-  /* The CPU backend's threads and their memory, made on its first frame
-   * and again when cpu-threads changes; freed when the element stops. */
-  GstCuconvBands *bands;
-  guint bands_asked;            /* the cpu-threads they were made for */
-  CuconvCpu *cpu;
-  /* The temporal denoise's table, resets and state (the CUDA backend's in
-   * the base's context). */
+  /* The temporal denoise's table and resets. */
   GstCuconvTemporal temporal;
+  /* What the stream of frames keeps: the CPU's threads and memory, the
+   * temporal state, the GPU's resources (in the base's context). */
+  CuconvEngine *engine;
 };
 
 /* Every format the element filters, the same on both pads and in either
@@ -214,19 +209,12 @@ static gboolean gst_cuda_convolve_set_info (GstVideoFilter * vfilter,
 
 static gboolean gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
     GstBuffer * inbuf);
-static GstFlowReturn gst_cuda_convolve_filter_cpu (GstCudaVideoFilter *
-    filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+static GstFlowReturn gst_cuda_convolve_filter (GstCudaVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame,
+    GstCudaVideoFilterMemory memory, gpointer stream);
 static gboolean gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter,
     GError ** error);
 static void gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter);
-static GstFlowReturn gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter *
-    filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
-static GstFlowReturn gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter
-    * filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame,
-    gpointer stream);
-static GstFlowReturn gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter
-    * filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame,
-    gpointer stream);
 
 #define gst_cuda_convolve_parent_class parent_class
 G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve,
@@ -414,15 +402,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_convolve_stop);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_convolve_sink_event);
   vfilter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_convolve_set_info);
-  filter_class->filter_cpu = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cpu);
+  filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter);
   filter_class->open_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_open_cuda);
   filter_class->close_cuda = GST_DEBUG_FUNCPTR (gst_cuda_convolve_close_cuda);
-  filter_class->filter_cuda_host =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_host);
-  filter_class->filter_cuda_device =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_device);
-  filter_class->filter_cuda_pinned =
-      GST_DEBUG_FUNCPTR (gst_cuda_convolve_filter_cuda_pinned);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_convolve_debug, "cudaconvolve", 0,
       "CUDA convolution blur");
@@ -446,6 +428,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
+  self->engine = cuconv_engine_new ();
   gst_cuconv_region_props_init (&self->region_props);
   gst_cuconv_region_frame_init (&self->frame_regions);
   gst_cuconv_temporal_props_init (&self->temporal_props);
@@ -633,9 +616,9 @@ gst_cuda_convolve_finalize (GObject * object)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (object);
 
-  /* close_cuda () freed it, in the context, when the element stopped */
-  g_assert (self->strips == NULL && self->region_filter == NULL);
-  gst_cuconv_temporal_clear (&self->temporal);
+  /* close_cuda () freed the GPU's side, in the context, when the element
+   * stopped */
+  cuconv_engine_free (self->engine);
   gst_cuconv_region_props_clear (&self->region_props);
   gst_cuconv_region_frame_clear (&self->frame_regions);
   g_free (self->filter);
@@ -645,7 +628,7 @@ gst_cuda_convolve_finalize (GObject * object)
 
 /* The CPU backend's threads and memory, and the temporal state, go with
  * the stream (the base's stop closes CUDA first: close_cuda frees the
- * GPU's). */
+ * GPU's side). */
 static gboolean
 gst_cuda_convolve_stop (GstBaseTransform * trans)
 {
@@ -653,9 +636,8 @@ gst_cuda_convolve_stop (GstBaseTransform * trans)
   gboolean ret;
 
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
-  g_clear_pointer (&self->bands, gst_cuconv_bands_free);
-  g_clear_pointer (&self->cpu, cuconv_cpu_free);
-  gst_cuconv_temporal_clear (&self->temporal);
+  cuconv_engine_release_cpu (self->engine);
+  gst_cuconv_temporal_reset (&self->temporal);
   return ret;
 }
 
@@ -834,167 +816,73 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
 }
 
 /* The engine's filter for this frame's settings, rebuilt only when they
- * changed, and the frames' planes described to the engine. */
-static guint
-gst_cuda_convolve_prepare (GstCudaConvolve * self, GstVideoFrame * in_frame,
-    GstVideoFrame * out_frame, CuconvPlane * planes)
+ * changed. */
+static const CuconvFilter *
+gst_cuda_convolve_frame_filter (GstCudaConvolve * self)
 {
+  if (self->frame_spatial_off)
+    return NULL;
   if (!self->filter_valid ||
-      !settings_equal (&self->filter->settings, &self->frame_settings)) {
+      !settings_equal (&self->filter_settings, &self->frame_settings)) {
     cuconv_filter_init (self->filter, &self->frame_settings);
+    self->filter_settings = self->frame_settings;
     self->filter_valid = TRUE;
   }
-  return gst_cuda_convolve_map_planes (in_frame, out_frame,
-      self->frame_settings.kernel, self->frame_planes, planes);
+  return self->filter;
 }
 
-/* The bands' threads and memory for the frame's cpu-threads. */
-static void
-gst_cuda_convolve_ensure_bands (GstCudaConvolve * self)
-{
-  guint n = self->frame_cpu_threads ? self->frame_cpu_threads :
-      (guint) g_get_num_processors ();
-
-  if (self->bands && self->frame_cpu_threads == self->bands_asked)
-    return;
-  gst_cuconv_bands_free (self->bands);
-  cuconv_cpu_free (self->cpu);
-  self->bands = gst_cuconv_bands_new (n);
-  self->cpu = cuconv_cpu_new (gst_cuconv_bands_n (self->bands));
-  self->bands_asked = self->frame_cpu_threads;
-  GST_INFO_OBJECT (self, "filtering on the CPU in %u bands",
-      gst_cuconv_bands_n (self->bands));
-}
-
-typedef struct
-{
-  GstCudaConvolve *self;
-  const CuconvPlane *planes;
-  guint n_planes;
-  gint pass;
-} CpuJob;
-
-static gboolean
-gst_cuda_convolve_cpu_band (guint band, gpointer data)
-{
-  const CpuJob *job = data;
-
-  return cuconv_cpu_frame_band (job->self->cpu, job->planes, job->n_planes,
-      job->self->filter, job->pass, band) == 0;
-}
-
-typedef struct
-{
-  const CuconvPlane *state;
-  guint n_planes;
-  guint n_bands;
-  const guint8 *k;
-  gboolean first;
-} TemporalJob;
-
-static gboolean
-gst_cuda_convolve_temporal_band (guint band, gpointer data)
-{
-  const TemporalJob *job = data;
-  guint p;
-
-  for (p = 0; p < job->n_planes; p++) {
-    const gint h = job->state[p].height;
-
-    cuconv_temporal_rows (&job->state[p], job->k, job->first,
-        (gint) ((gint64) h * band / job->n_bands),
-        (gint) ((gint64) h * (band + 1) / job->n_bands));
-  }
-  return TRUE;
-}
-
-/* The temporal denoise on the CPU backend: the input into the host state
- * in bands of rows, then the state is the kernel's source. */
-static gboolean
-gst_cuda_convolve_temporal_cpu (GstCudaConvolve * self, CuconvPlane * planes,
-    guint n_planes)
-{
-  CuconvPlane state[GST_VIDEO_MAX_PLANES];
-  TemporalJob job = { state, n_planes, gst_cuconv_bands_n (self->bands),
-    self->temporal.lut, FALSE
-  };
-  guint p;
-
-  job.first = gst_cuconv_temporal_begin (&self->temporal, FALSE);
-  if (!gst_cuconv_temporal_host_planes (&self->temporal, planes, n_planes,
-          state, &job.first))
-    return FALSE;
-  gst_cuconv_bands_run (self->bands, gst_cuda_convolve_temporal_band, &job);
-  for (p = 0; p < n_planes; p++) {
-    planes[p].src = state[p].dst;
-    planes[p].src_stride = state[p].dst_stride;
-  }
-  return TRUE;
-}
-
-/* The temporal denoise first when it is on; then the CPU engine in bands
- * where it takes the filter, else the reference; then the kernel's source
- * put back outside the regions. */
+/* The one hand-over: the frame, its filter, regions and temporal table,
+ * and where it lives, to the engine. */
 static GstFlowReturn
-gst_cuda_convolve_filter_cpu (GstCudaVideoFilter * filter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+gst_cuda_convolve_filter (GstCudaVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame,
+    GstCudaVideoFilterMemory memory, gpointer stream)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
   CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CpuJob job = { self, planes, 0, 0 };
-  gboolean ok;
+  CuconvFrame frame = { planes };
+  CuconvStatus st = { 0 };
 
-  job.n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame,
-      planes);
-  gst_cuda_convolve_ensure_bands (self);
+  G_STATIC_ASSERT ((gint) GST_CUDA_VIDEO_FILTER_MEMORY_CPU ==
+      CUCONV_MEMORY_CPU && (gint) GST_CUDA_VIDEO_FILTER_MEMORY_HOST ==
+      CUCONV_MEMORY_HOST && (gint) GST_CUDA_VIDEO_FILTER_MEMORY_PINNED ==
+      CUCONV_MEMORY_PINNED && (gint) GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE ==
+      CUCONV_MEMORY_DEVICE);
+
+  frame.n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame,
+      self->frame_settings.kernel, self->frame_planes, planes);
+  frame.memory = (CuconvMemory) memory;
+  frame.stream = stream;
+  frame.filter = gst_cuda_convolve_frame_filter (self);
+  frame.regions = &self->frame_regions.regions;
   if (self->temporal.on) {
-    if (!gst_cuda_convolve_temporal_cpu (self, planes, job.n_planes))
-      goto cpu_failed;
-    if (self->frame_spatial_off) {
-      gst_cuconv_temporal_copy_planes (planes, job.n_planes);
-      return GST_FLOW_OK;
-    }
+    frame.temporal = self->temporal.lut;
+    frame.temporal_restart = gst_cuconv_temporal_take_reset (&self->temporal);
   }
-  if (self->cpu && cuconv_cpu_takes (self->filter) &&
-      !(self->frame_regions.regions.mode == CUCONV_REGION_INSIDE &&
-          self->frame_regions.regions.n_rects == 0)) {
-    ok = cuconv_cpu_prepare (self->cpu, planes, job.n_planes,
-        self->filter) == 0;
-    for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (self->filter);
-        job.pass++)
-      ok = gst_cuconv_bands_run (self->bands, gst_cuda_convolve_cpu_band,
-          &job);
-    if (ok)
-      cuconv_regions_restore (planes, job.n_planes,
-          &self->frame_regions.regions);
-  } else {
-    ok = cuconv_reference_frame_regions (planes, job.n_planes, self->filter,
-        &self->frame_regions.regions) == 0;
-  }
-  if (!ok)
-    goto cpu_failed;
-  return GST_FLOW_OK;
+  frame.cpu_threads = self->frame_cpu_threads;
+  if (cuconv_engine_filter (self->engine, &frame, &st) == 0)
+    return GST_FLOW_OK;
 
-  /* ERRORS */
-cpu_failed:
-  {
+  if (memory == GST_CUDA_VIDEO_FILTER_MEMORY_CPU) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Out of memory while filtering a frame on the CPU."), (NULL));
-    return GST_FLOW_ERROR;
+  } else {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Filtering %s on the GPU failed: %s Try backend=cpu, and report "
+            "the error if it persists.",
+            memory == GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE ? "CUDA memory" :
+            "a frame", st.message), ("engine status %d", st.code));
   }
+  return GST_FLOW_ERROR;
 }
 
 static gboolean
 gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter, GError ** error)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-  CuconvStatus st;
+  CuconvStatus st = { 0 };
 
-  self->strips = cuconv_strips_new (&st);
-  if (self->strips)
-    self->region_filter = cuconv_region_filter_new (&st);
-  if (!self->region_filter) {
-    g_clear_pointer (&self->strips, cuconv_strips_free);
+  if (cuconv_engine_open_gpu (self->engine, &st) != 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "%s", st.message);
     return FALSE;
@@ -1005,116 +893,5 @@ gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter, GError ** error)
 static void
 gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter)
 {
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-
-  g_clear_pointer (&self->strips, cuconv_strips_free);
-  g_clear_pointer (&self->region_filter, cuconv_region_filter_free);
-  /* waits for the frames that still use it */
-  g_clear_pointer (&self->temporal.gpu, cuconv_temporal_state_free);
-}
-
-/* A sentence for the user from the engine's status. */
-static GstFlowReturn
-gst_cuda_convolve_cuda_failed (GstCudaConvolve * self, const gchar * where,
-    const CuconvStatus * st)
-{
-  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-      ("Filtering %s on the GPU failed: %s Try backend=cpu, and report the "
-          "error if it persists.", where, st->message),
-      ("engine status %d", st->code));
-  return GST_FLOW_ERROR;
-}
-
-/* A frame with the temporal denoise on the GPU: into the state in device
- * memory, then the kernel (regions included) from there, on stream, or
- * synchronously for NULL (cuconv_temporal_state_filter ()). */
-static GstFlowReturn
-gst_cuda_convolve_filter_cuda_temporal (GstCudaConvolve * self,
-    const CuconvPlane * planes, guint n_planes, gboolean on_host,
-    gpointer stream, const gchar * where)
-{
-  CuconvStatus st;
-  gboolean first;
-
-  if (!self->temporal.gpu) {
-    self->temporal.gpu = cuconv_temporal_state_new (&st);
-    if (!self->temporal.gpu)
-      return gst_cuda_convolve_cuda_failed (self, where, &st);
-  }
-  first = gst_cuconv_temporal_begin (&self->temporal, TRUE);
-  if (cuconv_temporal_state_filter (self->temporal.gpu, self->region_filter,
-          planes, n_planes, on_host, self->temporal.lut, first,
-          self->frame_spatial_off ? NULL : self->filter,
-          &self->frame_regions.regions, stream, &st) != 0)
-    return gst_cuda_convolve_cuda_failed (self, where, &st);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-gst_cuda_convolve_filter_cuda_host (GstCudaVideoFilter * filter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CuconvStatus st;
-  guint n_planes;
-
-  n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (self->temporal.on)
-    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
-        TRUE, NULL, "a frame");
-  if (cuconv_strips_process (self->strips, planes, n_planes, self->filter,
-          &st) != 0)
-    return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
-  /* the whole frame filtered, the input put back where it stays (nothing
-   * for region=frame) */
-  cuconv_regions_restore (planes, n_planes, &self->frame_regions.regions);
-  return GST_FLOW_OK;
-}
-
-/* Pinned frames, region=frame: the whole frame up, filtered and down,
- * enqueued on the element's stream.  A region frame needs the CPU's
- * restore after the GPU: the strips, synchronously.  With the temporal
- * denoise the regions are done on the GPU: enqueued whatever the region. */
-static GstFlowReturn
-gst_cuda_convolve_filter_cuda_pinned (GstCudaVideoFilter * filter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CuconvStatus st;
-  guint n_planes;
-
-  if (self->temporal.on) {
-    n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
-        TRUE, stream, "a frame");
-  }
-  if (self->frame_regions.regions.mode != CUCONV_REGION_FRAME)
-    return GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST;
-  n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (cuconv_strips_enqueue (self->strips, planes, n_planes, self->filter,
-          NULL, NULL, stream, &st) != 0)
-    return gst_cuda_convolve_cuda_failed (self, "a frame", &st);
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn
-gst_cuda_convolve_filter_cuda_device (GstCudaVideoFilter * filter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream)
-{
-  GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-  CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  CuconvStatus st;
-  guint n_planes;
-
-  n_planes = gst_cuda_convolve_prepare (self, in_frame, out_frame, planes);
-  if (self->temporal.on)
-    return gst_cuda_convolve_filter_cuda_temporal (self, planes, n_planes,
-        FALSE, stream, "CUDA memory");
-  /* mode FRAME: cuconv_filter_device (), without a copy */
-  if (cuconv_region_filter_device (self->region_filter, planes, n_planes,
-          self->filter, &self->frame_regions.regions, stream, &st) != 0)
-    return gst_cuda_convolve_cuda_failed (self, "CUDA memory", &st);
-  return GST_FLOW_OK;
+  cuconv_engine_close_gpu (GST_CUDA_CONVOLVE (filter)->engine);
 }

@@ -1090,14 +1090,15 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
           &error)) {
     ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
   } else if (!stream) {
-    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
-        &in_frame, &out_frame, gst_cuda_video_filter_gpu_stream (priv->gpu));
+    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter (self, &in_frame,
+        &out_frame, GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE,
+        gst_cuda_video_filter_gpu_stream (priv->gpu));
     ret = gst_cuda_video_filter_enqueued (self, ret, inbuf, outbuf,
         "CUDA memory");
   } else {
     /* readers wait for the stream: the frame goes at once */
-    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter_cuda_device (self,
-        &in_frame, &out_frame, stream);
+    ret = GST_CUDA_VIDEO_FILTER_GET_CLASS (self)->filter (self, &in_frame,
+        &out_frame, GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE, stream);
     if (ret == GST_FLOW_OK && !gst_cuda_video_filter_gpu_hand_over (priv->gpu,
             inbuf, stream, &error))
       ret = gst_cuda_video_filter_gpu_failed (self, "CUDA memory", error);
@@ -1296,26 +1297,24 @@ gst_cuda_video_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 }
 
 /* Frames mapped in host memory, the context current: page-locked on both
- * sides, the subclass may enqueue them on the stream as it does CUDA
- * memory; anything else it filters synchronously. */
+ * sides, enqueued on the stream as CUDA memory is; else synchronously. */
 static GstFlowReturn
 gst_cuda_video_filter_filter_host (GstCudaVideoFilter * self,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
 {
   GstCudaVideoFilterClass *klass = GST_CUDA_VIDEO_FILTER_GET_CLASS (self);
   GstCudaVideoFilterPrivate *priv = GET_PRIV (self);
+  gpointer stream = gst_cuda_video_filter_gpu_stream (priv->gpu);
   GstFlowReturn ret;
 
-  if (klass->filter_cuda_pinned &&
-      gst_cuda_video_filter_gpu_buffers_are_pinned (priv->gpu,
-          in_frame->buffer, out_frame->buffer)) {
-    ret = klass->filter_cuda_pinned (self, in_frame, out_frame,
-        gst_cuda_video_filter_gpu_stream (priv->gpu));
-    if (ret != GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST)
-      return gst_cuda_video_filter_enqueued (self, ret, in_frame->buffer,
-          out_frame->buffer, "a frame");
-  }
-  return klass->filter_cuda_host (self, in_frame, out_frame);
+  if (!gst_cuda_video_filter_gpu_buffers_are_pinned (priv->gpu,
+          in_frame->buffer, out_frame->buffer))
+    return klass->filter (self, in_frame, out_frame,
+        GST_CUDA_VIDEO_FILTER_MEMORY_HOST, stream);
+  ret = klass->filter (self, in_frame, out_frame,
+      GST_CUDA_VIDEO_FILTER_MEMORY_PINNED, stream);
+  return gst_cuda_video_filter_enqueued (self, ret, in_frame->buffer,
+      out_frame->buffer, "a frame");
 }
 
 static GstFlowReturn
@@ -1334,7 +1333,8 @@ gst_cuda_video_filter_transform_frame (GstVideoFilter * vfilter,
         GST_FLOW_ERROR;
 
   if (!priv->use_cuda)
-    return klass->filter_cpu (self, in_frame, out_frame);
+    return klass->filter (self, in_frame, out_frame,
+        GST_CUDA_VIDEO_FILTER_MEMORY_CPU, NULL);
 
   if (!gst_cuda_video_filter_gpu_push (priv->gpu))
     goto push_failed;

@@ -24,12 +24,27 @@ typedef enum
 GType gst_cuda_video_filter_backend_get_type (void);
 
 /**
- * GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST:
+ * GstCudaVideoFilterMemory:
+ * @GST_CUDA_VIDEO_FILTER_MEMORY_CPU: frames mapped in system memory,
+ *     filtered on the CPU; done when the vfunc returns.
+ * @GST_CUDA_VIDEO_FILTER_MEMORY_HOST: frames mapped in host memory,
+ *     filtered on the GPU; done when the vfunc returns.
+ * @GST_CUDA_VIDEO_FILTER_MEMORY_PINNED: frames mapped in host memory whose
+ *     every memory, in and out, is page-locked memory of the element's
+ *     context (its pinned pools): enqueued on the stream, the GPU reading
+ *     and writing them by DMA after the vfunc returns.
+ * @GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE: frames mapped in device memory of
+ *     the element's context, enqueued on the stream.
  *
- * Returned by #GstCudaVideoFilterClass.filter_cuda_pinned, having enqueued
- * nothing, for a frame it leaves to #GstCudaVideoFilterClass.filter_cuda_host.
+ * Where a frame's planes live, and so where and when it is filtered.
  */
-#define GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST GST_FLOW_CUSTOM_SUCCESS_1
+typedef enum
+{
+  GST_CUDA_VIDEO_FILTER_MEMORY_CPU,
+  GST_CUDA_VIDEO_FILTER_MEMORY_HOST,
+  GST_CUDA_VIDEO_FILTER_MEMORY_PINNED,
+  GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE,
+} GstCudaVideoFilterMemory;
 
 #define GST_TYPE_CUDA_VIDEO_FILTER (gst_cuda_video_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
@@ -43,24 +58,14 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
  *     buffer carries (its metas; not its memory).  Returns %TRUE when they leave
  *     frames unchanged: the base class then passes buffers through, or
  *     copies them where the memories differ.  Required.
- * @filter_cpu: filters in_frame into out_frame, both mapped in system
- *     memory, on the CPU.  Required.
+ * @filter: filters in_frame into out_frame, mapped as @memory says; for
+ *     the GPU's kinds the element's CUDA context is current and @stream is
+ *     a CUstream of it (the pinned and device kinds only enqueue there).
+ *     Required.
  * @open_cuda: makes the subclass's GPU resources for the CUDA backend; the
  *     element's CUDA context is current.  %FALSE with @error set when they
  *     cannot be had.
  * @close_cuda: frees what @open_cuda made; the context is current.
- * @filter_cuda_host: filters frames mapped in host memory (system or
- *     pinned) on the GPU, synchronously; the context is current.
- * @filter_cuda_device: filters frames whose planes are mapped in device
- *     memory of the element's context, asynchronously on @stream (a
- *     CUstream); the context is current.
- * @filter_cuda_pinned: filters frames mapped in host memory whose every
- *     memory, in and out, is page-locked memory of the element's context
- *     (its pinned pools), asynchronously on @stream as @filter_cuda_device
- *     does: the GPU reads and writes them by DMA after it returns.  Returns
- *     %GST_CUDA_VIDEO_FILTER_FLOW_USE_HOST, having enqueued nothing, for a
- *     frame that needs @filter_cuda_host (work on the CPU after the GPU's).
- *     Optional.
  *
  * A CUDA video filter: the base class owns the backend choice, the one
  * #GstCudaContext (shared with the neighbours), the element's stream, the
@@ -68,7 +73,7 @@ G_DECLARE_DERIVABLE_TYPE (GstCudaVideoFilter, gst_cuda_video_filter,
  * only filters.  Every vfunc that returns a #GstFlowReturn posts its own
  * error message on failure.
  *
- * @filter_cuda_pinned and @filter_cuda_device only enqueue: the base class
+ * Pinned and device frames are only enqueued: the base class
  * decides when the frame is done.  Upstream live, it waits for the stream
  * before the buffer goes on; otherwise, in PLAYING, it keeps one frame in
  * flight, pushing frame n - 1 once frame n is enqueued and n - 1's work is
@@ -80,17 +85,12 @@ struct _GstCudaVideoFilterClass
   GstVideoFilterClass parent_class;
 
   gboolean (*prepare_frame) (GstCudaVideoFilter * filter, GstBuffer * inbuf);
-  GstFlowReturn (*filter_cpu) (GstCudaVideoFilter * filter,
-      GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+  GstFlowReturn (*filter) (GstCudaVideoFilter * filter,
+      GstVideoFrame * in_frame, GstVideoFrame * out_frame,
+      GstCudaVideoFilterMemory memory, gpointer stream);
 
   gboolean (*open_cuda) (GstCudaVideoFilter * filter, GError ** error);
   void (*close_cuda) (GstCudaVideoFilter * filter);
-  GstFlowReturn (*filter_cuda_host) (GstCudaVideoFilter * filter,
-      GstVideoFrame * in_frame, GstVideoFrame * out_frame);
-  GstFlowReturn (*filter_cuda_device) (GstCudaVideoFilter * filter,
-      GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream);
-  GstFlowReturn (*filter_cuda_pinned) (GstCudaVideoFilter * filter,
-      GstVideoFrame * in_frame, GstVideoFrame * out_frame, gpointer stream);
 
   gpointer _gst_reserved[GST_PADDING];
 };

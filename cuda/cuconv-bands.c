@@ -1,5 +1,4 @@
-/* GStreamer
- * Copyright (C) 2024 gst-cudaconvolve authors
+/* gst-cudaconvolve: the CPU's band threads.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,13 +7,9 @@
  * GThreadPool of n - 1 exclusive threads, made with the object, and the
  * calling thread, which takes band 0 and then waits for the others. */
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
+#include "cuconv-bands.h"
 
-#include "gstcuconvbands.h"
-
-struct _GstCuconvBands
+struct _CuconvBands
 {
   guint n_bands;
   GThreadPool *pool;            /* NULL with one band */
@@ -22,7 +17,7 @@ struct _GstCuconvBands
   /* The job in progress, under lock. */
   GMutex lock;
   GCond done;
-  GstCuconvBandFunc func;
+  CuconvBandFunc func;
   gpointer data;
   guint pending;
   gboolean ok;
@@ -31,7 +26,7 @@ struct _GstCuconvBands
 static void
 run_band (gpointer band_plus_one, gpointer user_data)
 {
-  GstCuconvBands *bands = user_data;
+  CuconvBands *bands = user_data;
   gboolean ok = bands->func (GPOINTER_TO_UINT (band_plus_one) - 1,
       bands->data);
 
@@ -42,10 +37,10 @@ run_band (gpointer band_plus_one, gpointer user_data)
   g_mutex_unlock (&bands->lock);
 }
 
-GstCuconvBands *
-gst_cuconv_bands_new (guint n_bands)
+CuconvBands *
+cuconv_bands_new (guint n_bands)
 {
-  GstCuconvBands *bands = g_new0 (GstCuconvBands, 1);
+  CuconvBands *bands = g_new0 (CuconvBands, 1);
 
   bands->n_bands = MAX (n_bands, 1);
   g_mutex_init (&bands->lock);
@@ -60,7 +55,7 @@ gst_cuconv_bands_new (guint n_bands)
 }
 
 void
-gst_cuconv_bands_free (GstCuconvBands * bands)
+cuconv_bands_free (CuconvBands * bands)
 {
   if (!bands)
     return;
@@ -72,13 +67,13 @@ gst_cuconv_bands_free (GstCuconvBands * bands)
 }
 
 guint
-gst_cuconv_bands_n (const GstCuconvBands * bands)
+cuconv_bands_n (const CuconvBands * bands)
 {
   return bands->n_bands;
 }
 
 gboolean
-gst_cuconv_bands_run (GstCuconvBands * bands, GstCuconvBandFunc func,
+cuconv_bands_run (CuconvBands * bands, CuconvBandFunc func,
     gpointer data)
 {
   gboolean ok;

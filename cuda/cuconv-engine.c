@@ -1,0 +1,352 @@
+/* gst-cudaconvolve: the engine of a stream of frames (cuconv-engine.h).
+ *
+ * Each frame goes one of two ways.  On the CPU: the temporal denoise into
+ * the host state in bands of rows, then the CPU engine in bands where it
+ * takes the filter (else the reference), then the source put back where
+ * the regions leave it.  On the GPU: with the temporal denoise, the
+ * device state (cuconv_temporal_state_filter), which runs the region
+ * filter after it; without, the strips for host memory (the whole frame,
+ * then the source put back on the CPU), the strips' enqueued frame for
+ * page-locked memory and the region filter for device memory, both with
+ * the regions on the GPU.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "cuconv-engine.h"
+#include "cuconv-bands.h"
+
+/* The host temporal state's rows start on this boundary. */
+#define HOST_ALIGN 64
+
+/* The CPU backend's temporal state: one block, planes one after the
+ * other. */
+typedef struct
+{
+  uint8_t *data;
+  size_t offset[CUCONV_MAX_PLANES];
+  ptrdiff_t stride[CUCONV_MAX_PLANES];
+  int rows[CUCONV_MAX_PLANES];
+  int n_planes;
+} HostState;
+
+struct _CuconvEngine
+{
+  /* the CPU: its bands' threads and memory, for cpu_threads_asked */
+  CuconvBands *bands;
+  CuconvCpu *cpu;
+  unsigned cpu_threads_asked;
+  HostState host_state;
+
+  /* the temporal denoise: whether a frame was denoised since the last
+   * restart, and where */
+  int have_last;
+  int last_on_gpu;
+
+  /* the GPU, in the caller's context; the temporal state made on the
+   * first frame that needs it */
+  CuconvStrips *strips;
+  CuconvRegionFilter *region_filter;
+  CuconvTemporalState *temporal;
+};
+
+static int
+fail (CuconvStatus * st, int code, const char *message)
+{
+  if (st) {
+    st->code = code;
+    g_strlcpy (st->message, message, sizeof (st->message));
+  }
+  return code;
+}
+
+CuconvEngine *
+cuconv_engine_new (void)
+{
+  return calloc (1, sizeof (CuconvEngine));
+}
+
+void
+cuconv_engine_free (CuconvEngine * e)
+{
+  if (!e)
+    return;
+  cuconv_engine_release_cpu (e);
+  free (e);
+}
+
+int
+cuconv_engine_open_gpu (CuconvEngine * e, CuconvStatus * st)
+{
+  e->strips = cuconv_strips_new (st);
+  if (e->strips)
+    e->region_filter = cuconv_region_filter_new (st);
+  if (!e->region_filter) {
+    cuconv_engine_close_gpu (e);
+    return st->code ? st->code : -1;
+  }
+  return 0;
+}
+
+void
+cuconv_engine_close_gpu (CuconvEngine * e)
+{
+  g_clear_pointer (&e->strips, cuconv_strips_free);
+  g_clear_pointer (&e->region_filter, cuconv_region_filter_free);
+  /* waits for the frames that still use it */
+  g_clear_pointer (&e->temporal, cuconv_temporal_state_free);
+}
+
+void
+cuconv_engine_release_cpu (CuconvEngine * e)
+{
+  g_clear_pointer (&e->bands, cuconv_bands_free);
+  g_clear_pointer (&e->cpu, cuconv_cpu_free);
+  g_clear_pointer (&e->host_state.data, g_free);
+  e->host_state.n_planes = 0;
+  e->have_last = 0;
+}
+
+/* Bytes of a row of samples of p. */
+static size_t
+row_bytes (const CuconvPlane * p)
+{
+  return (size_t) p->width * p->n_comp * cuconv_plane_sample_bytes (p);
+}
+
+/* Copies the samples of each plane's src rows to its dst rows (host). */
+static void
+copy_planes (const CuconvPlane * planes, int n_planes)
+{
+  for (int p = 0; p < n_planes; p++) {
+    const size_t n = row_bytes (&planes[p]);
+
+    for (int y = 0; y < planes[p].height; y++)
+      memcpy (planes[p].dst + (size_t) y * planes[p].dst_stride,
+          planes[p].src + (size_t) y * planes[p].src_stride, n);
+  }
+}
+
+/* The bands' threads and memory for cpu_threads (0: one a processor). */
+static int
+ensure_bands (CuconvEngine * e, unsigned cpu_threads)
+{
+  const unsigned n = cpu_threads ? cpu_threads : g_get_num_processors ();
+
+  if (e->bands && e->cpu && cpu_threads == e->cpu_threads_asked)
+    return 0;
+  g_clear_pointer (&e->bands, cuconv_bands_free);
+  g_clear_pointer (&e->cpu, cuconv_cpu_free);
+  e->bands = cuconv_bands_new (n);
+  e->cpu = cuconv_cpu_new (cuconv_bands_n (e->bands));
+  e->cpu_threads_asked = cpu_threads;
+  return e->cpu ? 0 : -1;
+}
+
+/* state[p] is planes[p] with dst the host state, (re)allocated for the
+ * planes' geometry; *restart becomes 1 when it was.  -1 without memory. */
+static int
+host_state_planes (HostState * hs, const CuconvPlane * planes, int n_planes,
+    CuconvPlane * state, int *restart)
+{
+  ptrdiff_t stride[CUCONV_MAX_PLANES];
+  size_t offset[CUCONV_MAX_PLANES], size = 0;
+  int same = hs->data && hs->n_planes == n_planes;
+
+  for (int p = 0; p < n_planes; p++) {
+    stride[p] = (ptrdiff_t) ((row_bytes (&planes[p]) + HOST_ALIGN - 1) /
+        HOST_ALIGN * HOST_ALIGN);
+    offset[p] = size;
+    size += (size_t) stride[p] * (size_t) MAX (planes[p].height, 0);
+    same = same && hs->stride[p] == stride[p] &&
+        hs->rows[p] == planes[p].height;
+  }
+  if (!same) {
+    g_free (hs->data);
+    hs->n_planes = 0;
+    hs->data = g_try_malloc (MAX (size, 1));
+    if (!hs->data)
+      return -1;
+    hs->n_planes = n_planes;
+    for (int p = 0; p < n_planes; p++) {
+      hs->offset[p] = offset[p];
+      hs->stride[p] = stride[p];
+      hs->rows[p] = planes[p].height;
+    }
+    *restart = 1;
+  }
+  for (int p = 0; p < n_planes; p++) {
+    state[p] = planes[p];
+    state[p].dst = hs->data + hs->offset[p];
+    state[p].dst_stride = hs->stride[p];
+  }
+  return 0;
+}
+
+typedef struct
+{
+  CuconvEngine *e;
+  const CuconvPlane *planes;
+  int n_planes;
+  const CuconvFilter *filter;
+  int pass;
+} CpuJob;
+
+static gboolean
+cpu_band (guint band, gpointer data)
+{
+  const CpuJob *job = data;
+
+  return cuconv_cpu_frame_band (job->e->cpu, job->planes, job->n_planes,
+      job->filter, job->pass, (int) band) == 0;
+}
+
+typedef struct
+{
+  const CuconvPlane *state;
+  int n_planes;
+  unsigned n_bands;
+  const uint8_t *k;
+  int restart;
+} TemporalJob;
+
+static gboolean
+temporal_band (guint band, gpointer data)
+{
+  const TemporalJob *job = data;
+
+  for (int p = 0; p < job->n_planes; p++) {
+    const int64_t h = job->state[p].height;
+
+    cuconv_temporal_rows (&job->state[p], job->k, job->restart,
+        (int) (h * band / job->n_bands), (int) (h * (band + 1) /
+            job->n_bands));
+  }
+  return TRUE;
+}
+
+/* A frame on the CPU: the denoise into the host state, which then is the
+ * filter's source; the filter in bands (or the reference); the source
+ * back where the regions leave it. */
+static int
+filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
+    CuconvStatus * st)
+{
+  CuconvPlane planes[CUCONV_MAX_PLANES];
+  CpuJob job = { e, planes, fr->n_planes, fr->filter, 0 };
+  int ok = 1;
+
+  memcpy (planes, fr->planes, sizeof (CuconvPlane) * fr->n_planes);
+  if (ensure_bands (e, fr->cpu_threads) != 0)
+    goto no_memory;
+  if (fr->temporal) {
+    CuconvPlane state[CUCONV_MAX_PLANES];
+    TemporalJob tj = { state, fr->n_planes, cuconv_bands_n (e->bands),
+      fr->temporal, restart
+    };
+
+    if (host_state_planes (&e->host_state, planes, fr->n_planes, state,
+            &tj.restart) != 0)
+      goto no_memory;
+    cuconv_bands_run (e->bands, temporal_band, &tj);
+    for (int p = 0; p < fr->n_planes; p++) {
+      planes[p].src = state[p].dst;
+      planes[p].src_stride = state[p].dst_stride;
+    }
+  }
+
+  if (!fr->filter || cuconv_regions_filter_nothing (fr->regions)) {
+    copy_planes (planes, fr->n_planes);
+    return 0;
+  }
+  if (cuconv_cpu_takes (fr->filter)) {
+    ok = cuconv_cpu_prepare (e->cpu, planes, fr->n_planes, fr->filter) == 0;
+    for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (fr->filter);
+        job.pass++)
+      ok = cuconv_bands_run (e->bands, cpu_band, &job);
+    if (ok)
+      cuconv_regions_restore (planes, fr->n_planes, fr->regions);
+  } else {
+    ok = cuconv_reference_frame_regions (planes, fr->n_planes, fr->filter,
+        fr->regions) == 0;
+  }
+  if (ok)
+    return 0;
+
+no_memory:
+  return fail (st, CUCONV_ENGINE_NO_MEMORY,
+      "out of memory while filtering a frame on the CPU");
+}
+
+/* A frame through the GPU. */
+static int
+filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
+    CuconvStatus * st)
+{
+  const int on_host = fr->memory != CUCONV_MEMORY_DEVICE;
+  /* host memory: synchronously, on a stream of the engine's */
+  void *stream = fr->memory == CUCONV_MEMORY_HOST ? NULL : fr->stream;
+
+  if (!e->strips)
+    return fail (st, -1, "the engine's GPU side is not open");
+  if (fr->temporal) {
+    if (!e->temporal && !(e->temporal = cuconv_temporal_state_new (st)))
+      return st->code ? st->code : -1;
+    return cuconv_temporal_state_filter (e->temporal, e->region_filter,
+        fr->planes, fr->n_planes, on_host, fr->temporal, restart,
+        fr->filter, fr->regions, stream, st);
+  }
+
+  switch (fr->memory) {
+    case CUCONV_MEMORY_HOST:
+      /* the whole frame through the strips, the source put back on the
+       * CPU where the regions leave it */
+      if (cuconv_regions_filter_nothing (fr->regions)) {
+        copy_planes (fr->planes, fr->n_planes);
+        return 0;
+      }
+      if (cuconv_strips_process (e->strips, fr->planes, fr->n_planes,
+              fr->filter, st) != 0)
+        return st->code;
+      cuconv_regions_restore (fr->planes, fr->n_planes, fr->regions);
+      return 0;
+    case CUCONV_MEMORY_PINNED:
+      return cuconv_strips_enqueue (e->strips, fr->planes, fr->n_planes,
+          fr->filter, e->region_filter, fr->regions, stream, st);
+    default:
+      return cuconv_region_filter_device (e->region_filter, fr->planes,
+          fr->n_planes, fr->filter, fr->regions, stream, st);
+  }
+}
+
+int
+cuconv_engine_filter (CuconvEngine * e, const CuconvFrame * fr,
+    CuconvStatus * st)
+{
+  const int on_gpu = fr->memory != CUCONV_MEMORY_CPU;
+  int restart = 0;
+
+  if (fr->n_planes < 1 || fr->n_planes > CUCONV_MAX_PLANES)
+    return fail (st, -1, "a frame has 1 to 4 planes");
+  if (!fr->filter && !fr->temporal)
+    return fail (st, -1, "a frame with neither filter nor denoise");
+  if (fr->temporal) {
+    restart = fr->temporal_restart || !e->have_last ||
+        e->last_on_gpu != on_gpu;
+    e->have_last = 1;
+    e->last_on_gpu = on_gpu;
+    /* frames denoised on the GPU: the host state is stale for good */
+    if (on_gpu)
+      g_clear_pointer (&e->host_state.data, g_free);
+  } else {
+    e->have_last = 0;
+  }
+  if (on_gpu)
+    return filter_gpu (e, fr, restart, st);
+  return filter_cpu (e, fr, restart, st);
+}
