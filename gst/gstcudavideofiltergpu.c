@@ -37,6 +37,7 @@
 
 #include <string.h>
 
+#include <gmodule.h>
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
@@ -94,6 +95,47 @@ runtime_is_1_24 (void)
   return major > 1 || minor >= 24;
 }
 
+#if GST_CHECK_VERSION (1, 24, 0)
+/* Built against 1.24 or newer: the stream contract is in the headers. */
+static gboolean
+stream_contract_ok (void)
+{
+  return TRUE;
+}
+#else
+/* Built against 1.22 and run on 1.24 or newer, upstream may push CUDA
+ * memory whose write is still pending on its stream, a flag and a stream
+ * 1.22's headers cannot name.  The library loaded then has
+ * gst_cuda_memory_sync () (1.24), found at run time: it waits, on the
+ * host, for such a write.  NULL on 1.22, whose writers finish first. */
+typedef void (*MemorySync) (GstMemory * mem);
+
+static MemorySync
+runtime_memory_sync (void)
+{
+  static gsize once = 0;
+  static MemorySync sync = NULL;
+
+  if (g_once_init_enter (&once)) {
+    /* the plugin links the library: it stays loaded */
+    GModule *lib = runtime_is_1_24 ()? g_module_open ("libgstcuda-1.0.so.0",
+        G_MODULE_BIND_LAZY) : NULL;
+    gpointer symbol = NULL;
+
+    if (lib && g_module_symbol (lib, "gst_cuda_memory_sync", &symbol))
+      sync = (MemorySync) symbol;
+    g_once_init_leave (&once, 1);
+  }
+  return sync;
+}
+
+static gboolean
+stream_contract_ok (void)
+{
+  return !runtime_is_1_24 () || runtime_memory_sync () != NULL;
+}
+#endif
+
 /* The formats GStreamer's CUDA allocator can lay out, of those the element
  * takes: 1.22's aborts the process on any other (gst_cuda_allocator_alloc),
  * later ones fail the allocation; 1.24 added I420_12LE.  GRAY8, GRAY16_LE
@@ -141,8 +183,18 @@ gst_cuda_video_filter_gpu_accept_caps (GstCudaVideoFilterGpu * gpu,
     GST_ERROR_OBJECT (element, "CUDA memory negotiated without a context");
     return FALSE;
   }
-  if (!layout_ok (gst_caps_get_structure (caps,
-              0))) {
+  if (!stream_contract_ok ()) {
+    gchar *running = gst_version_string ();
+
+    GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
+        ("This plugin was built against GStreamer %d.%d and runs on %s, "
+            "whose CUDA memory it cannot wait for. Keep this link in system "
+            "memory, or build the plugin against the GStreamer it runs on.",
+            GST_VERSION_MAJOR, GST_VERSION_MINOR, running), (NULL));
+    g_free (running);
+    return FALSE;
+  }
+  if (!layout_ok (gst_caps_get_structure (caps, 0))) {
     GST_ELEMENT_ERROR (element, CORE, NEGOTIATION,
         ("GStreamer's CUDA memory cannot hold %s frames of an odd height "
             "(%d): its chroma planes overlap. Keep this link in system "
@@ -903,6 +955,16 @@ gst_cuda_video_filter_gpu_wait_for_writers (GstCudaVideoFilterGpu * gpu,
       set_event_error (error, e);
       return FALSE;
     }
+  }
+#else
+  MemorySync sync = runtime_memory_sync ();
+  guint i;
+
+  for (i = 0; sync && i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (gst_is_cuda_memory (mem))
+      sync (mem);
   }
 #endif
   return TRUE;
