@@ -224,8 +224,7 @@ temporal_band (guint band, gpointer data)
     const int64_t h = job->state[p].height;
 
     cuconv_temporal_rows (&job->state[p], job->k, job->restart,
-        (int) (h * band / job->n_bands), (int) (h * (band + 1) /
-            job->n_bands));
+        (int) (h * band / job->n_bands), (int) (h * (band + 1) / job->n_bands));
   }
   return TRUE;
 }
@@ -336,8 +335,7 @@ cuconv_engine_filter (CuconvEngine * e, const CuconvFrame * fr,
   if (!fr->filter && !fr->temporal)
     return fail (st, -1, "a frame with neither filter nor denoise");
   if (fr->temporal) {
-    restart = fr->temporal_restart || !e->have_last ||
-        e->last_on_gpu != on_gpu;
+    restart = fr->temporal_restart || !e->have_last || e->last_on_gpu != on_gpu;
     e->have_last = 1;
     e->last_on_gpu = on_gpu;
     /* frames denoised on the GPU: the host state is stale for good */

@@ -107,9 +107,9 @@
 
 #include "cuconv-engine.h"
 #include "gstcudaconvolve.h"
-#include "gstcuconvkernelprops.h"
-#include "gstcuconvregions.h"
-#include "gstcuconvtemporal.h"
+#include "gstcudaconvolvekernelprops.h"
+#include "gstcudaconvolveregions.h"
+#include "gstcudaconvolvetemporal.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_convolve_debug);
 #define GST_CAT_DEFAULT gst_cuda_convolve_debug
@@ -130,10 +130,10 @@ enum
   PROP_MATRIX,
   PROP_NORMALIZE,
   PROP_CPU_THREADS,
-  /* gstcuconvtemporal.c's, in its order */
+  /* gstcudaconvolvetemporal.c's, in its order */
   PROP_TEMPORAL,
   PROP_TEMPORAL_THRESHOLD,
-  /* gstcuconvregions.c's, in its order */
+  /* gstcudaconvolveregions.c's, in its order */
   PROP_REGION,
   PROP_ROI_TYPES,
   PROP_ROI_MARGIN,
@@ -156,9 +156,10 @@ enum
 
 static GParamSpec *properties[N_PROPERTIES];
 G_STATIC_ASSERT (PROP_ROI_MIN_CONFIDENCE - PROP_REGION ==
-    GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE &&
-    N_PROPERTIES - PROP_REGION == GST_CUCONV_REGION_N_PROPS);
-G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL == GST_CUCONV_TEMPORAL_N_PROPS);
+    GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE &&
+    N_PROPERTIES - PROP_REGION == GST_CUDA_CONVOLVE_REGION_N_PROPS);
+G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL ==
+    GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS);
 
 struct _GstCudaConvolve
 {
@@ -167,8 +168,8 @@ struct _GstCudaConvolve
   /* Properties, under the object lock. */
   CuconvSettings settings;
   GstCudaConvolvePlanes planes;
-  GstCuconvRegionProps region_props;
-  GstCuconvTemporalProps temporal_props;
+  GstCudaConvolveRegionProps region_props;
+  GstCudaConvolveTemporalProps temporal_props;
   guint cpu_threads;
 
   /* Streaming thread only (and start/stop, which never run alongside it). */
@@ -176,13 +177,13 @@ struct _GstCudaConvolve
   GstCudaConvolvePlanes frame_planes;
   guint frame_cpu_threads;
   gboolean frame_spatial_off;   /* the kernel leaves this frame unchanged */
-  GstCuconvRegionFrame frame_regions;
+  GstCudaConvolveRegionFrame frame_regions;
   CuconvSettings filter_settings;       /* what filter was built from */
   CuconvFilter *filter;         /* built from frame_settings when they change
                                  * (on the heap: 66 KiB of taps) */
   gboolean filter_valid;
   /* The temporal denoise's table and resets. */
-  GstCuconvTemporal temporal;
+  GstCudaConvolveTemporal temporal;
   /* What the stream of frames keeps: the CPU's threads and memory, the
    * temporal state, the GPU's resources (in the base's context). */
   CuconvEngine *engine;
@@ -217,8 +218,7 @@ static gboolean gst_cuda_convolve_open_cuda (GstCudaVideoFilter * filter,
 static void gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter);
 
 #define gst_cuda_convolve_parent_class parent_class
-G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve,
-    GST_TYPE_CUDA_VIDEO_FILTER);
+G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CUDA_VIDEO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaconvolve, "cudaconvolve", GST_RANK_NONE,
     GST_TYPE_CUDA_CONVOLVE);
 
@@ -321,7 +321,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-256, for "
-      "gaussian, sharpen, bilateral (its spatial weights), and sobel and laplacian above radius 1; "
+      "gaussian, sharpen, bilateral (its spatial weights), and sobel and "
+      "laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
       "0.3 * (radius - 1) + 0.8; a sigma below 0.1 (on a plane: divided by "
       "its subsampling) counts as 0.1. box uses it only to derive the radius "
@@ -354,18 +355,18 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "and set chroma to neutral grey", GST_TYPE_CUDA_CONVOLVE_PLANES,
       DEFAULT_PLANES, live);
   properties[PROP_KERNEL_X] =
-      gst_cuconv_kernel_props_param_spec ("kernel-x", "Kernel X",
+      gst_cuda_convolve_kernel_props_param_spec ("kernel-x", "Kernel X",
       "kernel=custom, separable: the horizontal taps, left to right, an odd "
       "number (1-129) of numbers within +-1000000 centred on the output "
       "pixel, e.g. \"<1, 2, 1>\". Empty (<>) = not set: no horizontal "
       "filtering. Ignored while matrix is set. An invalid value is refused "
       "with a warning and the previous one stays", custom);
   properties[PROP_KERNEL_Y] =
-      gst_cuconv_kernel_props_param_spec ("kernel-y", "Kernel Y",
+      gst_cuda_convolve_kernel_props_param_spec ("kernel-y", "Kernel Y",
       "kernel=custom, separable: the vertical taps, top to bottom, as "
       "kernel-x. Empty (<>) = not set: no vertical filtering", custom);
   properties[PROP_MATRIX] =
-      gst_cuconv_kernel_props_param_spec ("matrix", "Matrix",
+      gst_cuda_convolve_kernel_props_param_spec ("matrix", "Matrix",
       "kernel=custom, 2-D: rows top to bottom of numbers left to right, "
       "square with an odd side (1-31), values within +-1000000, centred on "
       "the output pixel and not flipped, e.g. \"<<0, -1, 0>, <-1, 5, -1>, "
@@ -383,8 +384,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "band of its rows: 0 = as many as the machine has cores. Takes effect "
       "from the next frame", 0, MAX_CPU_THREADS, DEFAULT_CPU_THREADS,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  gst_cuconv_temporal_param_specs (&properties[PROP_TEMPORAL]);
-  gst_cuconv_region_props_param_specs (&properties[PROP_REGION]);
+  gst_cuda_convolve_temporal_param_specs (&properties[PROP_TEMPORAL]);
+  gst_cuda_convolve_region_props_param_specs (&properties[PROP_REGION]);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -429,10 +430,10 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
   self->engine = cuconv_engine_new ();
-  gst_cuconv_region_props_init (&self->region_props);
-  gst_cuconv_region_frame_init (&self->frame_regions);
-  gst_cuconv_temporal_props_init (&self->temporal_props);
-  gst_cuconv_temporal_init (&self->temporal);
+  gst_cuda_convolve_region_props_init (&self->region_props);
+  gst_cuda_convolve_region_frame_init (&self->frame_regions);
+  gst_cuda_convolve_temporal_props_init (&self->temporal_props);
+  gst_cuda_convolve_temporal_init (&self->temporal);
 
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self),
       cuconv_settings_is_identity (&self->settings));
@@ -499,15 +500,15 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
        * invalid value leaves as it was: the streaming thread copies the
        * settings under the lock, so no frame sees half a kernel. */
     case PROP_KERNEL_X:
-      valid = gst_cuconv_kernel_props_parse_taps (value, s->custom_x,
+      valid = gst_cuda_convolve_kernel_props_parse_taps (value, s->custom_x,
           &s->custom_x_len, &why);
       break;
     case PROP_KERNEL_Y:
-      valid = gst_cuconv_kernel_props_parse_taps (value, s->custom_y,
+      valid = gst_cuda_convolve_kernel_props_parse_taps (value, s->custom_y,
           &s->custom_y_len, &why);
       break;
     case PROP_MATRIX:
-      valid = gst_cuconv_kernel_props_parse_matrix (value, s->matrix,
+      valid = gst_cuda_convolve_kernel_props_parse_matrix (value, s->matrix,
           &s->matrix_side, &why);
       break;
     case PROP_NORMALIZE:
@@ -518,7 +519,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL:
     case PROP_TEMPORAL_THRESHOLD:
-      gst_cuconv_temporal_props_set (&self->temporal_props,
+      gst_cuda_convolve_temporal_props_set (&self->temporal_props,
           prop_id - PROP_TEMPORAL, value);
       break;
     case PROP_REGION:
@@ -526,7 +527,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
-      valid = gst_cuconv_region_props_set (&self->region_props,
+      valid = gst_cuda_convolve_region_props_set (&self->region_props,
           prop_id - PROP_REGION, value, &why);
       break;
     default:
@@ -574,15 +575,15 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       g_value_set_enum (value, self->planes);
       break;
     case PROP_KERNEL_X:
-      gst_cuconv_kernel_props_taps_to_value (self->settings.custom_x,
+      gst_cuda_convolve_kernel_props_taps_to_value (self->settings.custom_x,
           self->settings.custom_x_len, value);
       break;
     case PROP_KERNEL_Y:
-      gst_cuconv_kernel_props_taps_to_value (self->settings.custom_y,
+      gst_cuda_convolve_kernel_props_taps_to_value (self->settings.custom_y,
           self->settings.custom_y_len, value);
       break;
     case PROP_MATRIX:
-      gst_cuconv_kernel_props_matrix_to_value (self->settings.matrix,
+      gst_cuda_convolve_kernel_props_matrix_to_value (self->settings.matrix,
           self->settings.matrix_side, value);
       break;
     case PROP_NORMALIZE:
@@ -593,7 +594,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL:
     case PROP_TEMPORAL_THRESHOLD:
-      gst_cuconv_temporal_props_get (&self->temporal_props,
+      gst_cuda_convolve_temporal_props_get (&self->temporal_props,
           prop_id - PROP_TEMPORAL, value);
       break;
     case PROP_REGION:
@@ -601,8 +602,8 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
-      gst_cuconv_region_props_get (&self->region_props, prop_id - PROP_REGION,
-          value);
+      gst_cuda_convolve_region_props_get (&self->region_props,
+          prop_id - PROP_REGION, value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -619,8 +620,8 @@ gst_cuda_convolve_finalize (GObject * object)
   /* close_cuda () freed the GPU's side, in the context, when the element
    * stopped */
   cuconv_engine_free (self->engine);
-  gst_cuconv_region_props_clear (&self->region_props);
-  gst_cuconv_region_frame_clear (&self->frame_regions);
+  gst_cuda_convolve_region_props_clear (&self->region_props);
+  gst_cuda_convolve_region_frame_clear (&self->frame_regions);
   g_free (self->filter);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -637,7 +638,7 @@ gst_cuda_convolve_stop (GstBaseTransform * trans)
 
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   cuconv_engine_release_cpu (self->engine);
-  gst_cuconv_temporal_reset (&self->temporal);
+  gst_cuda_convolve_temporal_reset (&self->temporal);
   return ret;
 }
 
@@ -653,7 +654,7 @@ gst_cuda_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_SEGMENT:
     case GST_EVENT_GAP:
     case GST_EVENT_STREAM_START:
-      gst_cuconv_temporal_reset (&self->temporal);
+      gst_cuda_convolve_temporal_reset (&self->temporal);
       break;
     default:
       break;
@@ -666,7 +667,7 @@ static gboolean
 gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
-  gst_cuconv_temporal_reset (&GST_CUDA_CONVOLVE (vfilter)->temporal);
+  gst_cuda_convolve_temporal_reset (&GST_CUDA_CONVOLVE (vfilter)->temporal);
   return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vfilter, incaps,
       in_info, outcaps, out_info);
 }
@@ -788,30 +789,30 @@ gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
 }
 
 static gboolean
-gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter,
-    GstBuffer * inbuf)
+gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter, GstBuffer * inbuf)
 {
   GstCudaConvolve *self = GST_CUDA_CONVOLVE (filter);
-  GstCuconvRegionProps region_props;
-  GstCuconvTemporalProps temporal_props;
+  GstCudaConvolveRegionProps region_props;
+  GstCudaConvolveTemporalProps temporal_props;
   gboolean temporal;
 
-  gst_cuconv_region_props_init (&region_props);
+  gst_cuda_convolve_region_props_init (&region_props);
   GST_OBJECT_LOCK (self);
   self->frame_settings = self->settings;
   self->frame_planes = self->planes;
   self->frame_cpu_threads = self->cpu_threads;
-  gst_cuconv_region_props_copy (&region_props, &self->region_props);
+  gst_cuda_convolve_region_props_copy (&region_props, &self->region_props);
   temporal_props = self->temporal_props;
   GST_OBJECT_UNLOCK (self);
 
-  temporal = gst_cuconv_temporal_prepare (&self->temporal, &temporal_props,
+  temporal =
+      gst_cuda_convolve_temporal_prepare (&self->temporal, &temporal_props,
       inbuf);
   self->frame_spatial_off = cuconv_settings_is_identity (&self->frame_settings)
-      || gst_cuconv_region_frame_prepare (&self->frame_regions,
+      || gst_cuda_convolve_region_frame_prepare (&self->frame_regions,
       GST_ELEMENT (self), &region_props, inbuf,
       &GST_VIDEO_FILTER (self)->in_info);
-  gst_cuconv_region_props_clear (&region_props);
+  gst_cuda_convolve_region_props_clear (&region_props);
   return self->frame_spatial_off && !temporal;
 }
 
@@ -857,7 +858,8 @@ gst_cuda_convolve_filter (GstCudaVideoFilter * filter,
   frame.regions = &self->frame_regions.regions;
   if (self->temporal.on) {
     frame.temporal = self->temporal.lut;
-    frame.temporal_restart = gst_cuconv_temporal_take_reset (&self->temporal);
+    frame.temporal_restart =
+        gst_cuda_convolve_temporal_take_reset (&self->temporal);
   }
   frame.cpu_threads = self->frame_cpu_threads;
   if (cuconv_engine_filter (self->engine, &frame, &st) == 0)

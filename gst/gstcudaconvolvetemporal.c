@@ -10,24 +10,25 @@
 
 #include <string.h>
 
-#include "gstcuconvtemporal.h"
+#include "gstcudaconvolvetemporal.h"
 
 /* Rows of the host state start on cache lines. */
 void
-gst_cuconv_temporal_props_init (GstCuconvTemporalProps * props)
+gst_cuda_convolve_temporal_props_init (GstCudaConvolveTemporalProps * props)
 {
-  props->strength = GST_CUCONV_TEMPORAL_DEFAULT_STRENGTH;
-  props->threshold = GST_CUCONV_TEMPORAL_DEFAULT_THRESHOLD;
+  props->strength = GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH;
+  props->threshold = GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD;
 }
 
 void
-gst_cuconv_temporal_param_specs (GParamSpec ** specs)
+gst_cuda_convolve_temporal_param_specs (GParamSpec ** specs)
 {
   const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
 
-  specs[GST_CUCONV_TEMPORAL_PROP_STRENGTH] = g_param_spec_double ("temporal",
-      "Temporal denoise", "Strength of the temporal denoise, 0-1: each "
+  specs[GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH] =
+      g_param_spec_double ("temporal", "Temporal denoise",
+      "Strength of the temporal denoise, 0-1: each "
       "sample is blended with the previous denoised frame (this step's own "
       "output, before the kernel), out = in + k * (previous - in), k = "
       "temporal where the sample did not change, "
@@ -38,29 +39,29 @@ gst_cuconv_temporal_param_specs (GParamSpec ** specs)
       "after caps changes, flushes, seeks, gaps, discontinuities and "
       "backend switches. A change while playing applies from the next frame "
       "and keeps the state. 0 = off (with identity kernel settings: "
-      "passthrough)", 0.0, 1.0, GST_CUCONV_TEMPORAL_DEFAULT_STRENGTH, live);
-  specs[GST_CUCONV_TEMPORAL_PROP_THRESHOLD] =
+      "passthrough)", 0.0, 1.0, GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH,
+      live);
+  specs[GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD] =
       g_param_spec_double ("temporal-threshold", "Temporal threshold",
       "Temporal denoise: the difference between a sample and the previous "
       "denoised frame, in 8-bit levels (0-255; times 4 in 10-bit, 256 in "
       "16-bit samples), from which it counts as motion and takes the input "
-      "as it is; below it the blend grows smoothly to full strength at 0. Set it "
-      "above the noise (2 to 3 times its standard deviation). A change while "
-      "playing applies from the next frame and keeps the state. 0 = no "
-      "blending (the denoise is off)", 0.0,
-      CUCONV_MAX_TEMPORAL_THRESHOLD, GST_CUCONV_TEMPORAL_DEFAULT_THRESHOLD,
-      live);
+      "as it is; below it the blend grows smoothly to full strength at 0. "
+      "Set it above the noise (2 to 3 times its standard deviation). A "
+      "change while playing applies from the next frame and keeps the "
+      "state. 0 = no blending (the denoise is off)", 0.0, CUCONV_MAX_TEMPORAL_THRESHOLD,
+      GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD, live);
 }
 
 void
-gst_cuconv_temporal_props_set (GstCuconvTemporalProps * props, guint prop,
-    const GValue * value)
+gst_cuda_convolve_temporal_props_set (GstCudaConvolveTemporalProps * props,
+    guint prop, const GValue * value)
 {
   switch (prop) {
-    case GST_CUCONV_TEMPORAL_PROP_STRENGTH:
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH:
       props->strength = g_value_get_double (value);
       break;
-    case GST_CUCONV_TEMPORAL_PROP_THRESHOLD:
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD:
       props->threshold = g_value_get_double (value);
       break;
     default:
@@ -69,14 +70,14 @@ gst_cuconv_temporal_props_set (GstCuconvTemporalProps * props, guint prop,
 }
 
 void
-gst_cuconv_temporal_props_get (const GstCuconvTemporalProps * props,
-    guint prop, GValue * value)
+gst_cuda_convolve_temporal_props_get (const GstCudaConvolveTemporalProps *
+    props, guint prop, GValue * value)
 {
   switch (prop) {
-    case GST_CUCONV_TEMPORAL_PROP_STRENGTH:
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH:
       g_value_set_double (value, props->strength);
       break;
-    case GST_CUCONV_TEMPORAL_PROP_THRESHOLD:
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD:
       g_value_set_double (value, props->threshold);
       break;
     default:
@@ -85,21 +86,21 @@ gst_cuconv_temporal_props_get (const GstCuconvTemporalProps * props,
 }
 
 void
-gst_cuconv_temporal_init (GstCuconvTemporal * t)
+gst_cuda_convolve_temporal_init (GstCudaConvolveTemporal * t)
 {
   memset (t, 0, sizeof (*t));
   t->reset = 1;
 }
 
 void
-gst_cuconv_temporal_reset (GstCuconvTemporal * t)
+gst_cuda_convolve_temporal_reset (GstCudaConvolveTemporal * t)
 {
   g_atomic_int_set (&t->reset, 1);
 }
 
 gboolean
-gst_cuconv_temporal_prepare (GstCuconvTemporal * t,
-    const GstCuconvTemporalProps * props, GstBuffer * inbuf)
+gst_cuda_convolve_temporal_prepare (GstCudaConvolveTemporal * t,
+    const GstCudaConvolveTemporalProps * props, GstBuffer * inbuf)
 {
   if (!t->lut_valid || t->lut_props.strength != props->strength ||
       t->lut_props.threshold != props->threshold) {
@@ -110,12 +111,12 @@ gst_cuconv_temporal_prepare (GstCuconvTemporal * t,
   t->on = !cuconv_temporal_is_off (t->lut);
   /* a state from before the frames not denoised would be stale */
   if (!t->on || GST_BUFFER_IS_DISCONT (inbuf))
-    gst_cuconv_temporal_reset (t);
+    gst_cuda_convolve_temporal_reset (t);
   return t->on;
 }
 
 gboolean
-gst_cuconv_temporal_take_reset (GstCuconvTemporal * t)
+gst_cuda_convolve_temporal_take_reset (GstCudaConvolveTemporal * t)
 {
   return g_atomic_int_compare_and_exchange (&t->reset, 1, 0);
 }

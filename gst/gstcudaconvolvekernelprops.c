@@ -11,12 +11,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstcuconvkernelprops.h"
-#include "gstcuconvvalue.h"
+#include "gstcudaconvolvekernelprops.h"
+#include "gstcudaconvolvevalue.h"
 
 GParamSpec *
-gst_cuconv_kernel_props_param_spec (const gchar * name, const gchar * nick,
-    const gchar * blurb, GParamFlags flags)
+gst_cuda_convolve_kernel_props_param_spec (const gchar * name,
+    const gchar * nick, const gchar * blurb, GParamFlags flags)
 {
   return gst_param_spec_array (name, nick, blurb, NULL, flags);
 }
@@ -32,8 +32,8 @@ parse_numbers (const GValue * array, guint n, double *out,
   for (i = 0; i < n; i++) {
     const GValue *v = gst_value_array_get_value (array, i);
 
-    if (!gst_cuconv_value_get_number (v, &out[i])) {
-      gchar *str = gst_cuconv_value_describe (v);
+    if (!gst_cuda_convolve_value_get_number (v, &out[i])) {
+      gchar *str = gst_cuda_convolve_value_describe (v);
 
       *why = g_strdup_printf ("%s %u, %s, is not a number", what, i + 1, str);
       g_free (str);
@@ -51,7 +51,7 @@ parse_numbers (const GValue * array, guint n, double *out,
 }
 
 gboolean
-gst_cuconv_kernel_props_parse_taps (const GValue * value, double *taps,
+gst_cuda_convolve_kernel_props_parse_taps (const GValue * value, double *taps,
     int *len, gchar ** why)
 {
   double parsed[CUCONV_MAX_CUSTOM_TAPS];
@@ -79,7 +79,7 @@ gst_cuconv_kernel_props_parse_taps (const GValue * value, double *taps,
 }
 
 gboolean
-gst_cuconv_kernel_props_parse_matrix (const GValue * value, double *m,
+gst_cuda_convolve_kernel_props_parse_matrix (const GValue * value, double *m,
     int *side, gchar ** why)
 {
   double *parsed;
@@ -105,7 +105,7 @@ gst_cuconv_kernel_props_parse_matrix (const GValue * value, double *m,
     gboolean ok;
 
     if (!GST_VALUE_HOLDS_ARRAY (row)) {
-      gchar *str = gst_cuconv_value_describe (row);
+      gchar *str = gst_cuda_convolve_value_describe (row);
 
       *why = g_strdup_printf ("row %u, %s, is not an array of numbers such "
           "as <1, 2, 1>", j + 1, str);
@@ -146,7 +146,7 @@ append_double (GValue * array, double d)
 }
 
 void
-gst_cuconv_kernel_props_taps_to_value (const double *taps, int len,
+gst_cuda_convolve_kernel_props_taps_to_value (const double *taps, int len,
     GValue * value)
 {
   int i;
@@ -156,7 +156,7 @@ gst_cuconv_kernel_props_taps_to_value (const double *taps, int len,
 }
 
 void
-gst_cuconv_kernel_props_matrix_to_value (const double *m, int side,
+gst_cuda_convolve_kernel_props_matrix_to_value (const double *m, int side,
     GValue * value)
 {
   int j;
@@ -165,7 +165,7 @@ gst_cuconv_kernel_props_matrix_to_value (const double *m, int side,
     GValue row = G_VALUE_INIT;
 
     g_value_init (&row, GST_TYPE_ARRAY);
-    gst_cuconv_kernel_props_taps_to_value (m + j * side, side, &row);
+    gst_cuda_convolve_kernel_props_taps_to_value (m + j * side, side, &row);
     gst_value_array_append_and_take_value (value, &row);
   }
 }

@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include "gstcuconvregions.h"
-#include "gstcuconvvalue.h"
+#include "gstcudaconvolveregions.h"
+#include "gstcudaconvolvevalue.h"
 
 #ifdef HAVE_GST_ANALYTICS
 #include <gst/analytics/analytics.h>
@@ -43,7 +43,7 @@ gst_cuda_convolve_region_get_type (void)
 }
 
 void
-gst_cuconv_region_props_param_specs (GParamSpec ** specs)
+gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
 {
   const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
@@ -51,7 +51,7 @@ gst_cuconv_region_props_param_specs (GParamSpec ** specs)
   const GParamFlags lists = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
-  specs[GST_CUCONV_REGION_PROP_REGION] = g_param_spec_enum ("region",
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_REGION] = g_param_spec_enum ("region",
       "Region", "Where the filter applies: frame (everywhere, regions "
       "ignored), roi (inside the regions only; a frame without any passes "
       "through unchanged) or outside-roi (everywhere but inside the "
@@ -59,31 +59,34 @@ gst_cuconv_region_props_param_specs (GParamSpec ** specs)
       "of the roi-types, grown by roi-margin, and the fixed rectangles of "
       "the regions property. Inside a region the output is the whole-frame "
       "filter's, elsewhere the input unchanged. A frame with more than "
-      G_STRINGIFY (GST_CUCONV_REGIONS_MAX_FRAME) " rectangles is filtered "
-      "whole, with a warning", GST_TYPE_CUDA_CONVOLVE_REGION,
-      GST_CUDA_CONVOLVE_REGION_FRAME, live);
-  specs[GST_CUCONV_REGION_PROP_ROI_TYPES] = g_param_spec_string ("roi-types",
-      "ROI types", "The roi_type names of the GstVideoRegionOfInterestMeta, "
+      G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME)
+      " rectangles is filtered " "whole, with a warning",
+      GST_TYPE_CUDA_CONVOLVE_REGION, GST_CUDA_CONVOLVE_REGION_FRAME, live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES] =
+      g_param_spec_string ("roi-types", "ROI types",
+      "The roi_type names of the GstVideoRegionOfInterestMeta, "
       "and the labels of the object detections of the "
       "GstAnalyticsRelationMeta, that count as regions, separated by commas "
-      "(e.g. \"face,license-plate\"); empty or NULL = every one of the "
-      "frame" ANALYTICS_NOTE, NULL, lists);
-  specs[GST_CUCONV_REGION_PROP_ROI_MARGIN] = g_param_spec_uint ("roi-margin",
-      "ROI margin", "Luma pixels, 0-" G_STRINGIFY
-      (GST_CUCONV_REGIONS_MAX_MARGIN) ", by which every ROI meta's "
+      "(e.g. \"face,license-plate\"); empty or NULL = every one of the " "frame"
+      ANALYTICS_NOTE, NULL, lists);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN] =
+      g_param_spec_uint ("roi-margin", "ROI margin",
+      "Luma pixels, 0-" G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN)
+      ", by which every ROI meta's "
       "rectangle grows on each side before it is clipped to the frame "
       "(detector boxes are tight); 0 = the box as detected. The fixed "
       "rectangles of regions are used as given", 0,
-      GST_CUCONV_REGIONS_MAX_MARGIN, 0, live);
-  specs[GST_CUCONV_REGION_PROP_REGIONS] = gst_param_spec_array ("regions",
-      "Regions", "Fixed rectangles, in luma pixels, that count as regions "
+      GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN, 0, live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_REGIONS] =
+      gst_param_spec_array ("regions", "Regions",
+      "Fixed rectangles, in luma pixels, that count as regions "
       "on every frame, with or without ROI metas: an array of up to "
-      G_STRINGIFY (GST_CUCONV_REGIONS_MAX_FIXED) " arrays of 4 integers "
+      G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_FIXED) " arrays of 4 integers "
       "<x, y, w, h>, e.g. \"<<10,10,100,50>,<200,200,64,64>>\"; w and h "
       "not negative, x and y may be. Clipped to the frame; an empty or "
       "off-frame one is ignored. Default: none. An invalid value is "
       "refused with a warning and the previous one stays", NULL, lists);
-  specs[GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE] =
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE] =
       g_param_spec_double ("roi-min-confidence", "ROI minimum confidence",
       "The confidence (0-1) an object detection of the frame's "
       "GstAnalyticsRelationMeta needs to count as a region; weaker ones are "
@@ -92,14 +95,14 @@ gst_cuconv_region_props_param_specs (GParamSpec ** specs)
 }
 
 void
-gst_cuconv_region_props_init (GstCuconvRegionProps * props)
+gst_cuda_convolve_region_props_init (GstCudaConvolveRegionProps * props)
 {
   memset (props, 0, sizeof (*props));
   props->mode = CUCONV_REGION_FRAME;
 }
 
 void
-gst_cuconv_region_props_clear (GstCuconvRegionProps * props)
+gst_cuda_convolve_region_props_clear (GstCudaConvolveRegionProps * props)
 {
   g_clear_pointer (&props->types_str, g_free);
   g_clear_pointer (&props->types, g_array_unref);
@@ -107,10 +110,10 @@ gst_cuconv_region_props_clear (GstCuconvRegionProps * props)
 }
 
 void
-gst_cuconv_region_props_copy (GstCuconvRegionProps * dst,
-    const GstCuconvRegionProps * src)
+gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
+    const GstCudaConvolveRegionProps * src)
 {
-  gst_cuconv_region_props_clear (dst);
+  gst_cuda_convolve_region_props_clear (dst);
   dst->mode = src->mode;
   dst->margin = src->margin;
   dst->min_confidence = src->min_confidence;
@@ -153,8 +156,7 @@ parse_types (const gchar * str)
 static const gchar *const rect_fields[] = { "x", "y", "w", "h" };
 
 static gboolean
-parse_rects (const GValue * value, GArray ** rects,
-    gchar ** why)
+parse_rects (const GValue * value, GArray ** rects, gchar ** why)
 {
   GArray *parsed;
   guint n, i, j;
@@ -162,9 +164,9 @@ parse_rects (const GValue * value, GArray ** rects,
   g_return_val_if_fail (GST_VALUE_HOLDS_ARRAY (value), FALSE);
 
   n = gst_value_array_get_size (value);
-  if (n > GST_CUCONV_REGIONS_MAX_FIXED) {
+  if (n > GST_CUDA_CONVOLVE_REGIONS_MAX_FIXED) {
     *why = g_strdup_printf ("it has %u rectangles; at most %d", n,
-        GST_CUCONV_REGIONS_MAX_FIXED);
+        GST_CUDA_CONVOLVE_REGIONS_MAX_FIXED);
     return FALSE;
   }
 
@@ -174,7 +176,7 @@ parse_rects (const GValue * value, GArray ** rects,
     gint f[4];
 
     if (!GST_VALUE_HOLDS_ARRAY (rv) || gst_value_array_get_size (rv) != 4) {
-      gchar *str = gst_cuconv_value_describe (rv);
+      gchar *str = gst_cuda_convolve_value_describe (rv);
 
       *why = g_strdup_printf ("rectangle %u, %s, is not 4 integers "
           "<x, y, w, h>", i + 1, str);
@@ -184,8 +186,8 @@ parse_rects (const GValue * value, GArray ** rects,
     for (j = 0; j < 4; j++) {
       const GValue *v = gst_value_array_get_value (rv, j);
 
-      if (!gst_cuconv_value_get_int (v, &f[j])) {
-        gchar *str = gst_cuconv_value_describe (v);
+      if (!gst_cuda_convolve_value_get_int (v, &f[j])) {
+        gchar *str = gst_cuda_convolve_value_describe (v);
 
         *why = g_strdup_printf ("rectangle %u, %s %s, is not an integer "
             "from %d to %d", i + 1, rect_fields[j], str, G_MININT, G_MAXINT);
@@ -248,25 +250,25 @@ rects_to_value (const GArray * rects, GValue * value)
 }
 
 gboolean
-gst_cuconv_region_props_set (GstCuconvRegionProps * props, guint id,
-    const GValue * value, gchar ** why)
+gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
+    guint id, const GValue * value, gchar ** why)
 {
   switch (id) {
-    case GST_CUCONV_REGION_PROP_REGION:
+    case GST_CUDA_CONVOLVE_REGION_PROP_REGION:
       props->mode = (CuconvRegionMode) g_value_get_enum (value);
       break;
-    case GST_CUCONV_REGION_PROP_ROI_TYPES:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES:
       g_free (props->types_str);
       props->types_str = g_value_dup_string (value);
       g_clear_pointer (&props->types, g_array_unref);
       props->types = parse_types (props->types_str);
       break;
-    case GST_CUCONV_REGION_PROP_ROI_MARGIN:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN:
       props->margin = g_value_get_uint (value);
       break;
-    case GST_CUCONV_REGION_PROP_REGIONS:
+    case GST_CUDA_CONVOLVE_REGION_PROP_REGIONS:
       return parse_rects (value, &props->fixed, why);
-    case GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE:
       props->min_confidence = g_value_get_double (value);
       break;
     default:
@@ -276,23 +278,23 @@ gst_cuconv_region_props_set (GstCuconvRegionProps * props, guint id,
 }
 
 void
-gst_cuconv_region_props_get (const GstCuconvRegionProps * props, guint id,
-    GValue * value)
+gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps * props,
+    guint id, GValue * value)
 {
   switch (id) {
-    case GST_CUCONV_REGION_PROP_REGION:
+    case GST_CUDA_CONVOLVE_REGION_PROP_REGION:
       g_value_set_enum (value, props->mode);
       break;
-    case GST_CUCONV_REGION_PROP_ROI_TYPES:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES:
       g_value_set_string (value, props->types_str);
       break;
-    case GST_CUCONV_REGION_PROP_ROI_MARGIN:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN:
       g_value_set_uint (value, props->margin);
       break;
-    case GST_CUCONV_REGION_PROP_REGIONS:
+    case GST_CUDA_CONVOLVE_REGION_PROP_REGIONS:
       rects_to_value (props->fixed, value);
       break;
-    case GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE:
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE:
       g_value_set_double (value, props->min_confidence);
       break;
     default:
@@ -316,14 +318,13 @@ type_wanted (const GArray * types, GQuark type)
 #ifdef HAVE_GST_ANALYTICS
 /* The object detections of buf's GstAnalyticsRelationMeta (what
  * GStreamer's own inference elements attach), as
- * gst_cuconv_regions_collect () takes ROI metas, after the *n in out;
+ * gst_cuda_convolve_regions_collect () takes ROI metas, after the *n in out;
  * FALSE when there are more than max. */
 static gboolean
-collect_detections (const GstCuconvRegionProps * props, GstBuffer * buf,
+collect_detections (const GstCudaConvolveRegionProps * props, GstBuffer * buf,
     gint width, gint height, CuconvRect * out, guint max, guint * n)
 {
-  GstAnalyticsRelationMeta *meta = gst_buffer_get_analytics_relation_meta
-      (buf);
+  GstAnalyticsRelationMeta *meta = gst_buffer_get_analytics_relation_meta (buf);
   gpointer state = NULL;
   GstAnalyticsODMtd od;
 
@@ -351,7 +352,7 @@ collect_detections (const GstCuconvRegionProps * props, GstBuffer * buf,
 #endif
 
 gint
-gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
+gst_cuda_convolve_regions_collect (const GstCudaConvolveRegionProps * props,
     GstBuffer * buf, gint width, gint height, CuconvRect * out, guint max)
 {
   const GArray *types = props->types, *fixed = props->fixed;
@@ -397,24 +398,24 @@ gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
 }
 
 void
-gst_cuconv_region_frame_init (GstCuconvRegionFrame * frame)
+gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame)
 {
   memset (frame, 0, sizeof (*frame));
-  frame->rects = g_new (CuconvRect, GST_CUCONV_REGIONS_MAX_FRAME);
+  frame->rects = g_new (CuconvRect, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
   frame->regions.mode = CUCONV_REGION_FRAME;
   frame->regions.rects = frame->rects;
 }
 
 void
-gst_cuconv_region_frame_clear (GstCuconvRegionFrame * frame)
+gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame)
 {
   g_clear_pointer (&frame->rects, g_free);
 }
 
 gboolean
-gst_cuconv_region_frame_prepare (GstCuconvRegionFrame * frame,
-    GstElement * element, const GstCuconvRegionProps * props, GstBuffer * buf,
-    const GstVideoInfo * info)
+gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame * frame,
+    GstElement * element, const GstCudaConvolveRegionProps * props,
+    GstBuffer * buf, const GstVideoInfo * info)
 {
   gint width = GST_VIDEO_INFO_WIDTH (info);
   gint height = GST_VIDEO_INFO_HEIGHT (info);
@@ -426,8 +427,8 @@ gst_cuconv_region_frame_prepare (GstCuconvRegionFrame * frame,
   if (props->mode == CUCONV_REGION_FRAME)
     return FALSE;
 
-  n = gst_cuconv_regions_collect (props, buf, width, height, frame->rects,
-      GST_CUCONV_REGIONS_MAX_FRAME);
+  n = gst_cuda_convolve_regions_collect (props, buf, width, height,
+      frame->rects, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
   if (n < 0)
     goto too_many;
   frame->over_cap = FALSE;
@@ -456,9 +457,9 @@ too_many:
     if (!frame->over_cap)
       GST_ELEMENT_WARNING (element, STREAM, FAILED,
           ("A frame has more than %d regions, the most the element takes: "
-              "such frames are filtered whole.", GST_CUCONV_REGIONS_MAX_FRAME),
-          ("region=%s", props->mode == CUCONV_REGION_INSIDE ? "roi" :
-              "outside-roi"));
+              "such frames are filtered whole.",
+              GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME), ("region=%s",
+              props->mode == CUCONV_REGION_INSIDE ? "roi" : "outside-roi"));
     frame->over_cap = TRUE;
     return FALSE;
   }

@@ -8,10 +8,10 @@
 #include "config.h"
 #endif
 
-#include "gstcuconvvalue.h"
+#include "gstcudaconvolvevalue.h"
 
 gboolean
-gst_cuconv_value_get_number (const GValue * v, double *out)
+gst_cuda_convolve_value_get_number (const GValue * v, double *out)
 {
   switch (G_VALUE_TYPE (v)) {
     case G_TYPE_DOUBLE:
@@ -39,7 +39,7 @@ gst_cuconv_value_get_number (const GValue * v, double *out)
 }
 
 gboolean
-gst_cuconv_value_get_int (const GValue * v, gint * out)
+gst_cuda_convolve_value_get_int (const GValue * v, gint * out)
 {
   gint64 i;
 
@@ -68,11 +68,11 @@ gst_cuconv_value_get_int (const GValue * v, gint * out)
 }
 
 gchar *
-gst_cuconv_value_describe (const GValue * v)
+gst_cuda_convolve_value_describe (const GValue * v)
 {
   double d;
 
-  if (gst_cuconv_value_get_number (v, &d))
+  if (gst_cuda_convolve_value_get_number (v, &d))
     return g_strdup_printf ("%g", d);
   if (G_VALUE_HOLDS_STRING (v)) {
     const gchar *str = g_value_get_string (v);

@@ -3,8 +3,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __GST_CUCONV_REGIONS_H__
-#define __GST_CUCONV_REGIONS_H__
+#ifndef __GST_CUDA_CONVOLVE_REGIONS_H__
+#define __GST_CUDA_CONVOLVE_REGIONS_H__
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -12,23 +12,20 @@
 #include "cuconv.h"
 
 G_BEGIN_DECLS
-
 /* cudaconvolve's regions (docs/semantics.md, "Regions"): the properties
  * region, roi-types, roi-margin and regions, checked in full before they
  * replace the value in effect, and the rectangles of one frame collected
  * from them and the buffer's GstVideoRegionOfInterestMeta. */
-
 /* The most rectangles the regions property holds. */
-#define GST_CUCONV_REGIONS_MAX_FIXED 1024
+#define GST_CUDA_CONVOLVE_REGIONS_MAX_FIXED 1024
 /* The most rectangles one frame is filtered by (metas and fixed regions,
  * after clipping, empty ones not counted); a frame with more is filtered
  * whole. */
-#define GST_CUCONV_REGIONS_MAX_FRAME 4096
+#define GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME 4096
 /* The largest roi-margin, in luma pixels. */
-#define GST_CUCONV_REGIONS_MAX_MARGIN 4096
-
+#define GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN 4096
 /* Values equal CuconvRegionMode. */
-typedef enum
+    typedef enum
 {
   GST_CUDA_CONVOLVE_REGION_FRAME = CUCONV_REGION_FRAME,
   GST_CUDA_CONVOLVE_REGION_ROI = CUCONV_REGION_INSIDE,
@@ -41,12 +38,12 @@ GType gst_cuda_convolve_region_get_type (void);
 /* The properties, in this order from the element's first id on. */
 enum
 {
-  GST_CUCONV_REGION_PROP_REGION,
-  GST_CUCONV_REGION_PROP_ROI_TYPES,
-  GST_CUCONV_REGION_PROP_ROI_MARGIN,
-  GST_CUCONV_REGION_PROP_REGIONS,
-  GST_CUCONV_REGION_PROP_ROI_MIN_CONFIDENCE,
-  GST_CUCONV_REGION_N_PROPS
+  GST_CUDA_CONVOLVE_REGION_PROP_REGION,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN,
+  GST_CUDA_CONVOLVE_REGION_PROP_REGIONS,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE,
+  GST_CUDA_CONVOLVE_REGION_N_PROPS
 };
 
 /* The values of the properties.  The arrays are immutable once made and
@@ -60,26 +57,26 @@ typedef struct
   guint margin;                 /* luma pixels, metas only */
   GArray *fixed;                /* of CuconvRect as given; NULL = none */
   gdouble min_confidence;       /* analytics detections weaker are ignored */
-} GstCuconvRegionProps;
+} GstCudaConvolveRegionProps;
 
-/* Fills specs[0 .. GST_CUCONV_REGION_N_PROPS - 1]. */
-void gst_cuconv_region_props_param_specs (GParamSpec ** specs);
+/* Fills specs[0 .. GST_CUDA_CONVOLVE_REGION_N_PROPS - 1]. */
+void gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs);
 
 /* The defaults: region=frame, nothing else set. */
-void gst_cuconv_region_props_init (GstCuconvRegionProps * props);
-void gst_cuconv_region_props_clear (GstCuconvRegionProps * props);
+void gst_cuda_convolve_region_props_init (GstCudaConvolveRegionProps * props);
+void gst_cuda_convolve_region_props_clear (GstCudaConvolveRegionProps * props);
 
 /* dst (cleared or initialised) becomes a copy of src, sharing its arrays. */
-void gst_cuconv_region_props_copy (GstCuconvRegionProps * dst,
-    const GstCuconvRegionProps * src);
+void gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
+    const GstCudaConvolveRegionProps * src);
 
-/* Sets property id (GST_CUCONV_REGION_PROP_*) from value.  Returns FALSE,
- * leaving props as they were, when the value breaks a rule; *why then
- * says which (free it). */
-gboolean gst_cuconv_region_props_set (GstCuconvRegionProps * props,
+/* Sets property id (GST_CUDA_CONVOLVE_REGION_PROP_*) from value.  Returns
+ * FALSE, leaving props as they were, when the value breaks a rule; *why
+ * then says which (free it). */
+gboolean gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
     guint id, const GValue * value, gchar ** why);
-void gst_cuconv_region_props_get (const GstCuconvRegionProps * props,
-    guint id, GValue * value);
+void gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps *
+    props, guint id, GValue * value);
 
 /* The rectangles one frame of width x height is filtered by, clipped to
  * the frame, empty ones dropped, into out (room for max): first every
@@ -90,31 +87,32 @@ void gst_cuconv_region_props_get (const GstCuconvRegionProps * props,
  * each grown by props->margin on every side (an empty box stays empty),
  * then the fixed rectangles as they are, never grown.  Returns their
  * number, or -1 when there are more than max. */
-gint gst_cuconv_regions_collect (const GstCuconvRegionProps * props,
-    GstBuffer * buf, gint width, gint height, CuconvRect * out, guint max);
+gint gst_cuda_convolve_regions_collect (const GstCudaConvolveRegionProps *
+    props, GstBuffer * buf, gint width, gint height, CuconvRect * out,
+    guint max);
 
 /* One frame's regions, in the streaming thread. */
 typedef struct
 {
   CuconvRegions regions;        /* mode FRAME: the whole frame is filtered */
-  CuconvRect *rects;            /* room for GST_CUCONV_REGIONS_MAX_FRAME */
+  CuconvRect *rects;            /* room for ..._REGIONS_MAX_FRAME */
   gboolean over_cap;            /* the last frame had more */
-} GstCuconvRegionFrame;
+} GstCudaConvolveRegionFrame;
 
-void gst_cuconv_region_frame_init (GstCuconvRegionFrame * frame);
-void gst_cuconv_region_frame_clear (GstCuconvRegionFrame * frame);
+void gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame);
+void gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame);
 
 /* Sets frame->regions for buf (may be NULL: no metas), a frame of info,
  * as props say: mode FRAME when the whole frame is to be filtered
  * (region=frame, outside-roi without a rectangle, or more than
- * GST_CUCONV_REGIONS_MAX_FRAME rectangles: more filtered than asked, never
- * less, with an element warning on element at the first such frame of a
- * run).  Returns TRUE when the regions leave the frame unchanged:
- * region=roi without a rectangle, outside-roi with one covering the
- * frame. */
-gboolean gst_cuconv_region_frame_prepare (GstCuconvRegionFrame * frame,
-    GstElement * element, const GstCuconvRegionProps * props, GstBuffer * buf,
-    const GstVideoInfo * info);
+ * GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME rectangles: more filtered than
+ * asked, never less, with an element warning on element at the first
+ * such frame of a run).  Returns TRUE when the regions leave the frame
+ * unchanged: region=roi without a rectangle, outside-roi with one covering
+ * the frame. */
+gboolean gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame *
+    frame, GstElement * element, const GstCudaConvolveRegionProps * props,
+    GstBuffer * buf, const GstVideoInfo * info);
 
 G_END_DECLS
-#endif /* __GST_CUCONV_REGIONS_H__ */
+#endif /* __GST_CUDA_CONVOLVE_REGIONS_H__ */

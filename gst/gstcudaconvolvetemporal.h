@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#ifndef __GST_CUCONV_TEMPORAL_H__
-#define __GST_CUCONV_TEMPORAL_H__
+#ifndef __GST_CUDA_CONVOLVE_TEMPORAL_H__
+#define __GST_CUDA_CONVOLVE_TEMPORAL_H__
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -13,20 +13,17 @@
 #include "cuconv.h"
 
 G_BEGIN_DECLS
-
 /* The temporal denoise in cudaconvolve (docs/semantics.md, "Temporal
  * denoise"): the properties temporal and temporal-threshold, their table,
  * and when the state starts afresh; the engine keeps the state. */
-
-#define GST_CUCONV_TEMPORAL_DEFAULT_STRENGTH 0.0
-#define GST_CUCONV_TEMPORAL_DEFAULT_THRESHOLD 20.0
-
+#define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH 0.0
+#define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD 20.0
 /* Offsets from the first of the element's properties that are these. */
-enum
+    enum
 {
-  GST_CUCONV_TEMPORAL_PROP_STRENGTH,
-  GST_CUCONV_TEMPORAL_PROP_THRESHOLD,
-  GST_CUCONV_TEMPORAL_N_PROPS
+  GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH,
+  GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD,
+  GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS
 };
 
 /* The properties, under the element's object lock. */
@@ -34,15 +31,16 @@ typedef struct
 {
   gdouble strength;
   gdouble threshold;
-} GstCuconvTemporalProps;
+} GstCudaConvolveTemporalProps;
 
-void gst_cuconv_temporal_props_init (GstCuconvTemporalProps * props);
-/* Fills specs[0 .. GST_CUCONV_TEMPORAL_N_PROPS - 1]. */
-void gst_cuconv_temporal_param_specs (GParamSpec ** specs);
-void gst_cuconv_temporal_props_set (GstCuconvTemporalProps * props,
+void gst_cuda_convolve_temporal_props_init (GstCudaConvolveTemporalProps *
+    props);
+/* Fills specs[0 .. GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS - 1]. */
+void gst_cuda_convolve_temporal_param_specs (GParamSpec ** specs);
+void gst_cuda_convolve_temporal_props_set (GstCudaConvolveTemporalProps * props,
     guint prop, const GValue * value);
-void gst_cuconv_temporal_props_get (const GstCuconvTemporalProps * props,
-    guint prop, GValue * value);
+void gst_cuda_convolve_temporal_props_get (const GstCudaConvolveTemporalProps *
+    props, guint prop, GValue * value);
 
 typedef struct
 {
@@ -50,28 +48,27 @@ typedef struct
   gint reset;
 
   /* Streaming thread only. */
-  GstCuconvTemporalProps lut_props;     /* what lut was made from */
+  GstCudaConvolveTemporalProps lut_props;       /* what lut was made from */
   gboolean lut_valid;
   guint8 lut[CUCONV_TEMPORAL_LUT];
   gboolean on;                  /* this frame is denoised */
-} GstCuconvTemporal;
+} GstCudaConvolveTemporal;
 
-void gst_cuconv_temporal_init (GstCuconvTemporal * t);
+void gst_cuda_convolve_temporal_init (GstCudaConvolveTemporal * t);
 
 /* Any thread: the next frame passes through and becomes the state. */
-void gst_cuconv_temporal_reset (GstCuconvTemporal * t);
+void gst_cuda_convolve_temporal_reset (GstCudaConvolveTemporal * t);
 
 /* Streaming thread, once a buffer: the table for props (rebuilt when
  * they changed), a DISCONT buffer's reset.  Returns whether the frame is
  * denoised (t->on); while it is not, the next one that is starts afresh. */
-gboolean gst_cuconv_temporal_prepare (GstCuconvTemporal * t,
-    const GstCuconvTemporalProps * props, GstBuffer * inbuf);
+gboolean gst_cuda_convolve_temporal_prepare (GstCudaConvolveTemporal * t,
+    const GstCudaConvolveTemporalProps * props, GstBuffer * inbuf);
 
 /* Streaming thread, as a denoised frame is handed to the engine: whether
  * a reset asked for since the last one.  Taken there, not in prepare: a
  * buffer dropped between the two keeps it for the next. */
-gboolean gst_cuconv_temporal_take_reset (GstCuconvTemporal * t);
+gboolean gst_cuda_convolve_temporal_take_reset (GstCudaConvolveTemporal * t);
 
 G_END_DECLS
-
-#endif /* __GST_CUCONV_TEMPORAL_H__ */
+#endif /* __GST_CUDA_CONVOLVE_TEMPORAL_H__ */

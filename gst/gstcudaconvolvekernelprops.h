@@ -3,24 +3,22 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __GST_CUCONV_KERNEL_PROPS_H__
-#define __GST_CUCONV_KERNEL_PROPS_H__
+#ifndef __GST_CUDA_CONVOLVE_KERNEL_PROPS_H__
+#define __GST_CUDA_CONVOLVE_KERNEL_PROPS_H__
 
 #include <gst/gst.h>
 
 #include "cuconv.h"
 
 G_BEGIN_DECLS
-
 /* The custom kernel properties (kernel-x, kernel-y, matrix) as GstValueArray
  * values: checking them completely before anything is changed, and giving
  * back the kernel in effect. */
-
 /* A GstValueArray property of numbers.  The arrays have no element spec: an
  * element spec of doubles would make GObject refuse integers (what
  * gst-launch makes of `<1, 2, 1>` without one, and what applications often
  * build) with a message that does not say which rule was broken. */
-GParamSpec *gst_cuconv_kernel_props_param_spec (const gchar * name,
+    GParamSpec * gst_cuda_convolve_kernel_props_param_spec (const gchar * name,
     const gchar * nick, const gchar * blurb, GParamFlags flags);
 
 /* Reads value, a GstValueArray of numbers (integers or floating point),
@@ -28,7 +26,7 @@ GParamSpec *gst_cuconv_kernel_props_param_spec (const gchar * name,
  * Returns FALSE, leaving taps and *len untouched, when the array is not an
  * odd number of finite numbers up to CUCONV_MAX_CUSTOM_TAPS; *why then holds a
  * sentence saying which rule was broken (free it). */
-gboolean gst_cuconv_kernel_props_parse_taps (const GValue * value,
+gboolean gst_cuda_convolve_kernel_props_parse_taps (const GValue * value,
     double *taps, int *len, gchar ** why);
 
 /* Reads value, a GstValueArray of rows, each a GstValueArray of numbers,
@@ -36,16 +34,16 @@ gboolean gst_cuconv_kernel_props_parse_taps (const GValue * value,
  * Returns FALSE, leaving m and *side untouched, unless the matrix is
  * square with an odd side up to CUCONV_MAX_MATRIX_SIDE, of finite numbers;
  * *why then says why (free it). */
-gboolean gst_cuconv_kernel_props_parse_matrix (const GValue * value,
+gboolean gst_cuda_convolve_kernel_props_parse_matrix (const GValue * value,
     double *m, int *side, gchar ** why);
 
 /* Appends the len taps to value, an empty GstValueArray, as doubles. */
-void gst_cuconv_kernel_props_taps_to_value (const double *taps, int len,
+void gst_cuda_convolve_kernel_props_taps_to_value (const double *taps, int len,
     GValue * value);
 
 /* Appends side rows of side doubles to value, an empty GstValueArray. */
-void gst_cuconv_kernel_props_matrix_to_value (const double *m, int side,
+void gst_cuda_convolve_kernel_props_matrix_to_value (const double *m, int side,
     GValue * value);
 
 G_END_DECLS
-#endif /* __GST_CUCONV_KERNEL_PROPS_H__ */
+#endif /* __GST_CUDA_CONVOLVE_KERNEL_PROPS_H__ */
