@@ -11,14 +11,16 @@
 #include "cuconv.h"
 
 G_BEGIN_DECLS
+
 /* The custom kernel properties (kernel-x, kernel-y, matrix) as GstValueArray
  * values: checking them completely before anything is changed, and giving
  * back the kernel in effect. */
+
 /* A GstValueArray property of numbers.  The arrays have no element spec: an
  * element spec of doubles would make GObject refuse integers (what
  * gst-launch makes of `<1, 2, 1>` without one, and what applications often
  * build) with a message that does not say which rule was broken. */
-    GParamSpec * gst_cuda_convolve_kernel_props_param_spec (const gchar * name,
+GParamSpec *gst_cuda_convolve_kernel_props_param_spec (const gchar * name,
     const gchar * nick, const gchar * blurb, GParamFlags flags);
 
 /* Reads value, a GstValueArray of numbers (integers or floating point),

@@ -12,10 +12,12 @@
 #include "cuconv.h"
 
 G_BEGIN_DECLS
+
 /* cudaconvolve's regions (docs/semantics.md, "Regions"): the properties
  * region, roi-types, roi-margin and regions, checked in full before they
  * replace the value in effect, and the rectangles of one frame collected
  * from them and the buffer's GstVideoRegionOfInterestMeta. */
+
 /* The most rectangles the regions property holds. */
 #define GST_CUDA_CONVOLVE_REGIONS_MAX_FIXED 1024
 /* The most rectangles one frame is filtered by (metas and fixed regions,
@@ -24,8 +26,9 @@ G_BEGIN_DECLS
 #define GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME 4096
 /* The largest roi-margin, in luma pixels. */
 #define GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN 4096
+
 /* Values equal CuconvRegionMode. */
-    typedef enum
+typedef enum
 {
   GST_CUDA_CONVOLVE_REGION_FRAME = CUCONV_REGION_FRAME,
   GST_CUDA_CONVOLVE_REGION_ROI = CUCONV_REGION_INSIDE,

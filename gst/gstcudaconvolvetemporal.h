@@ -13,13 +13,16 @@
 #include "cuconv.h"
 
 G_BEGIN_DECLS
+
 /* The temporal denoise in cudaconvolve (docs/semantics.md, "Temporal
  * denoise"): the properties temporal and temporal-threshold, their table,
  * and when the state starts afresh; the engine keeps the state. */
+
 #define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH 0.0
 #define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD 20.0
+
 /* Offsets from the first of the element's properties that are these. */
-    enum
+enum
 {
   GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH,
   GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD,
@@ -39,8 +42,8 @@ void gst_cuda_convolve_temporal_props_init (GstCudaConvolveTemporalProps *
 void gst_cuda_convolve_temporal_param_specs (GParamSpec ** specs);
 void gst_cuda_convolve_temporal_props_set (GstCudaConvolveTemporalProps * props,
     guint prop, const GValue * value);
-void gst_cuda_convolve_temporal_props_get (const GstCudaConvolveTemporalProps *
-    props, guint prop, GValue * value);
+void gst_cuda_convolve_temporal_props_get (const GstCudaConvolveTemporalProps
+    * props, guint prop, GValue * value);
 
 typedef struct
 {
@@ -48,7 +51,7 @@ typedef struct
   gint reset;
 
   /* Streaming thread only. */
-  GstCudaConvolveTemporalProps lut_props;       /* what lut was made from */
+  GstCudaConvolveTemporalProps lut_props;     /* what lut was made from */
   gboolean lut_valid;
   guint8 lut[CUCONV_TEMPORAL_LUT];
   gboolean on;                  /* this frame is denoised */
@@ -71,4 +74,5 @@ gboolean gst_cuda_convolve_temporal_prepare (GstCudaConvolveTemporal * t,
 gboolean gst_cuda_convolve_temporal_take_reset (GstCudaConvolveTemporal * t);
 
 G_END_DECLS
+
 #endif /* __GST_CUDA_CONVOLVE_TEMPORAL_H__ */

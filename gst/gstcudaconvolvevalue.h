@@ -9,11 +9,13 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
+
 /* The values inside the array properties (kernel-x, kernel-y, matrix,
  * regions), as gst_value_deserialize () and applications make them: the
  * numbers they hold, and what a refusal says of them. */
+
 /* The number v holds, for the integer and floating-point types. */
-    gboolean gst_cuda_convolve_value_get_number (const GValue * v, double *out);
+gboolean gst_cuda_convolve_value_get_number (const GValue * v, double *out);
 
 /* The integer v holds, for the integer types, in the range of a gint. */
 gboolean gst_cuda_convolve_value_get_int (const GValue * v, gint * out);
