@@ -108,6 +108,7 @@
 #include "cuconv-engine.h"
 #include "gstcudaconvolve.h"
 #include "gstcudaconvolvekernelprops.h"
+#include "gstcudaconvolveplanes.h"
 #include "gstcudaconvolveregions.h"
 #include "gstcudaconvolvetemporal.h"
 
@@ -190,7 +191,7 @@ struct _GstCudaConvolve
 };
 
 /* Every format the element filters, the same on both pads and in either
- * memory.  gst_cuda_convolve_map_planes () describes their planes to the
+ * memory.  gst_cuda_convolve_planes_describe () describes their planes to the
  * engine from their GstVideoFormatInfo. */
 #define VIDEO_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, NV12, NV21, Y42B, " \
     "Y444, I420_10LE, I420_12LE, P010_10LE, P016_LE, Y444_16LE, RGBA, BGRA, " \
@@ -221,67 +222,6 @@ static void gst_cuda_convolve_close_cuda (GstCudaVideoFilter * filter);
 G_DEFINE_TYPE (GstCudaConvolve, gst_cuda_convolve, GST_TYPE_CUDA_VIDEO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaconvolve, "cudaconvolve", GST_RANK_NONE,
     GST_TYPE_CUDA_CONVOLVE);
-
-GType
-gst_cuda_convolve_kernel_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-#define GST_CUDA_CONVOLVE_KERNEL_VALUE(name, nick, desc) \
-    {GST_CUDA_CONVOLVE_KERNEL_##name, desc, nick},
-    CUCONV_KERNEL_TYPES (GST_CUDA_CONVOLVE_KERNEL_VALUE)
-#undef GST_CUDA_CONVOLVE_KERNEL_VALUE
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaConvolveKernel", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cuda_convolve_border_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CONVOLVE_BORDER_CLAMP,
-        "Repeat the edge sample (aaa|abcd|ddd)", "clamp"},
-    {GST_CUDA_CONVOLVE_BORDER_MIRROR,
-        "Reflect without repeating the edge sample (dcb|abcd|cba)", "mirror"},
-    {GST_CUDA_CONVOLVE_BORDER_WRAP,
-        "Wrap around to the opposite edge (bcd|abcd|abc)", "wrap"},
-    {GST_CUDA_CONVOLVE_BORDER_ZERO,
-        "Read 0 beyond the edges, darkening them (000|abcd|000)", "zero"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaConvolveBorder", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cuda_convolve_planes_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-#define GST_CUDA_CONVOLVE_PLANES_VALUE(name, nick, desc) \
-    {GST_CUDA_CONVOLVE_PLANES_##name, desc, nick},
-    CUCONV_PLANES_TYPES (GST_CUDA_CONVOLVE_PLANES_VALUE)
-#undef GST_CUDA_CONVOLVE_PLANES_VALUE
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaConvolvePlanes", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
 
 static void
 gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
@@ -692,102 +632,6 @@ settings_equal (const CuconvSettings * a, const CuconvSettings * b)
       a->matrix_side * a->matrix_side * sizeof (double)) == 0;
 }
 
-/* What becomes of component comp (GST_VIDEO_COMP_Y, _U, ...) of a frame of
- * finfo, by the planes rule: Y, and R, G, B, are luma; U and V chroma;
- * alpha is copied. */
-static CuconvCompOp
-comp_op (const GstVideoFormatInfo * finfo, gint comp, CuconvKernel kernel,
-    GstCudaConvolvePlanes which)
-{
-  gboolean chroma;
-
-  if (comp == GST_VIDEO_COMP_A)
-    return CUCONV_COMP_COPY;
-  chroma = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) &&
-      (comp == GST_VIDEO_COMP_U || comp == GST_VIDEO_COMP_V);
-
-  switch (which) {
-    case GST_CUDA_CONVOLVE_PLANES_ALL:
-      return CUCONV_COMP_FILTER;
-    case GST_CUDA_CONVOLVE_PLANES_LUMA:
-      return chroma ? CUCONV_COMP_COPY : CUCONV_COMP_FILTER;
-    case GST_CUDA_CONVOLVE_PLANES_CHROMA:
-      return chroma ? CUCONV_COMP_FILTER : CUCONV_COMP_COPY;
-    case GST_CUDA_CONVOLVE_PLANES_AUTO:
-    default:
-      if (!chroma)
-        return CUCONV_COMP_FILTER;
-      switch (kernel) {
-        case CUCONV_KERNEL_SHARPEN:
-          /* sharpening colour would only add colour noise */
-          return CUCONV_COMP_COPY;
-        case CUCONV_KERNEL_SOBEL:
-        case CUCONV_KERNEL_LAPLACIAN:
-          /* edges of colour mean nothing: a grey edge map */
-          return CUCONV_COMP_FILL;
-        default:
-          return CUCONV_COMP_FILTER;
-      }
-  }
-}
-
-/* Describes each plane of the frames to the engine, with what becomes of
- * each of its components for kernel and which.  Returns the number of
- * planes. */
-static guint
-gst_cuda_convolve_map_planes (const GstVideoFrame * in_frame,
-    GstVideoFrame * out_frame, CuconvKernel kernel, GstCudaConvolvePlanes which,
-    CuconvPlane * planes)
-{
-  const GstVideoFormatInfo *finfo = in_frame->info.finfo;
-  guint n_planes = GST_VIDEO_FRAME_N_PLANES (in_frame);
-  guint p;
-
-  for (p = 0; p < n_planes; p++) {
-    CuconvPlane *plane = &planes[p];
-    gint comp[GST_VIDEO_MAX_COMPONENTS], first, bytes, i;
-
-    gst_video_format_info_component (finfo, p, comp);
-    first = comp[0];
-    g_assert (first >= 0);
-
-    memset (plane, 0, sizeof (*plane));
-    plane->src = GST_VIDEO_FRAME_PLANE_DATA (in_frame, p);
-    plane->dst = GST_VIDEO_FRAME_PLANE_DATA (out_frame, p);
-    plane->src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (in_frame, p);
-    plane->dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p);
-    plane->width = GST_VIDEO_FRAME_COMP_WIDTH (in_frame, first);
-    plane->height = GST_VIDEO_FRAME_COMP_HEIGHT (in_frame, first);
-    /* The factors, not the size ratio: 5 luma columns have 3 chroma ones. */
-    plane->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, first);
-    plane->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, first);
-    /* The components of a plane share depth and shift in every format. */
-    plane->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, first);
-    plane->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, first);
-    plane->fill = 1u << (plane->depth - 1);
-
-    /* A pixel's samples: its components in the order of their offsets,
-     * then in RGBx or BGRx a padding byte that is no component, copied
-     * like alpha.  The order, not the offset itself: GStreamer 1.22 gives
-     * the V of P010 and P016 NV12's offset of 1, not 2 bytes. */
-    bytes = cuconv_plane_sample_bytes (plane);
-    plane->n_comp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, first) / bytes;
-    g_assert (plane->n_comp >= 1 && plane->n_comp <= CUCONV_MAX_COMP);
-    for (i = 0; i < plane->n_comp; i++)
-      plane->op[i] = CUCONV_COMP_COPY;
-    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
-      gint j, pos = 0;
-
-      for (j = 0; j < GST_VIDEO_MAX_COMPONENTS && comp[j] >= 0; j++)
-        pos += GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[j]) <
-            GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[i]);
-      plane->op[pos] = comp_op (finfo, comp[i], kernel, which);
-    }
-  }
-
-  return n_planes;
-}
-
 static gboolean
 gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter, GstBuffer * inbuf)
 {
@@ -850,7 +694,7 @@ gst_cuda_convolve_filter (GstCudaVideoFilter * filter,
       CUCONV_MEMORY_PINNED && (gint) GST_CUDA_VIDEO_FILTER_MEMORY_DEVICE ==
       CUCONV_MEMORY_DEVICE);
 
-  frame.n_planes = gst_cuda_convolve_map_planes (in_frame, out_frame,
+  frame.n_planes = gst_cuda_convolve_planes_describe (in_frame, out_frame,
       self->frame_settings.kernel, self->frame_planes, planes);
   frame.memory = (CuconvMemory) memory;
   frame.stream = stream;

@@ -60,15 +60,15 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "the regions property. Inside a region the output is the whole-frame "
       "filter's, elsewhere the input unchanged. A frame with more than "
       G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME)
-      " rectangles is filtered " "whole, with a warning",
+      " rectangles is filtered whole, with a warning",
       GST_TYPE_CUDA_CONVOLVE_REGION, GST_CUDA_CONVOLVE_REGION_FRAME, live);
   specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES] =
       g_param_spec_string ("roi-types", "ROI types",
       "The roi_type names of the GstVideoRegionOfInterestMeta, "
       "and the labels of the object detections of the "
       "GstAnalyticsRelationMeta, that count as regions, separated by commas "
-      "(e.g. \"face,license-plate\"); empty or NULL = every one of the " "frame"
-      ANALYTICS_NOTE, NULL, lists);
+      "(e.g. \"face,license-plate\"); empty or NULL = every one of the "
+      "frame" ANALYTICS_NOTE, NULL, lists);
   specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN] =
       g_param_spec_uint ("roi-margin", "ROI margin",
       "Luma pixels, 0-" G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN)

@@ -49,7 +49,8 @@ gst_cuda_convolve_temporal_param_specs (GParamSpec ** specs)
       "as it is; below it the blend grows smoothly to full strength at 0. "
       "Set it above the noise (2 to 3 times its standard deviation). A "
       "change while playing applies from the next frame and keeps the "
-      "state. 0 = no blending (the denoise is off)", 0.0, CUCONV_MAX_TEMPORAL_THRESHOLD,
+      "state. 0 = no blending (the denoise is off)", 0.0,
+      CUCONV_MAX_TEMPORAL_THRESHOLD,
       GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD, live);
 }
 
