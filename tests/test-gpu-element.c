@@ -619,6 +619,75 @@ GST_START_TEST (test_regions_cuda)
 
 GST_END_TEST;
 
+/* Regions on frames from the pinned pool: enqueued whole on the GPU, the
+ * region filter between upload and download, never the CPU's restore.
+ * The same checks as in system memory. */
+GST_START_TEST (test_regions_pinned_cuda)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+  } cases[] = {
+    {"GRAY8", 385, 289}, {"I420", 37, 19}, {"NV12", 385, 289},
+    {"Y444", 64, 33},
+  };
+  static const gchar *configs[] = {
+    "kernel=gaussian border=mirror radius=3",
+    "kernel=box border=wrap radius=7",
+    "kernel=sobel border=clamp radius=1",
+  };
+  GRand *rand = g_rand_new_with_seed (SEED + 11);
+  guint c, k, m;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const gint w = cases[c].w, hh = cases[c].h;
+    FrameCheckBox boxes[] = { {w / 2, hh / 3, w / 4 + 1, hh / 5 + 1},
+    {3, 2, 9, 7}, {0, 9, 6, 10}
+    };
+    GstElement *e;
+    GstHarness *h = harness_new_cuda (&e);
+    GstBufferPool *pool;
+    GstVideoInfo info;
+    GstCaps *caps;
+
+    frame_check_info_init (&info, cases[c].format, w, hh);
+    caps = gst_video_info_to_caps (&info);
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    pool = pinned_pool_from_query (h, caps, info.size);
+    gst_util_set_object_arg (G_OBJECT (e), "regions",
+        "<<3,2,9,7>,<-4,9,10,10>>");
+    for (k = 0; k < G_N_ELEMENTS (configs); k++) {
+      for (m = CUCONV_REGION_INSIDE; m <= CUCONV_REGION_OUTSIDE; m++) {
+        GstBuffer *in = pool_buffer_random (pool, rand), *whole;
+        CuconvSettings s;
+
+        gst_buffer_add_video_region_of_interest_meta (in, "face",
+            boxes[0].x, boxes[0].y, boxes[0].w, boxes[0].h);
+        set_props (e, "region=frame");
+        set_props (e, configs[k]);
+        frame_check_element_settings (e, &s);
+        whole = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+        fail_unless (whole != NULL && buffer_is_pinned (whole));
+        compare_with_reference (&info, in, whole, &s, TRUE, configs[k]);
+        g_object_set (e, "region", m, NULL);
+        check_regions_cuda (h, e, &info, in, whole, m, boxes,
+            G_N_ELEMENTS (boxes), configs[k]);
+        gst_buffer_unref (whole);
+        gst_buffer_unref (in);
+      }
+    }
+    check_active_backend (e, "cuda");
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+    gst_object_unref (pool);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The frame in flight.  Frames come from the pool cudaconvolve proposes,
  * in page-locked host memory or in CUDA memory: both are filtered
  * asynchronously on the element's stream, and held one at a time behind
@@ -1580,6 +1649,7 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_pinned_pool_cuda);
   tcase_add_test (tc, test_pinned_backend_switch_cuda);
   tcase_add_test (tc, test_regions_cuda);
+  tcase_add_test (tc, test_regions_pinned_cuda);
   tcase_add_test (tc, test_flight_order_and_eos);
   tcase_add_test (tc, test_flight_flush);
   tcase_add_test (tc, test_flight_serialized);

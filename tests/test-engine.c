@@ -1,0 +1,317 @@
+/* gst-cudaconvolve: the engine of a stream of frames (cuda/cuconv-engine.h)
+ * on the CPU, against the definitions it composes: the reference with
+ * its regions (within ±1 where it filters, exact where the input stays),
+ * the temporal denoise row by row (exact) and when its state starts
+ * afresh; and what it refuses.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+
+#include "cuconv-engine.h"
+
+#define SEED 4242
+
+/* A frame of up to three planes: luma, and two chroma planes subsampled
+ * by sub in both directions. */
+typedef struct
+{
+  CuconvPlane p[3];
+  int n_planes;
+} Frame;
+
+static void
+frame_new (Frame * f, int width, int height, int n_planes, int sub,
+    int depth, GRand * rand)
+{
+  const int bytes = depth > 8 ? 2 : 1;
+
+  memset (f, 0, sizeof (*f));
+  f->n_planes = n_planes;
+  for (int i = 0; i < n_planes; i++) {
+    CuconvPlane *p = &f->p[i];
+    const int s = i ? sub : 1;
+    /* a stride past the row, odd in samples */
+    const ptrdiff_t stride = ((width + s - 1) / s + 3) * bytes;
+    uint8_t *src;
+
+    p->width = (width + s - 1) / s;
+    p->height = (height + s - 1) / s;
+    p->sub_x = p->sub_y = s;
+    p->n_comp = 1;
+    p->depth = depth;
+    p->fill = 1u << (depth - 1);
+    p->src_stride = p->dst_stride = stride;
+    src = g_malloc (stride * p->height);
+    for (ptrdiff_t b = 0; b < stride * p->height; b++)
+      src[b] = g_rand_int_range (rand, 0, 256);
+    if (bytes == 2)
+      for (ptrdiff_t b = 1; b < stride * p->height; b += 2)
+        src[b] &= (1 << (depth - 8)) - 1;
+    p->src = src;
+    p->dst = g_malloc0 (stride * p->height);
+  }
+}
+
+static void
+frame_free (Frame * f)
+{
+  for (int i = 0; i < f->n_planes; i++) {
+    g_free ((gpointer) f->p[i].src);
+    g_free (f->p[i].dst);
+  }
+}
+
+/* The planes of f with dst replaced by fresh memory. */
+static void
+frame_other_dst (const Frame * f, Frame * g)
+{
+  *g = *f;
+  for (int i = 0; i < f->n_planes; i++)
+    g->p[i].dst = g_malloc0 (f->p[i].dst_stride * f->p[i].height);
+}
+
+static void
+frame_free_dst (Frame * g)
+{
+  for (int i = 0; i < g->n_planes; i++)
+    g_free (g->p[i].dst);
+}
+
+static int
+sample (const CuconvPlane * p, const uint8_t * base, int x, int y)
+{
+  const uint8_t *row = base + (ptrdiff_t) y * p->dst_stride;
+
+  return p->depth > 8 ? row[2 * x] | row[2 * x + 1] << 8 : row[x];
+}
+
+/* The largest difference between a's and b's dst samples. */
+static int
+max_diff (const Frame * a, const Frame * b)
+{
+  int worst = 0;
+
+  for (int i = 0; i < a->n_planes; i++)
+    for (int y = 0; y < a->p[i].height; y++)
+      for (int x = 0; x < a->p[i].width; x++)
+        worst = MAX (worst, ABS (sample (&a->p[i], a->p[i].dst, x, y) -
+                sample (&b->p[i], b->p[i].dst, x, y)));
+  return worst;
+}
+
+static void
+settings_init (CuconvSettings * s, CuconvKernel kernel, unsigned radius,
+    double sigma)
+{
+  memset (s, 0, sizeof (*s));
+  s->kernel = kernel;
+  s->border = CUCONV_BORDER_MIRROR;
+  s->radius = radius;
+  s->sigma = sigma;
+  s->amount = 1.0;
+  s->sigma_range = 30.0;
+}
+
+/* Every kernel family the CPU takes, and one it leaves to the reference;
+ * every region mode, one band and several: the engine is the reference
+ * with its regions. */
+GST_START_TEST (test_engine_filter_and_regions)
+{
+  static const CuconvRect rects[] = { {3, 2, 9, 7}, {20, 10, 30, 12} };
+  static const CuconvRegions regions[] = {
+    {CUCONV_REGION_FRAME, NULL, 0},
+    {CUCONV_REGION_INSIDE, rects, 2},
+    {CUCONV_REGION_OUTSIDE, rects, 2},
+    {CUCONV_REGION_INSIDE, NULL, 0},
+  };
+  static const struct
+  {
+    CuconvKernel kernel;
+    unsigned radius;
+    double sigma;
+  } kernels[] = {
+    {CUCONV_KERNEL_GAUSSIAN, 2, 0}, {CUCONV_KERNEL_BOX, 5, 0},
+    {CUCONV_KERNEL_SOBEL, 1, 0}, {CUCONV_KERNEL_BILATERAL, 2, 0},
+    {CUCONV_KERNEL_GAUSSIAN, 0, 30.0}, {CUCONV_KERNEL_SHARPEN, 80, 0},
+  };
+  GRand *rand = g_rand_new_with_seed (SEED);
+  CuconvFilter *filter = g_new0 (CuconvFilter, 1);
+  CuconvEngine *e = cuconv_engine_new ();
+
+  for (int depth = 8; depth <= 10; depth += 2) {
+    Frame in;
+
+    frame_new (&in, 61, 37, depth == 8 ? 1 : 3, 2, depth, rand);
+    for (guint k = 0; k < G_N_ELEMENTS (kernels); k++) {
+      CuconvSettings s;
+
+      settings_init (&s, kernels[k].kernel, kernels[k].radius,
+          kernels[k].sigma);
+      cuconv_filter_init (filter, &s);
+      for (guint r = 0; r < G_N_ELEMENTS (regions); r++) {
+        for (unsigned threads = 1; threads <= 3; threads += 2) {
+          CuconvFrame fr = { in.p, in.n_planes, CUCONV_MEMORY_CPU };
+          CuconvStatus st = { 0 };
+          Frame ref;
+
+          fr.filter = filter;
+          fr.regions = &regions[r];
+          fr.cpu_threads = threads;
+          frame_other_dst (&in, &ref);
+          fail_unless (cuconv_reference_frame_regions (ref.p, ref.n_planes,
+                  filter, &regions[r]) == 0);
+          fail_unless_equals_int (cuconv_engine_filter (e, &fr, &st), 0);
+          fail_unless (max_diff (&in, &ref) <= 1, "kernel %u regions %u "
+              "depth %d: %d from the reference", k, r, depth,
+              max_diff (&in, &ref));
+          frame_free_dst (&ref);
+        }
+      }
+    }
+    frame_free (&in);
+  }
+  cuconv_engine_free (e);
+  g_free (filter);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The state of the temporal denoise: frame by frame as
+ * cuconv_temporal_rows () defines it, the filter applied to it; afresh on
+ * the first frame, on a restart, after a frame without the denoise and
+ * after the CPU's memory was released. */
+GST_START_TEST (test_engine_temporal)
+{
+  /* restart asked, denoise on, frame made afresh by the definition */
+  static const struct
+  {
+    int restart, on, afresh;
+  } steps[] = {
+    {0, 1, 1}, {0, 1, 0}, {0, 1, 0}, {1, 1, 1}, {0, 1, 0}, {0, 0, 0},
+    {0, 1, 1}, {0, 1, 0},
+  };
+  GRand *rand = g_rand_new_with_seed (SEED + 1);
+  CuconvFilter *filter = g_new0 (CuconvFilter, 1);
+  CuconvEngine *e = cuconv_engine_new ();
+  uint8_t lut[CUCONV_TEMPORAL_LUT];
+  CuconvSettings s;
+  Frame state;
+
+  settings_init (&s, CUCONV_KERNEL_GAUSSIAN, 2, 0);
+  cuconv_filter_init (filter, &s);
+  cuconv_temporal_lut (lut, 0.8, 40.0);
+  {
+    Frame shape;
+
+    frame_new (&shape, 45, 23, 3, 2, 8, rand);
+    frame_other_dst (&shape, &state);
+    frame_free (&shape);
+  }
+
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (steps); i++) {
+    const guint n = i % G_N_ELEMENTS (steps);
+    /* the second round: with and without the filter */
+    const CuconvFilter *f = i < G_N_ELEMENTS (steps) ? filter : NULL;
+    CuconvFrame fr = { NULL, 3, CUCONV_MEMORY_CPU };
+    CuconvStatus st = { 0 };
+    Frame in, ref;
+
+    if (i == G_N_ELEMENTS (steps))
+      cuconv_engine_release_cpu (e);
+    frame_new (&in, 45, 23, 3, 2, 8, rand);
+    fr.planes = in.p;
+    fr.filter = steps[n].on ? f : filter;
+    fr.temporal = steps[n].on ? lut : NULL;
+    fr.temporal_restart = steps[n].restart;
+    fail_unless_equals_int (cuconv_engine_filter (e, &fr, &st), 0);
+
+    /* the definition: the state, then the filter from it */
+    frame_other_dst (&in, &ref);
+    if (steps[n].on) {
+      for (int p = 0; p < 3; p++) {
+        CuconvPlane t = in.p[p];
+
+        t.dst = state.p[p].dst;
+        t.dst_stride = state.p[p].dst_stride;
+        cuconv_temporal_rows (&t, lut, steps[n].afresh, 0, t.height);
+        ref.p[p].src = state.p[p].dst;
+      }
+    }
+    if (fr.filter)
+      fail_unless (cuconv_reference_frame (ref.p, 3, filter) == 0);
+    else
+      for (int p = 0; p < 3; p++)
+        memcpy (ref.p[p].dst, ref.p[p].src, ref.p[p].dst_stride *
+            ref.p[p].height);
+    fail_unless (max_diff (&in, &ref) <= (fr.filter ? 1 : 0),
+        "frame %u: %d from the definition", i, max_diff (&in, &ref));
+    frame_free_dst (&ref);
+    frame_free (&in);
+  }
+  frame_free_dst (&state);
+  cuconv_engine_free (e);
+  g_free (filter);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* What the engine refuses, with a sentence: no planes or too many, a
+ * frame with nothing to do, the GPU's memory before its side is open. */
+GST_START_TEST (test_engine_refuses)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 2);
+  CuconvFilter *filter = g_new0 (CuconvFilter, 1);
+  CuconvEngine *e = cuconv_engine_new ();
+  CuconvSettings s;
+  Frame in;
+  const struct
+  {
+    int n_planes;
+    const CuconvFilter *filter;
+    CuconvMemory memory;
+  } cases[] = {
+    {0, filter, CUCONV_MEMORY_CPU}, {CUCONV_MAX_PLANES + 1, filter,
+        CUCONV_MEMORY_CPU}, {1, NULL, CUCONV_MEMORY_CPU},
+    {1, filter, CUCONV_MEMORY_HOST}, {1, filter, CUCONV_MEMORY_PINNED},
+    {1, filter, CUCONV_MEMORY_DEVICE},
+  };
+
+  settings_init (&s, CUCONV_KERNEL_BOX, 1, 0);
+  cuconv_filter_init (filter, &s);
+  frame_new (&in, 9, 5, 1, 1, 8, rand);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    CuconvFrame fr = { in.p, cases[c].n_planes, cases[c].memory };
+    CuconvStatus st = { 0 };
+
+    fr.filter = cases[c].filter;
+    fail_if (cuconv_engine_filter (e, &fr, &st) == 0, "case %u taken", c);
+    fail_unless (st.code != 0 && st.message[0] != '\0', "case %u", c);
+  }
+  frame_free (&in);
+  cuconv_engine_free (e);
+  g_free (filter);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+static Suite *
+engine_suite (void)
+{
+  Suite *s = suite_create ("cuconv-engine");
+  TCase *tc = tcase_create ("cpu");
+
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_engine_filter_and_regions);
+  tcase_add_test (tc, test_engine_temporal);
+  tcase_add_test (tc, test_engine_refuses);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+GST_CHECK_MAIN (engine);
