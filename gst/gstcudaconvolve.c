@@ -140,6 +140,7 @@ enum
   PROP_ROI_MARGIN,
   PROP_REGIONS,
   PROP_ROI_MIN_CONFIDENCE,
+  PROP_ROI_HOLD,
   N_PROPERTIES
 };
 
@@ -156,8 +157,8 @@ enum
 #define MAX_CPU_THREADS 256
 
 static GParamSpec *properties[N_PROPERTIES];
-G_STATIC_ASSERT (PROP_ROI_MIN_CONFIDENCE - PROP_REGION ==
-    GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE &&
+G_STATIC_ASSERT (PROP_ROI_HOLD - PROP_REGION ==
+    GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD &&
     N_PROPERTIES - PROP_REGION == GST_CUDA_CONVOLVE_REGION_N_PROPS);
 G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL ==
     GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS);
@@ -467,6 +468,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
+    case PROP_ROI_HOLD:
       valid = gst_cuda_convolve_region_props_set (&self->region_props,
           prop_id - PROP_REGION, value, &why);
       break;
@@ -542,6 +544,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_ROI_MARGIN:
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
+    case PROP_ROI_HOLD:
       gst_cuda_convolve_region_props_get (&self->region_props,
           prop_id - PROP_REGION, value);
       break;
@@ -567,6 +570,15 @@ gst_cuda_convolve_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* What frames carry over to the next ones, the temporal denoise and the
+ * held detections, starts afresh.  Any thread. */
+static void
+gst_cuda_convolve_restart (GstCudaConvolve * self)
+{
+  gst_cuda_convolve_temporal_reset (&self->temporal);
+  gst_cuda_convolve_hold_reset (&self->frame_regions.hold);
+}
+
 /* The CPU backend's threads and memory, and the temporal state, go with
  * the stream (the base's stop closes CUDA first: close_cuda frees the
  * GPU's side). */
@@ -578,12 +590,12 @@ gst_cuda_convolve_stop (GstBaseTransform * trans)
 
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
   cuconv_engine_release_cpu (self->engine);
-  gst_cuda_convolve_temporal_reset (&self->temporal);
+  gst_cuda_convolve_restart (self);
   return ret;
 }
 
-/* The temporal denoise starts afresh where the frames stop following one
- * another: a flush, a new segment (a seek), a gap, a new stream. */
+/* Frames carry nothing over where they stop following one another: a
+ * flush, a new segment (a seek), a gap, a new stream. */
 static gboolean
 gst_cuda_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -594,7 +606,7 @@ gst_cuda_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_SEGMENT:
     case GST_EVENT_GAP:
     case GST_EVENT_STREAM_START:
-      gst_cuda_convolve_temporal_reset (&self->temporal);
+      gst_cuda_convolve_restart (self);
       break;
     default:
       break;
@@ -602,12 +614,12 @@ gst_cuda_convolve_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
-/* New caps: the temporal denoise starts afresh. */
+/* New caps: frames carry nothing over. */
 static gboolean
 gst_cuda_convolve_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
-  gst_cuda_convolve_temporal_reset (&GST_CUDA_CONVOLVE (vfilter)->temporal);
+  gst_cuda_convolve_restart (GST_CUDA_CONVOLVE (vfilter));
   return GST_VIDEO_FILTER_CLASS (parent_class)->set_info (vfilter, incaps,
       in_info, outcaps, out_info);
 }

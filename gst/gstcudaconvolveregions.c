@@ -92,6 +92,16 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "GstAnalyticsRelationMeta needs to count as a region; weaker ones are "
       "ignored. 0 = every detection. ROI metas and the fixed regions have "
       "no confidence and always count" ANALYTICS_NOTE, 0.0, 1.0, 0.0, live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD] =
+      g_param_spec_uint ("roi-hold", "ROI hold", "Frames, 0-"
+      G_STRINGIFY (GST_CUDA_CONVOLVE_REGIONS_MAX_HOLD) ", for which a "
+      "detection (ROI meta or analytics detection) is still applied after "
+      "the last frame that carried it, so that a detector missing an "
+      "object for a frame or two does not show it. A later detection of "
+      "the same object (the same tracking id, or a box that overlaps where "
+      "either has no tracking id) takes its place. Starts afresh after "
+      "caps changes, flushes, seeks and gaps. 0 = off", 0,
+      GST_CUDA_CONVOLVE_REGIONS_MAX_HOLD, 0, live);
 }
 
 void
@@ -117,6 +127,7 @@ gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
   dst->mode = src->mode;
   dst->margin = src->margin;
   dst->min_confidence = src->min_confidence;
+  dst->hold = src->hold;
   /* the string stays behind: frames need the quarks only */
   dst->types = src->types ? g_array_ref (src->types) : NULL;
   dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
@@ -271,6 +282,9 @@ gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE:
       props->min_confidence = g_value_get_double (value);
       break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD:
+      props->hold = g_value_get_uint (value);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -297,6 +311,9 @@ gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps * props,
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE:
       g_value_set_double (value, props->min_confidence);
       break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD:
+      g_value_set_uint (value, props->hold);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -315,14 +332,55 @@ type_wanted (const GArray * types, GQuark type)
   return FALSE;
 }
 
-#ifdef HAVE_GST_ANALYTICS
-/* The object detections of buf's GstAnalyticsRelationMeta (what
- * GStreamer's own inference elements attach), as
- * gst_cuda_convolve_regions_collect () takes ROI metas, after the *n in out;
- * FALSE when there are more than max. */
+/* Appends a detection of the box (x, y, w, h) grown by margin to dets
+ * (n of max).  A detector's empty box marks nothing, whatever the margin.
+ * FALSE when there is no room. */
 static gboolean
-collect_detections (const GstCudaConvolveRegionProps * props, GstBuffer * buf,
-    gint width, gint height, CuconvRect * out, guint max, guint * n)
+add_detection (GstCudaConvolveDetection * dets, guint * n, guint max,
+    gint64 x, gint64 y, gint64 w, gint64 h, guint margin, gboolean tracked,
+    guint64 track_id)
+{
+  GstCudaConvolveDetection *d;
+
+  if (w <= 0 || h <= 0)
+    return TRUE;
+  if (*n == max)
+    return FALSE;
+  d = &dets[(*n)++];
+  d->x = x - margin;
+  d->y = y - margin;
+  d->w = w + 2 * (gint64) margin;
+  d->h = h + 2 * (gint64) margin;
+  d->tracked = tracked;
+  d->track_id = track_id;
+  return TRUE;
+}
+
+#ifdef HAVE_GST_ANALYTICS
+/* The tracking id of od: that of a tracking entry related to it. */
+static gboolean
+detection_track_id (GstAnalyticsRelationMeta * meta, GstAnalyticsODMtd * od,
+    guint64 * id)
+{
+  GstAnalyticsTrackingMtd trk;
+  GstClockTime first, last;
+  gpointer state = NULL;
+  gboolean lost;
+
+  return gst_analytics_relation_meta_get_direct_related (meta,
+      od->id,
+      GST_ANALYTICS_REL_TYPE_ANY, gst_analytics_tracking_mtd_get_mtd_type (),
+      &state, &trk) && gst_analytics_tracking_mtd_get_info (&trk, id, &first,
+      &last, &lost);
+}
+
+/* The object detections of buf's GstAnalyticsRelationMeta (what
+ * GStreamer's own inference elements attach) whose label is of
+ * props->types and whose confidence is at least props->min_confidence,
+ * appended to dets.  FALSE when there are more than max. */
+static gboolean
+collect_analytics (const GstCudaConvolveRegionProps * props, GstBuffer * buf,
+    GstCudaConvolveDetection * dets, guint * n, guint max)
 {
   GstAnalyticsRelationMeta *meta = gst_buffer_get_analytics_relation_meta (buf);
   gpointer state = NULL;
@@ -332,58 +390,75 @@ collect_detections (const GstCudaConvolveRegionProps * props, GstBuffer * buf,
           gst_analytics_od_mtd_get_mtd_type (), &od)) {
     gint x, y, w, h;
     gfloat confidence;
-    CuconvRect r;
+    guint64 id = 0;
+    gboolean tracked;
 
     if (!type_wanted (props->types, gst_analytics_od_mtd_get_obj_type (&od))
         || !gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h,
             &confidence))
       continue;
-    /* a NaN confidence is no confidence; an empty box is dropped by the
-     * clip, whatever the margin */
-    if (!(confidence >= props->min_confidence) ||
-        !cuconv_rect_clip (x, y, w, h, props->margin, width, height, &r))
+    /* a NaN confidence is no confidence */
+    if (!(confidence >= props->min_confidence))
       continue;
-    if (*n == max)
+    tracked = detection_track_id (meta, &od, &id);
+    if (!add_detection (dets, n, max, x, y, w, h, props->margin, tracked, id))
       return FALSE;
-    out[(*n)++] = r;
   }
   return TRUE;
 }
 #endif
 
-gint
-gst_cuda_convolve_regions_collect (const GstCudaConvolveRegionProps * props,
-    GstBuffer * buf, gint width, gint height, CuconvRect * out, guint max)
+/* The detections of buf (ROI metas, then analytics detections) into dets.
+ * Returns their number, or -1 when there are more than max. */
+static gint
+collect_detections (const GstCudaConvolveRegionProps * props,
+    GstBuffer * buf, GstCudaConvolveDetection * dets, guint max)
 {
-  const GArray *types = props->types, *fixed = props->fixed;
   GstVideoRegionOfInterestMeta *meta;
   gpointer state = NULL;
-  guint n = 0, i;
-  CuconvRect r;
-
-  if (width <= 0 || height <= 0)
-    return 0;
+  guint n = 0;
 
   while (buf && (meta = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    if (!type_wanted (types, meta->roi_type))
-      continue;
-    /* a detector's empty box marks nothing, whatever the margin */
-    if (meta->w == 0 || meta->h == 0)
-      continue;
-    if (!cuconv_rect_clip (meta->x, meta->y, meta->w, meta->h, props->margin,
-            width, height, &r))
-      continue;
-    if (n == max)
+    if (type_wanted (props->types, meta->roi_type) &&
+        !add_detection (dets, &n, max, meta->x, meta->y, meta->w, meta->h,
+            props->margin, FALSE, 0))
       return -1;
-    out[n++] = r;
   }
 #ifdef HAVE_GST_ANALYTICS
-  if (buf && !collect_detections (props, buf, width, height, out, max, &n))
+  if (buf && !collect_analytics (props, buf, dets, &n, max))
     return -1;
 #endif
+  return n;
+}
 
+gint
+gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
+    const GstCudaConvolveRegionProps * props, GstBuffer * buf, gint width,
+    gint height)
+{
+  const guint max = GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME;
+  const GArray *fixed = props->fixed;
+  gint n_dets;
+  guint n = 0, i;
+  CuconvRect r;
+
+  n_dets = collect_detections (props, buf, frame->dets, max);
+  if (n_dets >= 0)
+    n_dets = gst_cuda_convolve_hold_frame (&frame->hold, props->hold,
+        frame->dets, n_dets, max);
+  if (n_dets < 0)
+    return -1;
+  if (width <= 0 || height <= 0)
+    return 0;
+
+  for (i = 0; i < (guint) n_dets; i++) {
+    const GstCudaConvolveDetection *d = &frame->dets[i];
+
+    if (cuconv_rect_clip (d->x, d->y, d->w, d->h, 0, width, height, &r))
+      frame->rects[n++] = r;
+  }
   for (i = 0; fixed && i < fixed->len; i++) {
     const CuconvRect *f = &g_array_index (fixed, CuconvRect, i);
 
@@ -392,7 +467,7 @@ gst_cuda_convolve_regions_collect (const GstCudaConvolveRegionProps * props,
       continue;
     if (n == max)
       return -1;
-    out[n++] = r;
+    frame->rects[n++] = r;
   }
   return n;
 }
@@ -402,6 +477,9 @@ gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame)
 {
   memset (frame, 0, sizeof (*frame));
   frame->rects = g_new (CuconvRect, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  frame->dets = g_new (GstCudaConvolveDetection,
+      GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  gst_cuda_convolve_hold_init (&frame->hold);
   frame->regions.mode = CUCONV_REGION_FRAME;
   frame->regions.rects = frame->rects;
 }
@@ -410,6 +488,8 @@ void
 gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame)
 {
   g_clear_pointer (&frame->rects, g_free);
+  g_clear_pointer (&frame->dets, g_free);
+  gst_cuda_convolve_hold_clear (&frame->hold);
 }
 
 gboolean
@@ -427,8 +507,7 @@ gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame * frame,
   if (props->mode == CUCONV_REGION_FRAME)
     return FALSE;
 
-  n = gst_cuda_convolve_regions_collect (props, buf, width, height,
-      frame->rects, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  n = gst_cuda_convolve_regions_collect (frame, props, buf, width, height);
   if (n < 0)
     goto too_many;
   frame->over_cap = FALSE;

@@ -10,6 +10,7 @@
 #include <gst/video/video.h>
 
 #include "cuconv.h"
+#include "gstcudaconvolvehold.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,8 @@ G_BEGIN_DECLS
 #define GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME 4096
 /* The largest roi-margin, in luma pixels. */
 #define GST_CUDA_CONVOLVE_REGIONS_MAX_MARGIN 4096
+/* The largest roi-hold, in frames. */
+#define GST_CUDA_CONVOLVE_REGIONS_MAX_HOLD 300
 
 /* Values equal CuconvRegionMode. */
 typedef enum
@@ -46,6 +49,7 @@ enum
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN,
   GST_CUDA_CONVOLVE_REGION_PROP_REGIONS,
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD,
   GST_CUDA_CONVOLVE_REGION_N_PROPS
 };
 
@@ -60,6 +64,7 @@ typedef struct
   guint margin;                 /* luma pixels, metas only */
   GArray *fixed;                /* of CuconvRect as given; NULL = none */
   gdouble min_confidence;       /* analytics detections weaker are ignored */
+  guint hold;                   /* frames a detection outlasts its meta */
 } GstCudaConvolveRegionProps;
 
 /* Fills specs[0 .. GST_CUDA_CONVOLVE_REGION_N_PROPS - 1]. */
@@ -81,26 +86,29 @@ gboolean gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
 void gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps *
     props, guint id, GValue * value);
 
-/* The rectangles one frame of width x height is filtered by, clipped to
- * the frame, empty ones dropped, into out (room for max): first every
- * GstVideoRegionOfInterestMeta of buf whose roi_type is in props->types
- * (every one when NULL), then (GStreamer 1.24 and newer) every
- * object-detection entry of its GstAnalyticsRelationMeta whose label is in
- * props->types and whose confidence is at least props->min_confidence,
- * each grown by props->margin on every side (an empty box stays empty),
- * then the fixed rectangles as they are, never grown.  Returns their
- * number, or -1 when there are more than max. */
-gint gst_cuda_convolve_regions_collect (const GstCudaConvolveRegionProps *
-    props, GstBuffer * buf, gint width, gint height, CuconvRect * out,
-    guint max);
-
 /* One frame's regions, in the streaming thread. */
 typedef struct
 {
   CuconvRegions regions;        /* mode FRAME: the whole frame is filtered */
   CuconvRect *rects;            /* room for ..._REGIONS_MAX_FRAME */
+  GstCudaConvolveDetection *dets;       /* the same */
+  GstCudaConvolveHold hold;     /* roi-hold's detections */
   gboolean over_cap;            /* the last frame had more */
 } GstCudaConvolveRegionFrame;
+
+/* The rectangles one frame of width x height is filtered by, clipped to
+ * the frame, empty ones dropped, into frame->rects: first the detections,
+ * every GstVideoRegionOfInterestMeta of buf whose roi_type is in
+ * props->types (every one when NULL), then (GStreamer 1.24 and newer)
+ * every object-detection entry of its GstAnalyticsRelationMeta whose label
+ * is in props->types and whose confidence is at least
+ * props->min_confidence, each grown by props->margin on every side (an
+ * empty box stays empty), then those roi-hold still applies, then the
+ * fixed rectangles as they are, never grown.  Returns their number, or -1
+ * when there are more than GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME. */
+gint gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
+    const GstCudaConvolveRegionProps * props, GstBuffer * buf, gint width,
+    gint height);
 
 void gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame);
 void gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame);

@@ -214,7 +214,7 @@ reset_filter (GstElement * e)
 {
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
-      "matrix=<> region=frame roi-margin=0 regions=<>");
+      "matrix=<> region=frame roi-margin=0 regions=<> roi-hold=0");
   g_object_set (e, "roi-types", NULL, NULL);
 }
 
@@ -636,6 +636,65 @@ GST_START_TEST (test_analytics_detections)
 }
 
 GST_END_TEST;
+
+/* roi-hold with the analytics tracking entries: a detection of the same
+ * tracking id takes a held one's place wherever it moved; one of another
+ * id is another object even where the boxes overlap; one without a
+ * tracking id is matched by overlap. */
+GST_START_TEST (test_roi_hold_tracking)
+{
+  static const struct
+  {
+    Box box;
+    gint64 id;                  /* -1: no tracking entry */
+    gint n_want;
+    Box want[2];
+  } steps[] = {
+    {{4, 3, 8, 6}, 7, 1, {{4, 3, 8, 6}}},
+    /* id 7 far away: the held box goes */
+    {{30, 15, 6, 6}, 7, 1, {{30, 15, 6, 6}}},
+    /* id 8 over id 7's box: both */
+    {{31, 16, 6, 6}, 8, 2, {{31, 16, 6, 6}, {30, 15, 6, 6}}},
+    /* no id, over both: takes the first held's place (id 7) */
+    {{30, 15, 7, 7}, -1, 2, {{30, 15, 7, 7}, {31, 16, 6, 6}}},
+  };
+  GRand *rand = g_rand_new_with_seed (112);
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h;
+  guint i;
+
+  frame_check_info_init (&info, "NV12", 45, 29);
+  h = harness_new (&e, &info);
+  reset_filter (e);
+  frame_check_set_args (e, "radius=2 region=roi roi-hold=3");
+  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
+    GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+    GstAnalyticsRelationMeta *meta = gst_buffer_add_analytics_relation_meta
+        (in);
+    GstAnalyticsODMtd od;
+    GstAnalyticsTrackingMtd trk;
+    gchar *what = g_strdup_printf ("tracking, frame %u", i);
+
+    fail_unless (gst_analytics_relation_meta_add_od_mtd (meta,
+            g_quark_from_static_string ("face"), steps[i].box.x,
+            steps[i].box.y, steps[i].box.w, steps[i].box.h, 0.9f, &od));
+    if (steps[i].id >= 0) {
+      fail_unless (gst_analytics_relation_meta_add_tracking_mtd (meta,
+              steps[i].id, 0, &trk));
+      fail_unless (gst_analytics_relation_meta_set_relation (meta,
+              GST_ANALYTICS_REL_TYPE_RELATE_TO, od.id, trk.id));
+    }
+    push_and_check_regions (h, e, &info, in, steps[i].want,
+        steps[i].n_want, what);
+    g_free (what);
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
 #endif
 
 /* roi-margin grows the metas' boxes (clipped at the edges), never the
@@ -679,6 +738,118 @@ GST_START_TEST (test_roi_margin_and_fixed)
       g_free (what);
       gst_buffer_unref (in);
     }
+  }
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* One frame of a roi-hold sequence: the boxes of its ROI metas (face),
+ * and the boxes the element must apply. */
+typedef struct
+{
+  Box metas[2];
+  guint n_metas;
+  Box want[3];
+  guint n_want;
+} HoldStep;
+
+static void
+run_hold_steps (GstHarness * h, GstElement * e, const GstVideoInfo * info,
+    GRand * rand, gint mode, const HoldStep * steps, guint n_steps,
+    const gchar * what)
+{
+  guint i, j;
+
+  for (i = 0; i < n_steps; i++) {
+    GstBuffer *in = frame_check_buffer_random (info, rand, FALSE);
+    gchar *step = g_strdup_printf ("%s %s, frame %u", what, mode_nicks[mode],
+        i);
+
+    for (j = 0; j < steps[i].n_metas; j++)
+      add_roi (in, "face", steps[i].metas[j].x, steps[i].metas[j].y,
+          steps[i].metas[j].w, steps[i].metas[j].h);
+    gst_util_set_object_arg (G_OBJECT (e), "region", mode_nicks[mode]);
+    push_and_check_or_through (h, e, info, in, steps[i].want,
+        steps[i].n_want, step);
+    g_free (step);
+    gst_buffer_unref (in);
+  }
+}
+
+/* roi-hold: a detection is still applied for that many frames after the
+ * last one that carried it; one that overlaps it takes its place; the
+ * frames with region=frame between do not count; 0 holds nothing; a flush
+ * or new caps start afresh. */
+GST_START_TEST (test_roi_hold)
+{
+  const Box a = { 4, 3, 8, 6 }, a2 = { 9, 6, 8, 6 }, b = { 30, 15, 6, 6 };
+  const HoldStep held[] = {
+    {{a}, 1, {a}, 1},
+    {{}, 0, {a}, 1},
+    {{}, 0, {a}, 1},
+    {{}, 0, {}, 0},
+    {{a}, 1, {a}, 1},
+    /* a2 overlaps a: a's place, not beside it */
+    {{a2}, 1, {a2}, 1},
+    {{b}, 1, {b, a2}, 2},
+    {{}, 0, {b, a2}, 2},
+    {{}, 0, {b}, 1},
+    {{}, 0, {}, 0},
+  };
+  const HoldStep none[] = {
+    {{a}, 1, {a}, 1},
+    {{}, 0, {}, 0},
+  };
+  const HoldStep one[] = {
+    {{a}, 1, {a}, 1},
+  };
+  const HoldStep gone[] = {
+    {{}, 0, {}, 0},
+  };
+  GRand *rand = g_rand_new_with_seed (111);
+  GstVideoInfo info;
+  GstElement *e;
+  GstHarness *h;
+  gint m;
+
+  frame_check_info_init (&info, "I420", 45, 29);
+  h = harness_new (&e, &info);
+  for (m = MODE_ROI; m <= MODE_OUTSIDE; m++) {
+    reset_filter (e);
+    frame_check_set_args (e, "radius=2 roi-hold=2");
+    run_hold_steps (h, e, &info, rand, m, held, G_N_ELEMENTS (held),
+        "roi-hold=2");
+
+    /* held across region=frame frames, which do not count */
+    run_hold_steps (h, e, &info, rand, m, one, 1, "before region=frame");
+    {
+      GstBuffer *in = frame_check_buffer_random (&info, rand, FALSE);
+
+      gst_util_set_object_arg (G_OBJECT (e), "region", "frame");
+      push_and_check_mode (h, e, &info, in, MODE_FRAME, NULL, 0,
+          "region=frame");
+      gst_buffer_unref (in);
+    }
+    run_hold_steps (h, e, &info, rand, m, held + 1, 3, "after region=frame");
+
+    /* a flush drops what is held */
+    run_hold_steps (h, e, &info, rand, m, one, 1, "before a flush");
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    {
+      GstSegment segment;
+
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_segment (&segment)));
+    }
+    run_hold_steps (h, e, &info, rand, m, gone, 1, "after a flush");
+
+    frame_check_set_args (e, "roi-hold=0");
+    run_hold_steps (h, e, &info, rand, m, none, G_N_ELEMENTS (none),
+        "roi-hold=0");
   }
   gst_harness_teardown (h);
   g_rand_free (rand);
@@ -1204,9 +1375,11 @@ regions_suite (void)
   tcase_add_test (tc, test_roi_types);
 #ifdef HAVE_GST_ANALYTICS
   tcase_add_test (tc, test_analytics_detections);
+  tcase_add_test (tc, test_roi_hold_tracking);
 #endif
   tcase_add_test (tc, test_roi_margin_and_fixed);
   tcase_add_test (tc, test_roi_without_regions);
+  tcase_add_test (tc, test_roi_hold);
   tcase_add_test (tc, test_many_rectangles);
   tcase_add_test (tc, test_bad_rectangles);
   tcase_add_test (tc, test_invalid_regions);

@@ -1,10 +1,10 @@
 /* gst-cudaconvolve fuzzer: region-of-interest metas.
  *
  * The input chooses the caps (up to 64x48), the element's region
- * settings (region, roi-types, roi-margin, regions, a kernel and a few
- * more properties, as fuzz_set_property () makes them), then frames, each
- * with up to 15 GstVideoRegionOfInterestMeta of a type from a short list
- * or made up, and boxes anywhere (inside the frame, or any 32-bit
+ * settings (region, roi-types, roi-margin, roi-hold, regions, a kernel and
+ * a few more properties, as fuzz_set_property () makes them), then frames,
+ * each with up to 15 GstVideoRegionOfInterestMeta of a type from a short
+ * list or made up, and boxes anywhere (inside the frame, or any 32-bit
  * values), or now and then more metas than a frame may have regions; on
  * GStreamer 1.24 and newer as many object detections of a
  * GstAnalyticsRelationMeta too, with any confidence (NaN included).
@@ -94,6 +94,7 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
     g_free (str);
   }
   g_object_set (e, "roi-margin", fuzz_below (&in, 4097), NULL);
+  g_object_set (e, "roi-hold", fuzz_below (&in, 4), NULL);
   while (fuzz_more (&in) && steps++ < 32) {
     if (fuzz_below (&in, 4) == 0) {
       fuzz_set_property (&in, e);
