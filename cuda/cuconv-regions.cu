@@ -31,9 +31,6 @@
 
 namespace cuconv {
 
-/* Planes of one frame the region path takes: every format's. */
-#define REGION_MAX_PLANES 4
-
 constexpr int WARPS = THREADS / 32;
 
 /* Copies ---------------------------------------------------------------- */
@@ -68,7 +65,7 @@ struct CopyPlane
 
 struct CopyParams
 {
-  CopyPlane plane[REGION_MAX_PLANES];
+  CopyPlane plane[CUCONV_MAX_PLANES];
   const CopyJob *jobs;
   int n_jobs;
 };
@@ -125,8 +122,8 @@ struct FramePlane
 
 struct FrameCopy
 {
-  FramePlane plane[REGION_MAX_PLANES];
-  int first_row[REGION_MAX_PLANES + 1];
+  FramePlane plane[CUCONV_MAX_PLANES];
+  int first_row[CUCONV_MAX_PLANES + 1];
   int n;
 };
 
@@ -238,7 +235,7 @@ struct DirectPlane
  * horizontal pass's rows of each term, the border tables. */
 struct DirectParams
 {
-  DirectPlane plane[REGION_MAX_PLANES];
+  DirectPlane plane[CUCONV_MAX_PLANES];
   const float *taps;            /* device memory, uploaded with the items */
   const DirectItem *items;
   int border;
@@ -944,9 +941,9 @@ copy_planes (const CuconvPlane * planes, int n_planes, cudaStream_t stream)
  * whole, the tile height, and the sizes of the work. */
 struct InsidePlan
 {
-  int first[REGION_MAX_PLANES + 1];     /* the rectangles (clip_rects) */
-  bool direct[REGION_MAX_PLANES];
-  bool whole[REGION_MAX_PLANES];
+  int first[CUCONV_MAX_PLANES + 1];      /* the rectangles (clip_rects) */
+  bool direct[CUCONV_MAX_PLANES];
+  bool whole[CUCONV_MAX_PLANES];
   int tile_h;
   size_t smem;
   long long n_items, n_taps;
@@ -999,7 +996,7 @@ plan_inside (InsidePlan & plan, DirectParams & dp, CuconvRegionFilter * rf,
     const CuconvRegions & reg)
 {
   const bool takes = direct_takes_filter (f);
-  bool filtered[REGION_MAX_PLANES];
+  bool filtered[CUCONV_MAX_PLANES];
   int ry = 0;
   cudaError_t e;
 
@@ -1106,8 +1103,8 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   InsidePlan plan;
   DirectParams dp;
   CopyParams sp;
-  CuconvPlane whole[REGION_MAX_PLANES];
-  size_t pitch[REGION_MAX_PLANES], offset[REGION_MAX_PLANES];
+  CuconvPlane whole[CUCONV_MAX_PLANES];
+  size_t pitch[CUCONV_MAX_PLANES], offset[CUCONV_MAX_PLANES];
   size_t scratch = 0, items_at, jobs_at, bytes;
   uint8_t *work;
   int n_whole = 0, taps = 0, blocks, ret;
@@ -1206,8 +1203,8 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     int n_planes, const CuconvFilter & f, const CuconvRegions & reg,
     cudaStream_t stream, CuconvStatus * st)
 {
-  int first[REGION_MAX_PLANES + 1];
-  bool on[REGION_MAX_PLANES];
+  int first[CUCONV_MAX_PLANES + 1];
+  bool on[CUCONV_MAX_PLANES];
   CopyParams sp;
   uint8_t *work;
   int blocks, ret;
@@ -1309,7 +1306,7 @@ cuconv_region_filter_device (CuconvRegionFilter * rf,
   if (cuconv_regions_whole_frame (regions))
     return rf ? filter_frame (planes, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
         s, st) : cuconv_filter_device (planes, n_planes, f, stream, st);
-  if (!rf || n_planes < 1 || n_planes > REGION_MAX_PLANES)
+  if (!rf || n_planes < 1 || n_planes > CUCONV_MAX_PLANES)
     return fail (st, "the region filter takes 1 to 4 planes",
         cudaErrorInvalidValue);
   reg = *regions;

@@ -14,13 +14,10 @@
 
 #include "cuconv-engine.cuh"
 
-#define CUCONV_MAX_PLANES 4
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip
  * k-1 downloads. */
-#ifndef CUCONV_MAX_STRIPS
 #define CUCONV_MAX_STRIPS 8
-#endif
 #define CUCONV_EVENTS (CUCONV_MAX_PLANES * CUCONV_MAX_STRIPS)
 /* Enqueued frames alternate between two sets of device buffers, so that
  * frame n uploads while frame n - 1 is still filtered or downloaded. */

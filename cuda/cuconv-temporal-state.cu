@@ -14,8 +14,6 @@
 
 using namespace cuconv;
 
-#define TS_MAX_PLANES 4
-
 /* A plane of device memory, pitched, kept while the geometry stays. */
 struct TsPlane
 {
@@ -32,9 +30,9 @@ struct _CuconvTemporalState
   cudaStream_t last_stream = nullptr;
   bool used = false;            /* last has been recorded */
   bool stale = true;            /* the state holds no previous output */
-  TsPlane state[TS_MAX_PLANES];
-  TsPlane in[TS_MAX_PLANES];    /* frames in host memory: the input */
-  TsPlane out[TS_MAX_PLANES];   /* and the spatial filter's output */
+  TsPlane state[CUCONV_MAX_PLANES];
+  TsPlane in[CUCONV_MAX_PLANES];        /* frames in host memory: the input */
+  TsPlane out[CUCONV_MAX_PLANES];       /* and the spatial filter's output */
 };
 
 /* The GPU is done with every buffer of ts (before one is freed). */
@@ -108,7 +106,7 @@ cuconv_temporal_state_free (CuconvTemporalState * ts)
   if (!ts)
     return;
   ts_idle (ts);
-  for (int p = 0; p < TS_MAX_PLANES; p++) {
+  for (int p = 0; p < CUCONV_MAX_PLANES; p++) {
     ts_plane_free (ts->state[p]);
     ts_plane_free (ts->in[p]);
     ts_plane_free (ts->out[p]);
@@ -148,7 +146,8 @@ ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
     int first, const CuconvFilter * f, const CuconvRegions * regions,
     cudaStream_t s, CuconvStatus * st)
 {
-  CuconvPlane tp[TS_MAX_PLANES], sp[TS_MAX_PLANES], cp[TS_MAX_PLANES];
+  CuconvPlane tp[CUCONV_MAX_PLANES], sp[CUCONV_MAX_PLANES];
+  CuconvPlane cp[CUCONV_MAX_PLANES];
   bool grown = false;
   cudaError_t e;
 
@@ -241,7 +240,7 @@ cuconv_temporal_state_filter (CuconvTemporalState * ts,
   cudaStream_t s = stream ? (cudaStream_t) stream : ts->own;
   int ret;
 
-  if (n_planes < 0 || n_planes > TS_MAX_PLANES)
+  if (n_planes < 0 || n_planes > CUCONV_MAX_PLANES)
     return fail (st, "the temporal denoise takes 4 planes at most",
         cudaErrorInvalidValue);
   ret = ts_enqueue (ts, rf, planes, n_planes, on_host, k, first, f, regions,
