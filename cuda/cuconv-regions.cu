@@ -729,17 +729,13 @@ struct WorkSlot
 
 struct _CuconvRegionFilter
 {
-  uint8_t *scratch;             /* planes filtered whole (INSIDE) */
-  size_t scratch_size;
-  uint8_t *d_work;              /* a frame's taps, tiles and copy jobs */
-  size_t d_work_size;
+  cuconv::DeviceBuffer scratch; /* planes filtered whole (INSIDE) */
+  cuconv::DeviceBuffer d_work;  /* a frame's taps, tiles and copy jobs */
+  cuconv::GpuUse use;           /* the last frame's launches */
   WorkSlot slot[WORK_SLOTS];
   int next_slot;
   CuconvRect *clipped;          /* the rectangles on each plane */
   size_t clipped_cap;
-  cudaStream_t last_stream;     /* the previous frame's */
-  bool any_frame;
-  cudaEvent_t done;             /* recorded after the last launch */
   cuconv::Scratch wide;         /* the wide paths' intermediates */
 };
 
@@ -780,31 +776,17 @@ work_begin (CuconvRegionFilter * rf, size_t bytes, uint8_t ** host)
   return cudaSuccess;
 }
 
-/* Grows a device buffer of rf to at least `bytes` (25 % more).  The old
- * one may still be read by the previous frame's launches: waits for them
- * first. */
+/* Grows a device buffer of rf to at least `bytes` (25 % more, in 64 KiB).
+ * The old one may still be read by the previous frame's launches: waits
+ * for them first. */
 static cudaError_t
-device_grow (CuconvRegionFilter * rf, uint8_t ** buf, size_t * size,
-    size_t bytes)
+device_grow (CuconvRegionFilter * rf, DeviceBuffer & b, size_t bytes)
 {
-  cudaError_t e;
+  const auto wait_idle = [rf] {
+    return gpu_use_wait (rf->use);
+  };
 
-  if (bytes <= *size)
-    return cudaSuccess;
-  e = cudaEventSynchronize (rf->done);
-  if (e != cudaSuccess)
-    return e;
-  cudaFree (*buf);
-  *buf = NULL;
-  *size = 0;
-  bytes = align_up (bytes + bytes / 4, 1 << 16);
-  e = cudaMalloc ((void **) buf, bytes);
-  if (e != cudaSuccess) {
-    *buf = NULL;
-    return e;
-  }
-  *size = bytes;
-  return cudaSuccess;
+  return buffer_grow (b, bytes, 1 << 16, wait_idle);
 }
 
 /* Uploads the first `bytes` of the slot work_begin gave to d_work, after
@@ -814,15 +796,13 @@ static cudaError_t
 work_upload (CuconvRegionFilter * rf, size_t bytes, cudaStream_t stream)
 {
   WorkSlot & w = rf->slot[rf->next_slot];
-  cudaError_t e = cudaSuccess;
+  cudaError_t e = gpu_use_follow (rf->use, stream);
 
-  if (rf->any_frame && stream != rf->last_stream)
-    e = cudaStreamWaitEvent (stream, rf->done, 0);
   if (e == cudaSuccess)
-    e = device_grow (rf, &rf->d_work, &rf->d_work_size, bytes);
+    e = device_grow (rf, rf->d_work, bytes);
   if (e == cudaSuccess)
-    e = cudaMemcpyAsync (rf->d_work, w.host, bytes, cudaMemcpyHostToDevice,
-        stream);
+    e = cudaMemcpyAsync (rf->d_work.ptr, w.host, bytes,
+        cudaMemcpyHostToDevice, stream);
   if (e == cudaSuccess)
     e = cudaEventRecord (w.uploaded, stream);
   if (e != cudaSuccess)
@@ -835,9 +815,7 @@ work_upload (CuconvRegionFilter * rf, size_t bytes, cudaStream_t stream)
 static cudaError_t
 work_end (CuconvRegionFilter * rf, cudaStream_t stream)
 {
-  rf->last_stream = stream;
-  rf->any_frame = true;
-  return cudaEventRecord (rf->done, stream);
+  return gpu_use_record (rf->use, stream);
 }
 
 /* The rectangles on each plane (cuconv_rect_on_plane), the empty ones
@@ -1157,14 +1135,14 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   blocks = number_blocks ((CopyJob *) (work + jobs_at), sp.n_jobs);
   e = work_upload (rf, bytes, stream);
   if (e == cudaSuccess)
-    e = device_grow (rf, &rf->scratch, &rf->scratch_size, scratch);
+    e = device_grow (rf, rf->scratch, scratch);
   if (e != cudaSuccess)
     return fail (st, "cannot prepare the regions on the GPU", e);
 
   /* the whole planes into the scratch, their rectangles from there */
   for (int i = 0; i < n_planes; i++) {
     const CuconvPlane & pl = planes[i];
-    uint8_t *s = rf->scratch + offset[i];
+    uint8_t *s = rf->scratch.ptr + offset[i];
 
     if (!plan.whole[i])
       continue;
@@ -1174,7 +1152,7 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
     sp.plane[i] = { s, pitch[i], pl.dst, (size_t) pl.dst_stride,
         pixel_bytes (pl) };
   }
-  sp.jobs = (const CopyJob *) (rf->d_work + jobs_at);
+  sp.jobs = (const CopyJob *) (rf->d_work.ptr + jobs_at);
   if (n_whole > 0) {
     ret = filter_frame (whole, n_whole, &f, CUCONV_PATH_AUTO, rf->wide,
         stream, st);
@@ -1184,8 +1162,8 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   }
 
   /* the direct planes' rectangles */
-  dp.taps = (const float *) rf->d_work;
-  dp.items = (const DirectItem *) (rf->d_work + items_at);
+  dp.taps = (const float *) rf->d_work.ptr;
+  dp.items = (const DirectItem *) (rf->d_work.ptr + items_at);
   dp.border = f.settings.border;
   dp.combine = f.combine;
   dp.amount = f.amount;
@@ -1236,7 +1214,7 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   blocks = number_blocks ((CopyJob *) work, sp.n_jobs);
 
   e = work_upload (rf, sizeof (CopyJob) * sp.n_jobs, stream);
-  sp.jobs = (const CopyJob *) rf->d_work;
+  sp.jobs = (const CopyJob *) rf->d_work.ptr;
   if (e == cudaSuccess)
     e = launch_copy (sp, blocks, stream);
   if (e == cudaSuccess)
@@ -1253,8 +1231,7 @@ cuconv_region_filter_free (CuconvRegionFilter * rf)
   if (!rf)
     return;
   /* the last frame's launches may still read the buffers */
-  if (rf->done)
-    cudaEventSynchronize (rf->done);
+  gpu_use_wait (rf->use);
   for (int i = 0; i < WORK_SLOTS; i++) {
     if (rf->slot[i].uploaded) {
       cudaEventSynchronize (rf->slot[i].uploaded);
@@ -1263,10 +1240,9 @@ cuconv_region_filter_free (CuconvRegionFilter * rf)
     cudaFreeHost (rf->slot[i].host);
   }
   scratch_free (rf->wide);
-  cudaFree (rf->scratch);
-  cudaFree (rf->d_work);
-  if (rf->done)
-    cudaEventDestroy (rf->done);
+  buffer_free (rf->scratch);
+  buffer_free (rf->d_work);
+  gpu_use_destroy (rf->use);
   cudaGetLastError ();
   free (rf->clipped);
   free (rf);
@@ -1283,7 +1259,7 @@ cuconv_region_filter_new (CuconvStatus * st)
     fail (st, "out of host memory for the regions", cudaErrorMemoryAllocation);
     return NULL;
   }
-  e = cudaEventCreateWithFlags (&rf->done, cudaEventDisableTiming);
+  e = gpu_use_create (rf->use);
   for (int i = 0; i < WORK_SLOTS && e == cudaSuccess; i++)
     e = cudaEventCreateWithFlags (&rf->slot[i].uploaded,
         cudaEventDisableTiming);
