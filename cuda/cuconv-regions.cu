@@ -77,11 +77,11 @@ direct_rect_cost (const DirectPlane & d, int nt, int w, int h, int nx,
 /* How much a unit of direct_rect_cost costs against one of the whole
  * plane's: 1 takes both paths as equally efficient, so the whole plane
  * goes first as soon as the tiles (overlaps counted each time) would
- * stage and multiply more than it.  To be set from bench-kernel's
- * 64-rectangle rows. */
+ * stage and multiply more than it.  bench-kernel --regions measures the
+ * two paths against each other. */
 #define DIRECT_COST_WEIGHT 1.0
 
-/* ... and the same count for the whole plane through the whole-plane
+/* direct_rect_cost's count for the whole plane through the whole-plane
  * kernels (tiles of 64 rows), to compare with. */
 static double
 whole_plane_cost (const DirectPlane & d, int nt, const CuconvPlane & pl)
@@ -154,8 +154,8 @@ struct InsidePlan
   int n_jobs;
 };
 
-/* The multiprocessors of the current device; 66 (half an H100) when the
- * runtime cannot say. */
+/* The multiprocessors of the current device, or 66 when the runtime
+ * cannot say: only the tiles' height depends on it, never a sample. */
 static int
 sm_count (void)
 {

@@ -270,8 +270,9 @@ struct PlanePinned
  * strip k - 1 is filtered and strip k - 2 downloads (three streams,
  * ordered by events).  Pageable memory goes through page-locked staging,
  * copied by the CPU a strip at a time while the DMA engines move the
- * previous one: on the GPU host this beats cudaMemcpy from pageable memory
- * (docs/performance.md).  Returns with the downloads enqueued; pageable
+ * previous one, so that the CPU's copies and the transfers overlap
+ * (docs/performance.md compares it with cudaMemcpy from pageable
+ * memory).  Returns with the downloads enqueued; pageable
  * output still has to be copied out (finish_plane). */
 static int
 enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
