@@ -70,20 +70,20 @@ void buffer_free (DeviceBuffer & b);
 /* Frees b in the order of the work queued on stream. */
 void buffer_free_async (DeviceBuffer & b, cudaStream_t stream);
 
-/* An empty b allocated with bytes and a quarter more, rounded up to a
- * multiple of align (buffer_grow). */
+/* Allocates an empty b with bytes and a quarter more, rounded up to a
+ * multiple of align (for buffer_grow). */
 cudaError_t buffer_alloc_headroom (DeviceBuffer & b, size_t bytes,
     size_t align);
 
-/* An empty b allocated with rows of row_bytes, laid out as layout says
- * (buffer_fit_rows). */
+/* Allocates an empty b with rows of row_bytes, laid out as layout says
+ * (for buffer_fit_rows). */
 cudaError_t buffer_alloc_rows (DeviceBuffer & b, size_t row_bytes, int rows,
     BufferRows layout);
 
-/* b, at least bytes large, for work queued on stream after it is ordered
- * after u's last use (gpu_use_follow): a smaller allocation is replaced
- * by one of exactly bytes, freed and allocated in that order on stream,
- * so that neither waits on the host. */
+/* b, at least bytes large, for the work queued next on stream: stream
+ * first waits for u's last use (gpu_use_follow), then a smaller
+ * allocation is freed and one of exactly bytes allocated, both in
+ * stream order, so that neither waits on the host. */
 cudaError_t buffer_take_async (DeviceBuffer & b, const GpuUse & u,
     size_t bytes, cudaStream_t stream);
 
