@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuconv-buffer.cuh"
 #include "cuconv-cuda.h"
 
 namespace cuconv {
@@ -256,11 +257,10 @@ cudaError_t launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
  * (Scratch ()). */
 struct Scratch
 {
-  void *ptr = nullptr;
-  size_t size = 0;
-  cudaStream_t stream = nullptr;        /* of the frame that took it last */
-  cudaEvent_t last = nullptr;   /* recorded after that frame's launches */
-  bool used = false;            /* last has been recorded */
+  DeviceBuffer mem;
+  /* the frame that took it last: its stream, set when it takes the
+   * scratch, and the event recorded after its launches */
+  GpuUse use;
   bool pending = false;         /* taken by a frame not yet done */
 };
 

@@ -15,60 +15,36 @@ scratch_take (Scratch & s, size_t bytes, cudaStream_t stream, void **ptr)
 {
   cudaError_t e;
 
-  if (!s.last) {
-    e = cudaEventCreateWithFlags (&s.last, cudaEventDisableTiming);
+  if (!s.use.event) {
+    e = gpu_use_create (s.use);
     if (e != cudaSuccess)
       return e;
   }
-  /* the previous frame's launches on another stream may still use it */
-  if (s.used && s.stream != stream) {
-    e = cudaStreamWaitEvent (stream, s.last, 0);
-    if (e != cudaSuccess)
-      return e;
-  }
-  if (bytes > s.size) {
-    if (s.ptr) {
-      e = cudaFreeAsync (s.ptr, stream);
-      s.ptr = NULL;
-      s.size = 0;
-      if (e != cudaSuccess)
-        return e;
-    }
-    e = cudaMallocAsync (&s.ptr, bytes, stream);
-    if (e != cudaSuccess) {
-      s.ptr = NULL;
-      return e;
-    }
-    s.size = bytes;
-  }
-  s.stream = stream;
+  e = buffer_take_async (s.mem, s.use, bytes, stream);
+  if (e != cudaSuccess)
+    return e;
+  /* scratch_done records on it */
+  s.use.stream = stream;
   s.pending = true;
-  *ptr = s.ptr;
+  *ptr = s.mem.ptr;
   return cudaSuccess;
 }
 
 cudaError_t
 scratch_done (Scratch & s)
 {
-  cudaError_t e;
-
   if (!s.pending)
     return cudaSuccess;
   s.pending = false;
-  s.used = true;
-  e = cudaEventRecord (s.last, s.stream);
-  return e;
+  return gpu_use_record (s.use, s.use.stream);
 }
 
 void
 scratch_free (Scratch & s)
 {
-  if (s.last) {
-    cudaEventSynchronize (s.last);
-    cudaEventDestroy (s.last);
-  }
-  if (s.ptr)
-    cudaFree (s.ptr);
+  gpu_use_wait (s.use);
+  gpu_use_destroy (s.use);
+  buffer_free (s.mem);
   cudaGetLastError ();
   s = Scratch ();
 }
@@ -76,10 +52,8 @@ scratch_free (Scratch & s)
 void
 scratch_free_async (Scratch & s, cudaStream_t stream)
 {
-  if (s.ptr)
-    cudaFreeAsync (s.ptr, stream);
-  if (s.last)
-    cudaEventDestroy (s.last);
+  buffer_free_async (s.mem, stream);
+  gpu_use_destroy (s.use);
   s = Scratch ();
 }
 

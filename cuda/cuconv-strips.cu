@@ -14,13 +14,10 @@
 
 #include "cuconv-engine.cuh"
 
-#define CUCONV_MAX_PLANES 4
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip
  * k-1 downloads. */
-#ifndef CUCONV_MAX_STRIPS
 #define CUCONV_MAX_STRIPS 8
-#endif
 #define CUCONV_EVENTS (CUCONV_MAX_PLANES * CUCONV_MAX_STRIPS)
 /* Enqueued frames alternate between two sets of device buffers, so that
  * frame n uploads while frame n - 1 is still filtered or downloaded. */
@@ -34,8 +31,7 @@
  * device, and page-locked host staging for frames in pageable memory. */
 struct DevPlane
 {
-  uint8_t *src, *dst;
-  size_t src_pitch, dst_pitch;
+  cuconv::DeviceBuffer src, dst;
   uint8_t *stage_in, *stage_out;        /* wb * height, tight */
   int wb, height;               /* wb: bytes of a row */
 };
@@ -109,14 +105,13 @@ cuconv_strips_new (CuconvStatus * st)
   return cc;
 }
 
+/* Frees the staging of d (none in flight). */
 static void
-plane_release (DevPlane * d)
+stage_release (DevPlane * d)
 {
-  cudaFree (d->src);
-  cudaFree (d->dst);
   cudaFreeHost (d->stage_in);
   cudaFreeHost (d->stage_out);
-  memset (d, 0, sizeof (*d));
+  d->stage_in = d->stage_out = NULL;
 }
 
 static void
@@ -145,8 +140,11 @@ cuconv_strips_free (CuconvStrips * cc)
   }
   cudaGetLastError ();
   for (i = 0; i < CUCONV_SLOTS; i++)
-    for (j = 0; j < CUCONV_MAX_PLANES; j++)
-      plane_release (&cc->planes[i][j]);
+    for (j = 0; j < CUCONV_MAX_PLANES; j++) {
+      buffer_free (cc->planes[i][j].src);
+      buffer_free (cc->planes[i][j].dst);
+      stage_release (&cc->planes[i][j]);
+    }
   for (i = 0; i < CUCONV_EVENTS; i++) {
     destroy_event (cc->uploaded[i]);
     destroy_event (cc->filtered[i]);
@@ -178,34 +176,34 @@ wait_idle (CuconvStrips * cc)
 }
 
 /* Device buffers for plane i of slot, kept while its geometry stays the
- * same; enqueued frames are waited for before any buffer is freed. */
+ * same (tight rows where they are a multiple of 16 bytes); enqueued
+ * frames are waited for before any buffer is freed. */
 static int
 ensure_plane (CuconvStrips * cc, int slot, int i, const CuconvPlane * pl,
     CuconvStatus * st)
 {
   DevPlane *d = &cc->planes[slot][i];
   const int wb = pl->width * pl->n_comp * cuconv_plane_sample_bytes (pl);
+  bool wait_failed = false, replaced = false;
+  const auto wait_enqueued = [cc, &wait_failed] {
+    const cudaError_t e = cc->in_flight ? wait_idle (cc) : cudaSuccess;
 
-  if (d->src && d->wb == wb && d->height == pl->height)
-    return 0;
-  if (cc->in_flight)
-    CHECK (wait_idle (cc), "the GPU failed to filter a frame");
-  plane_release (d);
-  if (wb % 16 == 0) {
-    /* tight rows: a copy from a tight host frame is one linear DMA, which
-     * runs faster than a pitched one; 16-byte aligned rows still take the
-     * kernels' vector path */
-    d->src_pitch = d->dst_pitch = wb;
-    CHECK (cudaMalloc ((void **) &d->src, (size_t) wb * pl->height),
-        "cannot allocate GPU memory for a frame");
-    CHECK (cudaMalloc ((void **) &d->dst, (size_t) wb * pl->height),
-        "cannot allocate GPU memory for a frame");
-  } else {
-    CHECK (cudaMallocPitch ((void **) &d->src, &d->src_pitch, wb,
-            pl->height), "cannot allocate GPU memory for a frame");
-    CHECK (cudaMallocPitch ((void **) &d->dst, &d->dst_pitch, wb,
-            pl->height), "cannot allocate GPU memory for a frame");
-  }
+    wait_failed = e != cudaSuccess;
+    return e;
+  };
+  cudaError_t e;
+
+  e = buffer_fit_rows (d->src, wb, pl->height, BUFFER_ROWS_TIGHT_16,
+      wait_enqueued, &replaced);
+  if (e == cudaSuccess)
+    e = buffer_fit_rows (d->dst, wb, pl->height, BUFFER_ROWS_TIGHT_16,
+        wait_enqueued, &replaced);
+  /* the staging has the shape of the device buffers */
+  if (replaced)
+    stage_release (d);
+  if (e != cudaSuccess)
+    return fail (st, wait_failed ? "the GPU failed to filter a frame" :
+        "cannot allocate GPU memory for a frame", e);
   d->wb = wb;
   d->height = pl->height;
   return 0;
@@ -272,8 +270,9 @@ struct PlanePinned
  * strip k - 1 is filtered and strip k - 2 downloads (three streams,
  * ordered by events).  Pageable memory goes through page-locked staging,
  * copied by the CPU a strip at a time while the DMA engines move the
- * previous one: on the GPU host this beats cudaMemcpy from pageable memory
- * (docs/performance.md).  Returns with the downloads enqueued; pageable
+ * previous one, so that the CPU's copies and the transfers overlap
+ * (docs/performance.md compares it with cudaMemcpy from pageable
+ * memory).  Returns with the downloads enqueued; pageable
  * output still has to be copied out (finish_plane). */
 static int
 enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
@@ -331,8 +330,8 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
         from = d->stage_in + (size_t) u0 * d->wb;
         from_stride = d->wb;
       }
-      CHECK (cudaMemcpy2DAsync (d->src + (size_t) u0 * d->src_pitch,
-              d->src_pitch, from, from_stride, d->wb, u1 - u0,
+      CHECK (cudaMemcpy2DAsync (d->src.ptr + (size_t) u0 * d->src.pitch,
+              d->src.pitch, from, from_stride, d->wb, u1 - u0,
               cudaMemcpyHostToDevice, cc->up),
           "cannot upload a frame to the GPU");
       CHECK (cudaEventRecord (uploaded[next_up], cc->up),
@@ -341,10 +340,10 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
 
     CHECK (cudaStreamWaitEvent (cc->compute, uploaded[need], 0),
         "cannot order CUDA streams");
-    dev.src = d->src;
-    dev.dst = d->dst;
-    dev.src_stride = (ptrdiff_t) d->src_pitch;
-    dev.dst_stride = (ptrdiff_t) d->dst_pitch;
+    dev.src = d->src.ptr;
+    dev.dst = d->dst.ptr;
+    dev.src_stride = (ptrdiff_t) d->src.pitch;
+    dev.dst_stride = (ptrdiff_t) d->dst.pitch;
     CHECK (launch_plane (dev, *f, y0, y1, cc->scratch, cc->compute),
         "cannot launch the convolution kernel");
     CHECK (scratch_done (cc->scratch), "cannot record a CUDA event");
@@ -356,7 +355,7 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
     CHECK (cudaMemcpy2DAsync (pinned.out ? pl->dst + (size_t) y0 *
             pl->dst_stride : d->stage_out + (size_t) y0 * d->wb,
             pinned.out ? (size_t) pl->dst_stride : (size_t) d->wb,
-            d->dst + (size_t) y0 * d->dst_pitch, d->dst_pitch, d->wb,
+            d->dst.ptr + (size_t) y0 * d->dst.pitch, d->dst.pitch, d->wb,
             y1 - y0, cudaMemcpyDeviceToHost, cc->down),
         "cannot download a frame from the GPU");
     if (!pinned.out)
@@ -435,10 +434,10 @@ slot_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
     const DevPlane *d = &cc->planes[slot][i];
 
     dev[i] = planes[i];
-    dev[i].src = d->src;
-    dev[i].dst = d->dst;
-    dev[i].src_stride = (ptrdiff_t) d->src_pitch;
-    dev[i].dst_stride = (ptrdiff_t) d->dst_pitch;
+    dev[i].src = d->src.ptr;
+    dev[i].dst = d->dst.ptr;
+    dev[i].src_stride = (ptrdiff_t) d->src.pitch;
+    dev[i].dst_stride = (ptrdiff_t) d->dst.pitch;
   }
 }
 
@@ -455,12 +454,12 @@ copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
     const CuconvPlane *pl = &planes[i];
 
     if (up)
-      e = cudaMemcpy2DAsync (d->src, d->src_pitch, pl->src,
+      e = cudaMemcpy2DAsync (d->src.ptr, d->src.pitch, pl->src,
           (size_t) pl->src_stride, d->wb, d->height, cudaMemcpyHostToDevice,
           s);
     else
-      e = cudaMemcpy2DAsync (pl->dst, (size_t) pl->dst_stride, d->dst,
-          d->dst_pitch, d->wb, d->height, cudaMemcpyDeviceToHost, s);
+      e = cudaMemcpy2DAsync (pl->dst, (size_t) pl->dst_stride, d->dst.ptr,
+          d->dst.pitch, d->wb, d->height, cudaMemcpyDeviceToHost, s);
   }
   return e;
 }

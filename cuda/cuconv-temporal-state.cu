@@ -14,69 +14,31 @@
 
 using namespace cuconv;
 
-#define TS_MAX_PLANES 4
-
-/* A plane of device memory, pitched, kept while the geometry stays. */
-struct TsPlane
-{
-  uint8_t *ptr = nullptr;
-  size_t pitch = 0;
-  size_t row_bytes = 0;
-  int height = 0;
-};
-
 struct _CuconvTemporalState
 {
   cudaStream_t own = nullptr;   /* for calls given no stream */
-  cudaEvent_t last = nullptr;   /* after the last frame's work */
-  cudaStream_t last_stream = nullptr;
-  bool used = false;            /* last has been recorded */
+  GpuUse use;                   /* the last frame's work */
   bool stale = true;            /* the state holds no previous output */
-  TsPlane state[TS_MAX_PLANES];
-  TsPlane in[TS_MAX_PLANES];    /* frames in host memory: the input */
-  TsPlane out[TS_MAX_PLANES];   /* and the spatial filter's output */
+  /* planes of device memory, pitched, kept while the geometry stays */
+  DeviceBuffer state[CUCONV_MAX_PLANES];
+  DeviceBuffer in[CUCONV_MAX_PLANES];   /* frames in host memory: the input */
+  DeviceBuffer out[CUCONV_MAX_PLANES];  /* and the spatial filter's output */
 };
-
-/* The GPU is done with every buffer of ts (before one is freed). */
-static void
-ts_idle (CuconvTemporalState * ts)
-{
-  if (ts->used)
-    cudaEventSynchronize (ts->last);
-}
-
-static void
-ts_plane_free (TsPlane & d)
-{
-  if (d.ptr)
-    cudaFree (d.ptr);
-  d = TsPlane ();
-}
 
 /* d holds height rows of row_bytes; *grown when it was (re)allocated.  A
  * buffer of another geometry is freed once the GPU is done with it. */
 static cudaError_t
-ts_plane_ensure (CuconvTemporalState * ts, TsPlane & d, size_t row_bytes,
-    int height, bool *grown)
+ts_plane_ensure (CuconvTemporalState * ts, DeviceBuffer & d,
+    size_t row_bytes, int height, bool *grown)
 {
-  void *ptr;
-  size_t pitch;
-  cudaError_t e;
-
-  if (d.ptr && d.row_bytes == row_bytes && d.height == height)
+  /* a failed wait is left to the allocation after it to report */
+  const auto wait_idle = [ts] {
+    gpu_use_wait (ts->use);
     return cudaSuccess;
-  ts_idle (ts);
-  ts_plane_free (d);
-  e = cudaMallocPitch (&ptr, &pitch, row_bytes, (size_t) height);
-  if (e != cudaSuccess)
-    return e;
-  d.ptr = (uint8_t *) ptr;
-  d.pitch = pitch;
-  d.row_bytes = row_bytes;
-  d.height = height;
-  if (grown)
-    *grown = true;
-  return cudaSuccess;
+  };
+
+  return buffer_fit_rows (d, row_bytes, height, BUFFER_ROWS_PITCHED,
+      wait_idle, grown);
 }
 
 static size_t
@@ -93,7 +55,7 @@ cuconv_temporal_state_new (CuconvStatus * st)
 
   e = cudaStreamCreateWithFlags (&ts->own, cudaStreamNonBlocking);
   if (e == cudaSuccess)
-    e = cudaEventCreateWithFlags (&ts->last, cudaEventDisableTiming);
+    e = gpu_use_create (ts->use);
   if (e != cudaSuccess) {
     fail (st, "cannot create the temporal denoise's stream", e);
     cuconv_temporal_state_free (ts);
@@ -107,14 +69,13 @@ cuconv_temporal_state_free (CuconvTemporalState * ts)
 {
   if (!ts)
     return;
-  ts_idle (ts);
-  for (int p = 0; p < TS_MAX_PLANES; p++) {
-    ts_plane_free (ts->state[p]);
-    ts_plane_free (ts->in[p]);
-    ts_plane_free (ts->out[p]);
+  gpu_use_wait (ts->use);
+  for (int p = 0; p < CUCONV_MAX_PLANES; p++) {
+    buffer_free (ts->state[p]);
+    buffer_free (ts->in[p]);
+    buffer_free (ts->out[p]);
   }
-  if (ts->last)
-    cudaEventDestroy (ts->last);
+  gpu_use_destroy (ts->use);
   if (ts->own)
     cudaStreamDestroy (ts->own);
   cudaGetLastError ();
@@ -148,17 +109,16 @@ ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
     int first, const CuconvFilter * f, const CuconvRegions * regions,
     cudaStream_t s, CuconvStatus * st)
 {
-  CuconvPlane tp[TS_MAX_PLANES], sp[TS_MAX_PLANES], cp[TS_MAX_PLANES];
+  CuconvPlane tp[CUCONV_MAX_PLANES], sp[CUCONV_MAX_PLANES];
+  CuconvPlane cp[CUCONV_MAX_PLANES];
   bool grown = false;
   cudaError_t e;
 
   /* the previous frame's work on another stream reads and writes the
    * same buffers: this frame's comes after it on the GPU */
-  if (ts->used && ts->last_stream != s) {
-    e = cudaStreamWaitEvent (s, ts->last, 0);
-    if (e != cudaSuccess)
-      return fail (st, "cannot order the temporal denoise", e);
-  }
+  e = gpu_use_follow (ts->use, s);
+  if (e != cudaSuccess)
+    return fail (st, "cannot order the temporal denoise", e);
 
   for (int p = 0; p < n_planes; p++) {
     const size_t row_bytes = ts_row_bytes (planes[p]);
@@ -223,11 +183,9 @@ ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
     return fail (st, "cannot copy a denoised frame", e);
   }
 
-  e = cudaEventRecord (ts->last, s);
+  e = gpu_use_record (ts->use, s);
   if (e != cudaSuccess)
     return fail (st, "cannot order the temporal denoise", e);
-  ts->last_stream = s;
-  ts->used = true;
   ts->stale = false;
   return 0;
 }
@@ -241,7 +199,7 @@ cuconv_temporal_state_filter (CuconvTemporalState * ts,
   cudaStream_t s = stream ? (cudaStream_t) stream : ts->own;
   int ret;
 
-  if (n_planes < 0 || n_planes > TS_MAX_PLANES)
+  if (n_planes < 0 || n_planes > CUCONV_MAX_PLANES)
     return fail (st, "the temporal denoise takes 4 planes at most",
         cudaErrorInvalidValue);
   ret = ts_enqueue (ts, rf, planes, n_planes, on_host, k, first, f, regions,

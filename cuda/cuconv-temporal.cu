@@ -13,7 +13,7 @@
 namespace cuconv {
 
 #define TM_THREADS 1024
-#define TM_PLANES 4             /* planes a launch: a frame has at most 4 */
+#define TM_PLANES CUCONV_MAX_PLANES     /* planes a launch: a whole frame */
 #define TM_CHUNK 16             /* bytes a thread reads of each buffer */
 #define TM_PHASES 8             /* the most bytes a pixel has: 4 x 16 bit */
 /* The factors, one copy for each lane of a warp, so that a warp's 32

@@ -52,6 +52,8 @@ extern "C" {
 #define CUCONV_MAX_PLANES 4
 /* The most components interleaved in one plane (RGBA, AYUV). */
 #define CUCONV_MAX_COMP 4
+/* The most planes of one frame (any supported format, alpha included). */
+#define CUCONV_MAX_PLANES 4
 
 /* The kernel types, in one place: the engine's enum, the element's GEnum
  * (value, nick, description) and the coefficient switch in cuconv-coeffs.c are

@@ -1,0 +1,240 @@
+/* gst-cudaconvolve: the region filter's internal declarations (CUDA C++),
+ * shared by its files: the copies (cuconv-region-copy.cu), the direct
+ * kernel (cuconv-region-direct.cu), the region filter's memory
+ * (cuconv-region-memory.cu) and the work lists, the cost model and the
+ * order of a frame's launches (cuconv-regions.cu).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __CUCONV_REGIONS_CUH__
+#define __CUCONV_REGIONS_CUH__
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-engine.cuh"
+
+namespace cuconv {
+
+static inline size_t
+align_up (size_t v, size_t a)
+{
+  return (v + a - 1) / a * a;
+}
+
+/* Bytes of one pixel of pl. */
+static inline int
+pixel_bytes (const CuconvPlane & pl)
+{
+  return pl.n_comp * cuconv_plane_sample_bytes (&pl);
+}
+
+/* Copies (cuconv-region-copy.cu) ----------------------------------------- */
+
+/* One rectangle to copy: w x h pixels from (sx, sy) of its plane's source
+ * to (dx, dy) of its destination.  first_block: the blocks of the jobs
+ * before it. */
+struct CopyJob
+{
+  int plane;
+  int sx, sy;
+  int dx, dy;
+  int w, h;
+  int first_block;
+};
+
+struct CopyPlane
+{
+  const uint8_t *src;
+  size_t src_pitch;
+  uint8_t *dst;
+  size_t dst_pitch;
+  int bpp;                      /* bytes a pixel: components * sample */
+};
+
+struct CopyParams
+{
+  CopyPlane plane[CUCONV_MAX_PLANES];
+  const CopyJob *jobs;
+  int n_jobs;
+};
+
+/* Numbers the blocks of jobs [0, n); returns how many there are. */
+int copy_jobs_number_blocks (CopyJob * jobs, int n);
+
+/* One launch that copies the rectangles of the jobs uploaded to p.jobs,
+ * numbered (copy_jobs_number_blocks) before. */
+cudaError_t launch_copy_rects (const CopyParams & p, int blocks,
+    cudaStream_t stream);
+
+/* The source of every plane to dst, in one launch. */
+cudaError_t launch_copy_planes (const CuconvPlane * planes, int n_planes,
+    cudaStream_t stream);
+
+/* The direct kernel (cuconv-region-direct.cu) ---------------------------- */
+
+constexpr int DIRECT_W = 32;    /* output pixels of a tile row */
+constexpr int DIRECT_MAX_H = 64;
+constexpr int DIRECT_MIN_H = 8;
+
+/* Taps and columns are handled 4 at a time (one float4). */
+__host__ __device__ constexpr int
+quad_up (int n)
+{
+  return (n + 3) & ~3;
+}
+
+/* A tile w x h of a plane whose filter reaches rx, ry, with taps padded
+ * to t4x, t4y (matrix: rows of t4x) stages `direct_cols` columns and
+ * `direct_rows` rows: its outputs, 4 a thread, and the taps' last chunk
+ * past them. */
+__host__ __device__ constexpr int
+direct_cols (int w, int t4x)
+{
+  return quad_up (w) + t4x;
+}
+
+__host__ __device__ constexpr int
+direct_rows (int nt, int h, int ry, int t4y)
+{
+  return nt == 0 ? h + 2 * ry : quad_up (h) + t4y;
+}
+
+/* Floats of one plane's taps: each term's horizontal taps, then each
+ * term's vertical taps; or the matrix's side rows. */
+__host__ __device__ constexpr int
+direct_taps (int nt, int t4x, int t4y, int side)
+{
+  return nt == 0 ? side * t4x : nt * (t4x + t4y);
+}
+
+/* One block's work: a tile of one component of a plane, inside one of
+ * its rectangles. */
+struct DirectItem
+{
+  int x0, y0;                   /* the tile's first pixel */
+  uint8_t plane, comp;
+  uint8_t w, h;                 /* at most DIRECT_W x tile_h */
+};
+
+struct DirectPlane
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;
+  int width, height;            /* pixels, for the border */
+  int row_begin, row_end;       /* the whole plane (band_params_init) */
+  int nc, bytes, shift;
+  uint32_t mask;                /* 2^depth - 1: the bits read, the saturation */
+  uint32_t word_mask;           /* 0xff or 0xffff */
+  uint32_t fill;                /* a FILL sample as it is stored */
+  uint8_t op[CUCONV_MAX_COMP];  /* CuconvCompOp */
+  int rx, ry;                   /* the filter's reach on the plane */
+  int t4x, t4y;                 /* taps a term, 0-padded to a multiple of 4 */
+  int taps;                     /* the first of them in DirectParams.taps */
+};
+
+/* Shared memory, in floats: the block's taps, the staged input, the
+ * horizontal pass's rows of each term, the border tables. */
+struct DirectParams
+{
+  DirectPlane plane[CUCONV_MAX_PLANES];
+  const float *taps;            /* device memory, uploaded with the items */
+  const DirectItem *items;
+  int border;
+  int combine;
+  float amount;
+  int side;                     /* the matrix's, when n_terms is 0 */
+  int taps_cap, stage_cap, hbuf_cap, cols_cap;
+};
+
+/* Which components of a plane the direct kernel writes: the filtered and
+ * the filled ones (dst holds the copied ones already). */
+int written_components (const CuconvPlane & pl);
+
+/* Whether a component of pl is filtered. */
+bool has_filtered (const CuconvPlane & pl);
+
+/* Whether the direct kernel computes f: one or two separable terms, or
+ * the matrix, each a plain convolution of taps that reach at most
+ * DIRECT_MAX_REACH. */
+bool direct_takes_filter (const CuconvFilter & f);
+
+/* Whether the direct kernel takes plane pl: 1 to 4 components, 16-bit
+ * samples 2-byte aligned. */
+bool direct_takes_plane (const CuconvPlane & pl);
+
+/* The direct kernel's view of plane pl under f. */
+void direct_plane_init (DirectPlane & d, const CuconvPlane & pl,
+    const CuconvFilter & f);
+
+/* Writes the taps of plane pl (direct_taps of them) to out: each term's
+ * centred in the plane's reach, 0 around them, so a narrower term adds
+ * exact zeros. */
+void direct_taps_write (float *out, const DirectPlane & d,
+    const CuconvPlane & pl, const CuconvFilter & f);
+
+/* The shared memory of a launch whose tiles are at most tile_h high, for
+ * the planes in `on`: fills the caps of p, returns the bytes. */
+size_t direct_smem (DirectParams & p, const CuconvFilter & f, const bool *on,
+    int n_planes, int tile_h);
+
+/* One launch of the direct kernel of nt terms (0: the matrix) over
+ * `blocks` items of p.items, with smem bytes of shared memory
+ * (direct_smem). */
+cudaError_t launch_direct (const DirectParams & p, int nt, int blocks,
+    size_t smem, cudaStream_t stream);
+
+}                               /* namespace cuconv */
+
+/* The region filter's memory (cuconv-region-memory.cu) ------------------- */
+
+/* Page-locked memory the host writes a frame's work in, uploaded from
+ * there: a few, used in turn, so that the host may write a frame while
+ * the previous ones' uploads still wait in the stream. */
+#define WORK_SLOTS 4
+
+struct WorkSlot
+{
+  uint8_t *host;
+  size_t size;
+  cudaEvent_t uploaded;         /* recorded after its upload */
+};
+
+struct _CuconvRegionFilter
+{
+  cuconv::DeviceBuffer scratch; /* planes filtered whole (INSIDE) */
+  cuconv::DeviceBuffer d_work;  /* a frame's taps, tiles and copy jobs */
+  cuconv::GpuUse use;           /* the last frame's launches */
+  WorkSlot slot[WORK_SLOTS];
+  int next_slot;
+  CuconvRect *clipped;          /* the rectangles on each plane */
+  size_t clipped_cap;
+  cuconv::Scratch wide;         /* the wide paths' intermediates */
+};
+
+namespace cuconv {
+
+/* The next slot, at least `bytes` large, once the upload it served
+ * WORK_SLOTS frames ago is done. */
+cudaError_t work_begin (CuconvRegionFilter * rf, size_t bytes,
+    uint8_t ** host);
+
+/* Grows a device buffer of rf to at least `bytes` (25 % more, in 64 KiB),
+ * once the previous frame's launches are done with the old one. */
+cudaError_t device_grow (CuconvRegionFilter * rf, DeviceBuffer & b,
+    size_t bytes);
+
+/* Uploads the first `bytes` of the slot work_begin gave to rf->d_work,
+ * after the previous frame's launches, which read it. */
+cudaError_t work_upload (CuconvRegionFilter * rf, size_t bytes,
+    cudaStream_t stream);
+
+/* The end of a frame that used rf's device buffers. */
+cudaError_t work_end (CuconvRegionFilter * rf, cudaStream_t stream);
+
+}                               /* namespace cuconv */
+
+#endif /* __CUCONV_REGIONS_CUH__ */
