@@ -48,8 +48,6 @@ extern "C" {
 #define CUCONV_MAX_MATRIX_SIDE (2 * CUCONV_MAX_MATRIX_RADIUS + 1)
 /* The largest chroma subsampling factor of a supported format. */
 #define CUCONV_MAX_SUBSAMPLE 2
-/* The most planes of a frame (GBRA and its deeper kinds have four). */
-#define CUCONV_MAX_PLANES 4
 /* The most components interleaved in one plane (RGBA, AYUV). */
 #define CUCONV_MAX_COMP 4
 /* The most planes of one frame (any supported format, alpha included). */
