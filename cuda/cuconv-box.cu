@@ -895,7 +895,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
 
   /* exact sums below 2^32 (10 bits), whole planes (their prefixes), rows
    * a block can hold */
-  if (f.settings.kernel != CUCONV_KERNEL_BOX || f.n_terms != 1
+  if (!f.box || f.n_terms != 1
       || f.combine != CUCONV_COMBINE_NONE || depth > 10 || nc < 1
       || nc > CUCONV_MAX_COMP || row_begin != 0 || row_end != pl.height
       || pl.width > BS_MAX_THREADS * ppt_max || !taps_are_box (kx)
@@ -914,7 +914,7 @@ launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
   band_params_init (p, pl, 0, pl.height);
   p.ws = pl.width * nc;
   p.nc = nc;
-  p.border = f.settings.border;
+  p.border = f.border;
   p.shift = depth > 8 ? pl.shift : 0;
   p.mask = (1u << depth) - 1;
   p.word_mask = bytes == 1 ? 0xffu : 0xffffu;

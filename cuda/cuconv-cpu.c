@@ -85,7 +85,7 @@ taps_take (const CuconvTaps * t)
 static int
 is_box (const CuconvFilter * f)
 {
-  return f->settings.kernel == CUCONV_KERNEL_BOX && f->n_terms == 1 &&
+  return f->box && f->n_terms == 1 &&
       f->combine == CUCONV_COMBINE_NONE;
 }
 
@@ -777,7 +777,7 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
   pl->wide = depth > 8;
   pl->shift = depth > 8 ? p->shift : 0;
   pl->mask = (1u << depth) - 1;
-  pl->border = f->settings.border;
+  pl->border = f->border;
   pl->n_terms = f->n_terms;
   pl->combine = f->combine;
   pl->amount = f->amount;

@@ -27,24 +27,19 @@ box_takes_sums (const CuconvFilter * f)
       || f->y[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS;
 }
 
-/* The tuned 8-bit path: the box by radius, every other kernel with its
- * taps. */
+/* The tuned 8-bit path: the box by radius (box: f.box), every other blur
+ * with its taps. */
 static cudaError_t
-launch_tuned (const SepParams & p, CuconvKernel kernel, cudaStream_t stream)
+launch_tuned (const SepParams & p, bool box, cudaStream_t stream)
 {
-  switch (kernel) {
-    case CUCONV_KERNEL_BOX:
-      if (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS) {
-        const cudaError_t e = launch_box (p, stream);
-        if (e != cudaErrorNotSupported)
-          return e;
-      }
-      /* the taps are the box's */
-      [[fallthrough]];
-    case CUCONV_KERNEL_GAUSSIAN:
-    default:
-      return launch_separable (p, stream);
+  if (box && (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS
+          || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS)) {
+    const cudaError_t e = launch_box (p, stream);
+    if (e != cudaErrorNotSupported)
+      return e;
   }
+  /* the taps are the box's */
+  return launch_separable (p, stream);
 }
 
 bool
@@ -164,7 +159,7 @@ launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 
     if (e == cudaErrorNotSupported)
       e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8
-          ? launch_tuned (p, f.settings.kernel, stream)
+          ? launch_tuned (p, f.box != 0, stream)
           : launch_separable (p, stream);
 
     if (e != cudaErrorNotSupported)
@@ -208,12 +203,12 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     MatrixParams mp;
 
     if (path == CUCONV_PATH_AUTO || path == CUCONV_PATH_STREAM) {
-      e = launch_stream_matrix (pl, f.m, f.settings.border, row_begin,
+      e = launch_stream_matrix (pl, f.m, f.border, row_begin,
           row_end, path == CUCONV_PATH_STREAM, stream);
       if (e != cudaErrorNotSupported)
         return e;
     }
-    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
+    matrix_params_init (mp, pl, f.m, f.border, row_begin, row_end);
     return launch_matrix (mp, stream);
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
@@ -221,7 +216,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
    * between 24 and 32 on an H200 (docs/performance.md, "The large
    * blurs"), unless the tensor cores are forced */
   if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
-      && f.settings.kernel != CUCONV_KERNEL_BOX
+      && !f.box
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS
       && !mma_forced (pl, f, row_begin, row_end, path))
@@ -273,8 +268,8 @@ cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
     tuned &= takes_tuned (planes[i], *f);
   /* a 4:2:0 frame through the tap kernel: one launch for all planes,
    * which saves the ramp and tail of the chroma launches */
-  if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
-          CUCONV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
+  if (n_planes >= 2 && n_planes <= 3 && tuned && !(f->box
+          && box_takes_sums (f))) {
     FrameParams fp;
     cudaError_t e;
 

@@ -84,7 +84,7 @@ gen_params_init (GenParams & p, const CuconvPlane & pl, const CuconvFilter & f,
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.ws = pl.width * pl.n_comp;
-  p.border = f.settings.border;
+  p.border = f.border;
   p.shift = depth > 8 ? pl.shift : 0;
   p.mask = (1u << depth) - 1;
   p.combine = f.combine;

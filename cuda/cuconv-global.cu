@@ -452,7 +452,7 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
   band_params_init (p, pl, row_begin, row_end);
   p.ws = pl.width * pl.n_comp;
   p.nc = pl.n_comp;
-  p.border = f.settings.border;
+  p.border = f.border;
   p.bytes = bytes;
   p.shift = depth > 8 ? pl.shift : 0;
   p.mask = (1u << depth) - 1;

@@ -991,7 +991,7 @@ launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
   p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
   p.fill = (pl.fill << p.shift) & p.word_mask;
   memcpy (p.op, pl.op, sizeof (p.op));
-  p.border = f.settings.border;
+  p.border = f.border;
   p.sharpen = sharpen;
   p.amount = f.amount;
   p.fix_scale = (float) (1 << (16 - depth));

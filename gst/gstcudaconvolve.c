@@ -179,6 +179,7 @@ struct _GstCudaConvolve
   gboolean frame_spatial_off;   /* the kernel leaves this frame unchanged */
   CuconvFilter *filter;         /* built from frame_settings when they change
                                  * (on the heap: 66 KiB of taps) */
+  CuconvSettings filter_settings;       /* what filter was built from */
   gboolean filter_valid;
   CuconvStrips *strips;         /* the CUDA backend's, in the base's context */
   GstCuconvRegionFrame frame_regions;
@@ -840,8 +841,9 @@ gst_cuda_convolve_prepare (GstCudaConvolve * self, GstVideoFrame * in_frame,
     GstVideoFrame * out_frame, CuconvPlane * planes)
 {
   if (!self->filter_valid ||
-      !settings_equal (&self->filter->settings, &self->frame_settings)) {
+      !settings_equal (&self->filter_settings, &self->frame_settings)) {
     cuconv_filter_init (self->filter, &self->frame_settings);
+    self->filter_settings = self->frame_settings;
     self->filter_valid = TRUE;
   }
   return gst_cuda_convolve_map_planes (in_frame, out_frame,
