@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
 
 namespace cuconv {
 
@@ -327,7 +328,7 @@ bool all_ops (const CuconvPlane & pl, int op);
  * (docs/design.md): filters rows [row_begin, row_end) of pl (device
  * pointers) on stream.  A fused path that refuses the radius for lack of
  * shared memory falls back to launch_global.  path other than
- * CUCONV_PATH_AUTO forces that path where it applies (cuconv-cuda.h). */
+ * CUCONV_PATH_AUTO forces that path where it applies (cuconv-paths.h). */
 cudaError_t launch_plane (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream,
     CuconvPath path = CUCONV_PATH_AUTO);

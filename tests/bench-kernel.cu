@@ -71,6 +71,7 @@
 
 #include "cuconv.h"
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
 
 #define EXIT_SKIP 77
 
