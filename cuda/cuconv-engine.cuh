@@ -13,6 +13,7 @@
 
 #include "cuconv-cuda.h"
 #include "cuconv-paths.h"
+#include "cuconv-dispatch.cuh"
 
 namespace cuconv {
 
@@ -64,10 +65,9 @@ band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
  * component (two terms of one: 3; the sharpen, two components and the
  * 2-D matrix: 2; stream_max_radius, cuconv-stream.cu).  From radius 3 a
  * thread walks 4 samples across, so that its 2R + 1 rows of accumulators
- * fit the registers (8 across: sobel r = 3 22.5 us against the tiles'
- * 21.1; 4 across: 20.2 against 21.5, and the r = 4 blur 14.6 against
- * 16.3; H100, 3840x2160).  From radius 5 the tensor cores take the blurs
- * of large planes (mma_pays). */
+ * fit the registers (with 8 across the tiles win at radius 3).  From
+ * CUCONV_MMA_MIN_RADIUS the tensor cores take the blurs of large planes
+ * (mma_pays). */
 #define ST_MAX_RADIUS 4
 
 struct SepParams
@@ -131,26 +131,28 @@ struct FrameParams
   int tiles_x[3];
 };
 
-/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch, through
- * the streaming kernel where it takes every plane and path allows it (on
- * AUTO: a whole frame at luma radius 1 or 2, or 3 and 4 with a luma plane
- * of ST_MIN_SAMPLES or more), else the tuned tiles;
- * cudaErrorNotSupported for any other geometry or radius. */
-cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
+/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch
+ * (cuconv-frame420.cu): whether the one launch takes fp's geometry and
+ * radii (frame420_takes); the frame through the streaming kernel
+ * (cudaErrorNotSupported where it does not take every plane), or through
+ * the tuned tiles (cudaErrorNotSupported for a geometry or radius
+ * frame420_takes refuses).  The dispatch chooses between them. */
+bool frame420_takes (const FrameParams & fp);
+cudaError_t launch_frame420_stream (const FrameParams & fp,
+    cudaStream_t stream);
+cudaError_t launch_frame420_tiles (const FrameParams & fp,
     cudaStream_t stream);
 
 /* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
  * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
  * rows, taps whose quantization moves no result by more than
  * ST_MAX_ERROR), q then holding p as its strips take it; whether p is a
- * whole plane of at least ST_MIN_SAMPLES samples (fills) or of fewer
- * (small: StreamSmall's strips); whether the dispatch streams p (pays:
- * it beats the tiles); and the launch, cudaErrorNotSupported where it
- * does not take p. */
+ * whole plane of at least CUCONV_LARGE_PLANE_SAMPLES samples (fills) or
+ * of fewer (small: StreamSmall's strips); and the launch,
+ * cudaErrorNotSupported where it does not take p. */
 bool stream_takes (const SepParams & p, SepParams & q);
 bool stream_fills (const SepParams & p);
 bool stream_small (const SepParams & p);
-bool stream_pays (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
 /* The 2-D matrix m of rows [row_begin, row_end) of plane pl through the
@@ -166,12 +168,10 @@ cudaError_t launch_stream_matrix (const CuconvPlane & pl,
 bool taps_bounded (const float *w, int n);
 
 /* The tensor-core blur (cuconv-mma.cu): whether it takes p (an 8-bit blur
- * of 1 or 2 components, reach rx * nc and ry up to 16, taps >= 0, a device
- * of compute capability 8.0 or newer), whether it also beats the tiles on
- * p (a whole plane of 4K or more, radius 5 or more both ways), and the
- * launch; cudaErrorNotSupported where it does not take p. */
+ * of 1 or 2 components, taps >= 0, a device of compute capability 8.0 or
+ * newer), and the launch; cudaErrorNotSupported where it does not take
+ * p. */
 bool mma_takes (const SepParams & p);
-bool mma_pays (const SepParams & p);
 cudaError_t launch_mma (const SepParams & p, cudaStream_t stream);
 
 /* Filters with the taps, 2r + 1 of them a direction (cuconv-separable.cu). */
@@ -310,12 +310,11 @@ cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
 cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 
-/* The box (f's kernel, with the box's taps) of a whole plane of samples
- * of up to 10 bits by exact running sums through global memory, any
- * radius up to CUCONV_MAX_RADIUS, any components and ops
- * (cuconv-box.cu).  cudaErrorNotSupported for any other filter or plane,
- * a band of rows, or rows wider than a block holds (the caller takes the
- * taps). */
+/* The box (f.box, with the box's taps) of a whole plane of samples of up
+ * to 10 bits by exact running sums through global memory, any radius up
+ * to CUCONV_MAX_RADIUS, any components and ops (cuconv-box.cu).
+ * cudaErrorNotSupported for any other filter or plane, a band of rows, or
+ * rows wider than a block holds (the caller takes the taps). */
 cudaError_t launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 

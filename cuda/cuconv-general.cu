@@ -393,8 +393,8 @@ gen_vpass (const GenParams & p, const GenTile & g)
 }
 
 /* Two terms: registers capped for 3 blocks an SM (a few bytes spill),
- * measured 20% faster than 2 blocks for sobel and laplacian at 4K on an
- * H200; capping one term's registers measured slightly slower. */
+ * measured faster than 2 blocks for sobel and laplacian on large planes;
+ * capping one term's registers measured slightly slower. */
 __host__ __device__ constexpr int
 gen_min_blocks (int nt)
 {

@@ -496,7 +496,8 @@ template < int R > struct U8Tile
    * beyond its own are a small part of what it loads and converts */
   static constexpr int H = 128 / Q;
   /* threads across a tile; a tile is 256 pixels x 128 rows (a
-   * 3840x2160 plane is 255 tiles: one wave of 2 blocks an SM on an H100) */
+   * 3840x2160 plane is 255 tiles: one wave of 2 blocks an SM on a
+   * 132-SM device) */
   static constexpr int TX = 256 / Q;
   static constexpr int TY = THREADS / TX;
   static constexpr int W = TX * Q;      /* a tile's pixels */
@@ -817,8 +818,7 @@ launch_u8 (const MatrixParams & p, cudaStream_t stream)
 
 /* Whether the grid of matrix_u8 < R > for p gives every multiprocessor a
  * block: its tiles are large, and on fewer of them the tiled kernel is
- * faster (H100, 2026-11-23: 3x3 on a 3840x2160 plane, 255 tiles, 15.6 us
- * against 22.2; on 1920x1080, 72 tiles, 12.5 us against 7.9). */
+ * faster (docs/performance.md). */
 template < int R > static bool
 u8_fills_device (const MatrixParams & p)
 {

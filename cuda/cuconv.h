@@ -97,8 +97,8 @@ typedef enum
 } CuconvPlanes;
 
 /* What the user asked for, in luma samples.  Zero-initialised settings
- * with kernel, border, radius and sigma set keep the meaning they had
- * before the fields below them existed. */
+ * with kernel, border, radius and sigma set are a complete request: every
+ * other field's 0 asks for nothing more. */
 typedef struct
 {
   CuconvKernel kernel;
@@ -183,8 +183,8 @@ typedef struct
   CuconvMatrix m;
 } CuconvFilter;
 
-/* What happens to one component of a plane.  Zero is FILTER, so planes
- * set up before this existed filter every component. */
+/* What happens to one component of a plane.  Zero is FILTER, so a
+ * zero-initialised op[] filters every component. */
 typedef enum
 {
   CUCONV_COMP_FILTER = 0,          /* the filter's output */
