@@ -24,6 +24,7 @@
 #include "cuconv.h"
 #include "cuconv-border.h"
 #include "cuconv-recursive.h"
+#include "cuconv-recursive-border.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((target_clones ("avx2", "default")))
@@ -809,17 +810,7 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
  * into a float plane the engine keeps for every band, then the rows (each
  * band a range of them).  Sums and states in double. */
 
-typedef struct
-{
-  double re, im;
-} Cx;
-
-static inline Cx
-cx (CuconvCplx c)
-{
-  Cx r = { c.re, c.im };
-  return r;
-}
+typedef CuconvCplx Cx;
 
 static inline Cx
 cmul (Cx a, Cx b)
@@ -835,43 +826,16 @@ cadd (Cx a, Cx b)
   return r;
 }
 
-/* Section s's states z[-1] and w[n] at the border, from the zero-initial
- * totals zc (causal, at n - 1) and za (anticausal, at 0) and the edge
- * samples, as cuconv-recursive.cu's border_states (). */
-static void
-border_states (const CuconvRecDir * d, int s, CuconvBorder border, double x0,
-    double xn, Cx zc, Cx za, Cx * sc, Cx * sa)
-{
-  const Cx zero = { 0.0, 0.0 };
+/* The arithmetic of border_states: every product and sum rounded on its
+ * own. */
+#define CX_MK(re, im) ((Cx) { (re), (im) })
+#define CX_MAD(m, u, v) cadd (cmul ((m), (u)), (v))
+#define CX_SCALE(m, x) cmul ((m), CX_MK ((x), 0.0))
 
-  switch (border) {
-    case CUCONV_BORDER_ZERO:
-      *sc = *sa = zero;
-      return;
-    case CUCONV_BORDER_WRAP:
-      *sc = cmul (cx (d->wrap[s]), zc);
-      *sa = cmul (cx (d->wrap[s]), za);
-      return;
-    case CUCONV_BORDER_MIRROR:
-      if (d->n >= 2) {
-        const Cx pi = cx (d->pinv[s]), pn = cx (d->mirror_p[s]);
-        const Cx den = cx (d->mirror_d[s]);
-        const Cx za1 = cmul (pi, (Cx) { za.re - x0, za.im });
-        const Cx zc2 = cmul (pi, (Cx) { zc.re - xn, zc.im });
-
-        *sc = cmul (den, cadd (cmul (pn, zc2), za1));
-        *sa = cmul (den, cadd (cmul (pn, za1), zc2));
-        return;
-      }
-      /* one sample: every read is sample 0, as clamp */
-      /* fall through */
-    case CUCONV_BORDER_CLAMP:
-    default:
-      *sc = cmul (cx (d->clamp[s]), (Cx) { x0, 0.0 });
-      *sa = cmul (cx (d->clamp[s]), (Cx) { xn, 0.0 });
-      return;
-  }
-}
+/* Section s's states z[-1] and w[n] at the border, as the kernels'
+ * (cuconv-recursive-border.h). */
+CUCONV_REC_BORDER_STATES (static, border_states, double, Cx, CuconvRecDir,
+    re, im, CX_MK, cmul, CX_MAD, CX_SCALE)
 
 /* The directions of a plane: each untruncated one's sections. */
 typedef struct
@@ -909,7 +873,7 @@ rec_line (const CuconvRecDir * d, CuconvBorder border, const float *x,
   for (k = 0; k < n; k++)
     acc[k] = -d->c * x[k * step];
   for (s = 0; s < d->n_sections; s++) {
-    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
+    const Cx p = d->p[s], a = d->a[s];
     Cx zc = { 0.0, 0.0 }, za = { 0.0, 0.0 }, z, w;
 
     for (k = 0; k < n; k++)
@@ -963,7 +927,7 @@ rec_columns (const Plane * pl, const Rec * r, float *xp, float *yp, int j0,
     for (j = 0; j < m; j++)
       acc[(size_t) y * m + j] = -d->c * xp[(size_t) y * n + j0 + j];
   for (s = 0; s < d->n_sections; s++) {
-    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
+    const Cx p = d->p[s], a = d->a[s];
     double *zr = st, *zi = st + m, *wr = st + 2 * m, *wi = st + 3 * m;
 
     /* the zero-initial totals, then the border's states in their place */

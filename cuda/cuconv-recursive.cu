@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-recursive.h"
+#include "cuconv-recursive-border.h"
 #include "cuconv-tile.cuh"
 
 namespace cuconv {
@@ -514,42 +515,18 @@ seg_filter (const RecDir < R > &d, const float *xs, int len, Cplx < R > *z,
   }
 }
 
-/* The border's initial states of section s: sc = z[-1], sa = w[n], from
- * the zero-initial totals zc (the causal state at n - 1) and za (the
- * anticausal state at 0) and the edge samples x0 = x[0], xn = x[n - 1]. */
-template < typename R > __device__ __forceinline__ void
-border_states (const RecDir < R > &d, int s, int border, R x0, R xn,
-    Cplx < R > zc, Cplx < R > za, Cplx < R > &sc, Cplx < R > &sa)
+/* m x, x real, each part one product: the clamp's states */
+template < typename R > __device__ __forceinline__ Cplx < R >
+cscale (Cplx < R > m, R x)
 {
-  switch (border) {
-    case CUCONV_BORDER_ZERO:
-      sc = sa = cplx < R > (0, 0);
-      return;
-    case CUCONV_BORDER_WRAP:
-      /* periodic: z[-1] = z[n - 1] = zc + p^n z[-1] */
-      sc = cmul < R > (d.wrap[s], zc);
-      sa = cmul < R > (d.wrap[s], za);
-      return;
-    case CUCONV_BORDER_MIRROR:
-      if (d.n >= 2) {
-        /* reflected about 0 and n - 1: z[-1] = w[1], w[n] = z[n - 2] */
-        const Cplx < R > pi = d.pinv[s], pn = d.mirror_p[s],
-            den = d.mirror_d[s];
-        const Cplx < R > za1 = cmul < R > (pi, cplx < R > (za.x - x0, za.y));
-        const Cplx < R > zc2 = cmul < R > (pi, cplx < R > (zc.x - xn, zc.y));
-        sc = cmul < R > (den, cmad < R > (pn, zc2, za1));
-        sa = cmul < R > (den, cmad < R > (pn, za1, zc2));
-        return;
-      }
-      /* one sample: every read is sample 0, as clamp */
-      [[fallthrough]];
-    case CUCONV_BORDER_CLAMP:
-    default:
-      sc = cplx < R > (d.clamp[s].x * x0, d.clamp[s].y * x0);
-      sa = cplx < R > (d.clamp[s].x * xn, d.clamp[s].y * xn);
-      return;
-  }
+  return cplx < R > (m.x * x, m.y * x);
 }
+
+/* The border's initial states of section s (cuconv-recursive-border.h),
+ * in R with fused multiply-adds. */
+CUCONV_REC_BORDER_STATES (template < typename R > __device__ __forceinline__,
+    border_states, R, Cplx < R >, RecDir < R >, x, y, cplx < R >, cmul < R >,
+    cmad < R >, cscale < R >)
 
 /* The kernels ------------------------------------------------------------ */
 
@@ -754,7 +731,7 @@ band_entry (const RecPass & p, const RecDir < R > &d, int c, int line,
 #pragma unroll 8
   for (int b = last - 1; b >= 0; b--)
     za = cmad < R > (pg, za, band_agg < R > (p, NS, b, 1, s, c, line));
-  border_states < R > (d, s, p.border, x0, xn, zc, za, sc, sa);
+  border_states < R > (&d, s, p.border, x0, xn, zc, za, &sc, &sa);
 
   zin = sc;
 #pragma unroll 4
