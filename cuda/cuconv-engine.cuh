@@ -312,7 +312,7 @@ cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
 
 /* The box (f.box, with the box's taps) of a whole plane of samples of up
  * to 10 bits by exact running sums through global memory, any radius up
- * to CUCONV_MAX_RADIUS, any components and ops (cuconv-box.cu).
+ * to CUCONV_MAX_RADIUS, any components and ops (cuconv-box-sums.cu).
  * cudaErrorNotSupported for any other filter or plane, a band of rows, or
  * rows wider than a block holds (the caller takes the taps). */
 cudaError_t launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,

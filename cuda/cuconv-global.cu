@@ -3,7 +3,7 @@
  * radius up to CUCONV_MAX_RADIUS, in two passes through a float
  * intermediate in global memory, so that no radius and no device ever
  * runs out of shared memory.  The box takes running sums instead
- * (launch_box_sums, cuconv-box.cu) where it can.
+ * (launch_box_sums, cuconv-box-sums.cu) where it can.
  *
  * The horizontal pass filters every row the band reads (the band plus
  * the vertical apron, mapped through the border) into one float plane a
