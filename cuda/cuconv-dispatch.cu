@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-engine.cuh"
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
@@ -46,6 +47,23 @@ stream_pays (const SepParams & p)
   return stream_fills (p) || (stream_small (p) && p.nc == 1
       && p.ry <= (two ? CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS
           : CUCONV_STREAM_SMALL_MAX_RADIUS));
+}
+
+/* Whether the 3x3 matrix's large tiles (matrix_u8) beat its tiled kernel
+ * on mp: where their grid gives every multiprocessor a block; on fewer
+ * blocks the tiled kernel is faster. */
+static bool
+matrix_u8_pays (const MatrixParams & mp)
+{
+  int sms;
+
+  if (!matrix_u8_takes (mp))
+    return false;
+  if (device_sm_count (&sms) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: the tiled kernel serves */
+    return false;
+  }
+  return matrix_u8_blocks (mp) >= sms;
 }
 
 /* The tuned 8-bit path: the box by radius (box: f.box), every other blur
@@ -254,6 +272,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
         return e;
     }
     matrix_params_init (mp, pl, f.m, f.border, row_begin, row_end);
+    mp.u8 = matrix_u8_pays (mp);
     return launch_matrix (mp, stream);
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
@@ -273,6 +292,25 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (e == cudaErrorInvalidConfiguration || e == cudaErrorNotSupported)
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   return e;
+}
+
+/* The global path: the box's running sums where they take the plane
+ * (exact, and a cost that does not grow with the radius), else the
+ * passes with the taps. */
+cudaError_t
+launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, Scratch & sc, cudaStream_t stream)
+{
+  cudaError_t e;
+
+  if (!global_args_valid (pl, f, row_begin, row_end))
+    return cudaErrorInvalidValue;
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+  e = launch_box_sums (pl, f, row_begin, row_end, sc, stream);
+  if (e != cudaErrorNotSupported)
+    return e;
+  return launch_global_taps (pl, f, row_begin, row_end, sc, stream);
 }
 
 }                               /* namespace cuconv */

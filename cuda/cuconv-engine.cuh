@@ -223,6 +223,8 @@ struct MatrixParams
   uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp per component */
   int src_aligned;              /* src, src_pitch: multiples of 4 samples */
   int dst_aligned;              /* dst, dst_pitch: likewise */
+  int u8;                       /* the dispatch's choice of matrix_u8
+                                 * where it takes p (matrix_u8_takes) */
   float w[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];   /* row-major */
 };
 
@@ -230,6 +232,11 @@ struct MatrixParams
  * with the matrix m. */
 void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
     const CuconvMatrix & m, CuconvBorder border, int row_begin, int row_end);
+
+/* Whether the 3x3 matrix's large tiles (matrix_u8) take p: one filtered
+ * 8-bit component; and how many blocks its grid has for p. */
+bool matrix_u8_takes (const MatrixParams & p);
+long long matrix_u8_blocks (const MatrixParams & p);
 
 /* v = sum_j sum_i m[j][i] * in (x + i, y + j), rows outer, then
  * rounded, saturated and shifted; components copied or filled as p.op
@@ -302,13 +309,23 @@ cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
  * untruncated) of radius up to CUCONV_MAX_RADIUS, every kernel type, depth
  * and component op: rows [row_begin, row_end) of plane pl (device
  * pointers), in separate horizontal and vertical passes through global
- * memory (cuconv-global.cu), or the box's running sums (launch_box_sums).
- * Its shared memory does not depend on the radius and fits every device:
- * the fallback of the fused paths.  Reads the rows the band reaches
- * through the border; its intermediates in sc.
- * cudaErrorInvalidValue for a filter it cannot take. */
+ * memory (cuconv-global.cu), or the box's running sums (launch_box_sums),
+ * as the dispatch chooses (cuconv-dispatch.cu).  Its shared memory does
+ * not depend on the radius and fits every device: the fallback of the
+ * fused paths.  Reads the rows the band reaches through the border; its
+ * intermediates in sc.  cudaErrorInvalidValue for a filter it cannot
+ * take. */
 cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
+
+/* Whether the global passes take f on rows [row_begin, row_end) of pl,
+ * and the passes themselves on a non-empty band it takes
+ * (cuconv-global.cu). */
+bool global_args_valid (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end);
+cudaError_t launch_global_taps (const CuconvPlane & pl,
+    const CuconvFilter & f, int row_begin, int row_end, Scratch & sc,
+    cudaStream_t stream);
 
 /* The box (f.box, with the box's taps) of a whole plane of samples of up
  * to 10 bits by exact running sums through global memory, any radius up

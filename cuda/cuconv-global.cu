@@ -3,7 +3,8 @@
  * radius up to CUCONV_MAX_RADIUS, in two passes through a float
  * intermediate in global memory, so that no radius and no device ever
  * runs out of shared memory.  The box takes running sums instead
- * (launch_box_sums, cuconv-box-sums.cu) where it can.
+ * (launch_box_sums, cuconv-box-sums.cu) where they take the plane: the
+ * dispatch's launch_global chooses.
  *
  * The horizontal pass filters every row the band reads (the band plus
  * the vertical apron, mapped through the border) into one float plane a
@@ -418,7 +419,7 @@ pick_vpass (int nt)
 }
 
 /* The two passes with the taps. */
-static cudaError_t
+cudaError_t
 launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream)
 {
@@ -477,26 +478,18 @@ taps_explicit (const CuconvTaps & t)
   return !t.untruncated && t.radius >= 0 && t.radius <= CUCONV_MAX_RADIUS;
 }
 
-cudaError_t
-launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, Scratch & sc, cudaStream_t stream)
+bool
+global_args_valid (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end)
 {
   const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
-  cudaError_t e;
 
-  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.n_terms < 1
+  return !(pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.n_terms < 1
       || f.n_terms > 2 || sx < 0 || sx >= CUCONV_MAX_SUBSAMPLE || sy < 0
       || sy >= CUCONV_MAX_SUBSAMPLE || row_begin < 0
       || row_end > pl.height || !taps_explicit (f.x[sx])
       || !taps_explicit (f.y[sy]) || (f.n_terms == 2
-          && (!taps_explicit (f.x2[sx]) || !taps_explicit (f.y2[sy]))))
-    return cudaErrorInvalidValue;
-  if (row_end <= row_begin || pl.width <= 0)
-    return cudaSuccess;
-  e = launch_box_sums (pl, f, row_begin, row_end, sc, stream);
-  if (e != cudaErrorNotSupported)
-    return e;
-  return launch_global_taps (pl, f, row_begin, row_end, sc, stream);
+          && (!taps_explicit (f.x2[sx]) || !taps_explicit (f.y2[sy]))));
 }
 
 }                               /* namespace cuconv */

@@ -816,33 +816,29 @@ launch_u8 (const MatrixParams & p, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-/* Whether the grid of matrix_u8 < R > for p gives every multiprocessor a
- * block: its tiles are large, and on fewer of them the tiled kernel is
- * faster (docs/performance.md). */
-template < int R > static bool
-u8_fills_device (const MatrixParams & p)
+bool
+matrix_u8_takes (const MatrixParams & p)
 {
-  using T = U8Tile < R >;
-  const long long tiles = (long long) ((p.width + T::W - 1) / T::W) *
-      ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
-  int sms;
-
-  if (device_sm_count (&sms) != cudaSuccess) {
-    cudaGetLastError ();        /* not sticky: the tiled kernel serves */
-    return false;
-  }
-  return tiles >= sms;
+  return p.depth <= 8 && p.n_comp == 1 && p.op[0] == CUCONV_COMP_FILTER
+      && p.radius == 1;
 }
 
-/* One filtered 8-bit component (the dispatch copies or fills such a plane
- * itself): matrix_u8 for the 3x3 matrix where its tiles fill the device;
- * the tiled kernel for the rest (at 5x5 and 7x7 matrix_u8 measured no
- * faster at 3840x2160, and slower at 1920x1080). */
+long long
+matrix_u8_blocks (const MatrixParams & p)
+{
+  using T = U8Tile < 1 >;
+
+  return (long long) ((p.width + T::W - 1) / T::W) *
+      ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
+}
+
+/* One 8-bit component: matrix_u8 for the 3x3 matrix of a filtered one
+ * where the dispatch chose it (p.u8); the tiled kernel for the rest (at
+ * 5x5 and 7x7 matrix_u8 is no faster). */
 static MatrixLauncher
 pick_u8 (const MatrixParams & p)
 {
-  if (p.op[0] == CUCONV_COMP_FILTER && p.radius == 1 && u8_fills_device < 1 >
-      (p))
+  if (p.u8 && p.op[0] == CUCONV_COMP_FILTER && p.radius == 1)
     return launch_u8 < 1 >;
   return pick_radius < 1, false > (p.radius);
 }
