@@ -1,8 +1,8 @@
 /* gst-cudaconvolve: a 4:2:0 frame through the tuned separable tiles in one
  * launch at a luma radius of CUCONV_FIXED_RADII (sep_frame420), and its
  * launcher (launch_frame420_rn, declared in cuconv-separable.cuh).  The
- * dispatch (launch_frame420, cuconv-frame420.cu) sees the declaration
- * only; each radius is instantiated once, by CUCONV_FRAME420_INSTANTIATE
+ * frame's launcher (launch_frame420_tiles, cuconv-frame420.cu) sees the
+ * declaration only; each radius is instantiated once, by CUCONV_FRAME420_INSTANTIATE
  * in one of the cuconv-frame420-r*.cu, which split the unrolled kernels
  * into translation units of about equal compile time, so that the cores
  * of a small machine share them.
@@ -88,7 +88,7 @@ launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
             stream, fp);});
 }
 
-/* The launchers launch_frame420 takes at luma radius R: chroma of 1 or 2
+/* The launchers launch_frame420_tiles takes at luma radius R: chroma of 1 or 2
  * components (I420, NV12), of 8 or 16 bits. */
 #define CUCONV_FRAME420_INSTANTIATE(R) \
   template cudaError_t launch_frame420_rn < R, 1, 1 > (const FrameParams &, \
