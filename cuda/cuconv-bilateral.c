@@ -11,9 +11,9 @@
 #include "cuconv-sample.h"
 
 double
-cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth)
+cuconv_bilateral_sigma_range (const CuconvFilter * f, int depth)
 {
-  const double sr = ldexp (s->sigma_range, (depth > 8 ? depth : 8) - 8);
+  const double sr = ldexp (f->sigma_range, (depth > 8 ? depth : 8) - 8);
 
   return sr > 0.0 && sr < CUCONV_MIN_SIGMA ? CUCONV_MIN_SIGMA : sr;
 }
@@ -98,7 +98,7 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
 {
   const CuconvTaps *kx = cuconv_filter_taps_x (f, p);
   const CuconvTaps *ky = cuconv_filter_taps_y (f, p);
-  const CuconvBorder border = f->settings.border;
+  const CuconvBorder border = f->border;
   const int depth = sample_depth (p), rows = row_end - row_begin;
   const unsigned max = (1u << depth) - 1;
   Bilateral b;
@@ -120,7 +120,7 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
     for (i = 0; i <= 2 * b.rx; i++)
       b.ws[j * (2 * b.rx + 1) + i] = kx->w[i] * ky->w[j];
   cuconv_bilateral_range_lut (b.wr, (int) max + 1,
-      cuconv_bilateral_sigma_range (&f->settings, depth));
+      cuconv_bilateral_sigma_range (f, depth));
   for (i = 0; i < b.ew; i++)
     b.bx[i] = cuconv_border_index (border, i - b.rx, p->width);
 

@@ -566,7 +566,7 @@ launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
   const CuconvTaps *ty = cuconv_filter_taps_y (&f, &pl);
   const int depth = pl.depth > 8 ? pl.depth : 8;
   const int sb = cuconv_plane_sample_bytes (&pl);
-  const double sr = cuconv_bilateral_sigma_range (&f.settings, depth);
+  const double sr = cuconv_bilateral_sigma_range (&f, depth);
   BilateralParams p;
 
   if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || tx->untruncated
@@ -579,7 +579,7 @@ launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
 
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
-  p.border = f.settings.border;
+  p.border = f.border;
   p.shift = depth == 8 ? 0 : pl.shift;
   p.mask = (1u << depth) - 1;
   p.rx = tx->radius;

@@ -337,7 +337,9 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
   double sx, sy;
 
   memset (f, 0, sizeof (*f));
-  f->settings = *s;
+  f->border = s->border;
+  f->box = s->kernel == CUCONV_KERNEL_BOX;
+  f->sigma_range = s->sigma_range;
   f->n_terms = 1;
   f->combine = CUCONV_COMBINE_NONE;
   f->amount = (float) s->amount;

@@ -11,9 +11,10 @@
  *
  * It takes what the reference computes in float with taps of radius 64 or
  * less, separable or the 2-D matrix; the box of any radius, as running
- * sums; and the untruncated gaussian, by the GPU's recursive filter (the
- * end of this file).  Other taps wider than 64, which the reference sums
- * in double, are left to the reference (cuconv_cpu_takes ()).
+ * sums (cuconv-cpu-box.c); and the untruncated gaussian, by the GPU's
+ * recursive filter (cuconv-cpu-recursive.c).  Other taps wider than 64,
+ * which the reference sums in double, are left to the reference
+ * (cuconv_cpu_takes ()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,7 +24,7 @@
 
 #include "cuconv.h"
 #include "cuconv-border.h"
-#include "cuconv-recursive.h"
+#include "cuconv-cpu.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((target_clones ("avx2", "default")))
@@ -33,13 +34,6 @@
 #define HOT
 #define HAVE_FIXED 0
 #endif
-
-/* One band's memory, grown only. */
-typedef struct
-{
-  float *mem;
-  size_t size;                  /* floats */
-} Band;
 
 struct _CuconvCpu
 {
@@ -81,40 +75,18 @@ taps_take (const CuconvTaps * t)
       t->radius <= CUCONV_TRUNCATED_MAX_RADIUS;
 }
 
-/* The box, of any radius: running sums (band_box). */
+/* The box, of any radius: running sums (cpu_band_box). */
 static int
 is_box (const CuconvFilter * f)
 {
-  return f->settings.kernel == CUCONV_KERNEL_BOX && f->n_terms == 1 &&
+  return f->box && f->n_terms == 1 &&
       f->combine == CUCONV_COMBINE_NONE;
-}
-
-/* The untruncated gaussian in one direction or both, the other the tap
- * [1], alone or sharpened: what the GPU's recursive path takes too. */
-static int
-is_recursive (const CuconvFilter * f)
-{
-  int s;
-
-  if (f->n_terms != 1 || (f->combine != CUCONV_COMBINE_NONE &&
-          f->combine != CUCONV_COMBINE_SHARPEN))
-    return 0;
-  for (s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
-    const CuconvTaps *tx = &f->x[s], *ty = &f->y[s];
-
-    if (!tx->untruncated && !ty->untruncated)
-      return 0;
-    if ((!tx->untruncated && (tx->radius != 0 || tx->w[0] != 1.0f)) ||
-        (!ty->untruncated && (ty->radius != 0 || ty->w[0] != 1.0f)))
-      return 0;
-  }
-  return 1;
 }
 
 int
 cuconv_cpu_passes (const CuconvFilter * f)
 {
-  return is_recursive (f) ? 2 : 1;
+  return cpu_is_recursive (f) ? 2 : 1;
 }
 
 int
@@ -122,7 +94,7 @@ cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
-  if (is_box (f) || is_recursive (f)
+  if (is_box (f) || cpu_is_recursive (f)
       || f->combine == CUCONV_COMBINE_BILATERAL)
     return 1;
   if (f->n_terms == 0)
@@ -217,8 +189,8 @@ column_taps (const float *const *rows, const float *restrict k, int taps,
  * depth bits above shift) as floats.  The words may lie at any address
  * (a plane in a memory at an odd byte): read through memcpy (), which
  * compiles to plain loads. */
-HOT static void
-row_to_float (const uint8_t *restrict src, int wide, int shift,
+HOT void
+cpu_row_to_float (const uint8_t *restrict src, int wide, int shift,
     unsigned mask, int n, float *restrict dst)
 {
   int j;
@@ -269,30 +241,11 @@ row_store (const float *restrict v, int wide, int shift, float max, int n,
 
 /* ---------------------------------------------------------------------- */
 
-/* What one plane is filtered with, as the reference takes it. */
-typedef struct
-{
-  const CuconvPlane *p;
-  int nc, w, n;                 /* components, samples a row, floats a row */
-  int wide, shift;
-  unsigned mask;
-  CuconvBorder border;
-  int n_terms;                  /* 0: the matrix */
-  CuconvCombine combine;
-  float amount;
-  const CuconvTaps *kx[2], *ky[2];
-  const CuconvMatrix *m;
-  int rx, ry;                   /* the widest radii read */
-  /* the sample each border position of a row copies (cuconv_border_index,
-   * -1: 0): x = -rx..-1, then w..w + rx - 1 */
-  int border_x[2 * CUCONV_MAX_RADIUS];
-} Plane;
-
 /* Source row y (any integer) as floats with rx samples of border on each
  * side, into ext ((w + 2 rx) * nc floats); a row outside a zero border,
  * or a sample, reads 0.  A border sample copies one of the row's own. */
-static void
-ext_row (const Plane * pl, int y, float *ext)
+void
+cpu_ext_row (const Plane * pl, int y, float *ext)
 {
   const int nc = pl->nc, rx = pl->rx, w = pl->w;
   const int sy = cuconv_border_index (pl->border, y, pl->p->height);
@@ -302,7 +255,7 @@ ext_row (const Plane * pl, int y, float *ext)
     memset (ext, 0, sizeof (float) * (w + 2 * rx) * nc);
     return;
   }
-  row_to_float (pl->p->src + sy * pl->p->src_stride, pl->wide, pl->shift,
+  cpu_row_to_float (pl->p->src + sy * pl->p->src_stride, pl->wide, pl->shift,
       pl->mask, pl->n, ext + rx * nc);
   for (k = 0; k < 2 * rx; k++) {
     const int at = k < rx ? k : w + k, sx = pl->border_x[k];
@@ -344,8 +297,8 @@ write_ops (const Plane * pl, int y)
 
 /* Writes the output row y: the filtered values v where a component is
  * filtered, the source or the fill value elsewhere. */
-static void
-write_row (const Plane * pl, int y, const float *v)
+void
+cpu_write_row (const Plane * pl, int y, const float *v)
 {
   row_store (v, pl->wide, pl->shift, (float) pl->mask, pl->n,
       pl->p->dst + y * pl->p->dst_stride);
@@ -354,14 +307,14 @@ write_row (const Plane * pl, int y, const float *v)
 
 /* t0 (and t1) combined as the filter says, into t0; in: the source row,
  * read when sharpening. */
-static void
-combine_row (const Plane * pl, int y, float *t0, const float *t1, float *in)
+void
+cpu_combine_row (const Plane * pl, int y, float *t0, const float *t1, float *in)
 {
   int x;
 
   switch (pl->combine) {
     case CUCONV_COMBINE_SHARPEN:
-      row_to_float (pl->p->src + y * pl->p->src_stride, pl->wide, pl->shift,
+      cpu_row_to_float (pl->p->src + y * pl->p->src_stride, pl->wide, pl->shift,
           pl->mask, pl->n, in);
       for (x = 0; x < pl->n; x++)
         t0[x] = in[x] + pl->amount * (in[x] - t0[x]);
@@ -380,8 +333,8 @@ combine_row (const Plane * pl, int y, float *t0, const float *t1, float *in)
   }
 }
 
-static int
-band_memory (Band * b, size_t floats)
+int
+cpu_band_memory (Band * b, size_t floats)
 {
   float *mem;
 
@@ -407,7 +360,7 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
 
   /* the ring holds the horizontal pass of virtual rows y - ry .. y + ry
    * at slot (row + ry) % taps_y, each term's taps padded to the widest */
-  if (band_memory (b, (size_t) ext_n + (size_t) n * (terms * taps_y + 3))
+  if (cpu_band_memory (b, (size_t) ext_n + (size_t) n * (terms * taps_y + 3))
       < 0)
     return -1;
   ext = b->mem;
@@ -420,7 +373,7 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
   for (y = y0 - pl->ry; y < y1 + pl->ry; y++) {
     const int slot = (y + pl->ry) % taps_y;
 
-    ext_row (pl, y, ext);
+    cpu_ext_row (pl, y, ext);
     for (k = 0; k < terms; k++) {
       const CuconvTaps *kx = pl->kx[k];
 
@@ -442,8 +395,8 @@ band_separable (const Plane * pl, Band * b, int y0, int y1)
               taps_y) * n;
         column_taps (rows, ky->w, 2 * ky->radius + 1, n, t[k]);
       }
-      combine_row (pl, yo, t[0], t[1], in);
-      write_row (pl, yo, t[0]);
+      cpu_combine_row (pl, yo, t[0], t[1], in);
+      cpu_write_row (pl, yo, t[0]);
     }
   }
   return 0;
@@ -591,7 +544,7 @@ fixed_column (const int16_t * const *rows, const int16_t * q, int taps,
 }
 
 /* Source row y as bytes with rx samples of border on each side, as
- * ext_row (). */
+ * cpu_ext_row (). */
 static void
 fixed_ext_row (const Plane * pl, int y, uint8_t * ext)
 {
@@ -613,7 +566,7 @@ fixed_ext_row (const Plane * pl, int y, uint8_t * ext)
 }
 
 /* Rows y0..y1 - 1, as band_separable () with one term, in fixed point;
- * components copied or filled are put back by write_row ()'s loop. */
+ * components copied or filled are put back by cpu_write_row ()'s loop. */
 static int
 band_fixed (const Plane * pl, Band * b, int y0, int y1)
 {
@@ -627,8 +580,8 @@ band_fixed (const Plane * pl, Band * b, int y0, int y1)
   int y, i;
 
   /* in floats: the byte row, then the ring of 16-bit rows */
-  if (band_memory (b, (size_t) ext_n / 4 + 1 + ((size_t) n * taps_y + 1) / 2)
-      < 0)
+  if (cpu_band_memory (b, (size_t) ext_n / 4 + 1
+          + ((size_t) n * taps_y + 1) / 2) < 0)
     return -1;
   ring = (int16_t *) b->mem;
   ext = (uint8_t *) (ring + (size_t) n * taps_y);
@@ -662,76 +615,6 @@ band_fixed (const Plane * pl, Band * b, int y0, int y1)
 }
 #endif
 
-/* The horizontal sums of source row y over 2 rx + 1 samples, each
- * component on its own: a running sum, exact in double (the samples are
- * integers), into h. */
-static void
-box_row (const Plane * pl, int y, float *ext, double *h)
-{
-  const int nc = pl->nc, taps = 2 * pl->rx + 1;
-  int x, c, i;
-
-  ext_row (pl, y, ext);
-  for (c = 0; c < nc; c++) {
-    double sum = 0.0;
-
-    for (i = 0; i < taps; i++)
-      sum += ext[i * nc + c];
-    h[c] = sum;
-    for (x = 1; x < pl->w; x++) {
-      sum += ext[(x - 1 + taps) * nc + c] - ext[(x - 1) * nc + c];
-      h[x * nc + c] = sum;
-    }
-  }
-}
-
-/* Rows y0..y1 - 1 of the box, at a cost that does not grow with the
- * radius: each column's sum of the horizontal sums, slid down a row by
- * adding the row that comes in and taking off the one that leaves, both
- * summed again (exact: integers in double); the mean rounded.  The
- * reference's float taps of 1 / (2r + 1) round the same mean within a
- * fraction of the last bit. */
-static int
-band_box (const Plane * pl, Band * b, int y0, int y1)
-{
-  const int n = pl->n, ry = pl->ry;
-  const size_t ext_n = (size_t) (pl->w + 2 * pl->rx) * pl->nc;
-  const double scale = 1.0 / ((2.0 * pl->rx + 1.0) * (2.0 * ry + 1.0));
-  float *ext, *out;
-  double *h, *col;
-  int y, x;
-
-  /* h and col are doubles: two floats each, 8-byte aligned after ext_n
-   * rounded up to an even count */
-  if (band_memory (b, ext_n + 1 + 5 * (size_t) n) < 0)
-    return -1;
-  ext = b->mem;
-  h = (double *) (b->mem + ((ext_n + 1) & ~(size_t) 1));
-  col = h + n;
-  out = (float *) (col + n);
-
-  memset (col, 0, sizeof (double) * n);
-  for (y = y0 - ry; y <= y0 + ry; y++) {
-    box_row (pl, y, ext, h);
-    for (x = 0; x < n; x++)
-      col[x] += h[x];
-  }
-  for (y = y0; y < y1; y++) {
-    for (x = 0; x < n; x++)
-      out[x] = (float) (col[x] * scale);
-    write_row (pl, y, out);
-    if (y + 1 == y1)
-      break;
-    box_row (pl, y + ry + 1, ext, h);
-    for (x = 0; x < n; x++)
-      col[x] += h[x];
-    box_row (pl, y - ry, ext, h);
-    for (x = 0; x < n; x++)
-      col[x] -= h[x];
-  }
-  return 0;
-}
-
 /* Rows y0..y1 - 1 of the 2-D matrix: rows outer, columns inner, one sum,
  * as the reference. */
 static int
@@ -742,7 +625,7 @@ band_matrix (const Plane * pl, Band * b, int y0, int y1)
   float *ext, *acc;
   int y, j;
 
-  if (band_memory (b, (size_t) ext_n * side + (size_t) n) < 0)
+  if (cpu_band_memory (b, (size_t) ext_n * side + (size_t) n) < 0)
     return -1;
   ext = b->mem;
   acc = ext + (size_t) ext_n * side;
@@ -753,12 +636,12 @@ band_matrix (const Plane * pl, Band * b, int y0, int y1)
       float *e = ext + (size_t) (j + r) * ext_n;
       const float *w = pl->m->w + (size_t) (j + r) * side;
 
-      ext_row (pl, y + j, e);
+      cpu_ext_row (pl, y + j, e);
       /* one row of the matrix added to the running sum, in the
        * reference's order */
       row_taps_into (e, w, side, pl->nc, n, 1, acc);
     }
-    write_row (pl, y, acc);
+    cpu_write_row (pl, y, acc);
   }
   return 0;
 }
@@ -777,7 +660,7 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
   pl->wide = depth > 8;
   pl->shift = depth > 8 ? p->shift : 0;
   pl->mask = (1u << depth) - 1;
-  pl->border = f->settings.border;
+  pl->border = f->border;
   pl->n_terms = f->n_terms;
   pl->combine = f->combine;
   pl->amount = f->amount;
@@ -801,270 +684,6 @@ plane_init (Plane * pl, const CuconvPlane * p, const CuconvFilter * f)
         k - pl->rx : pl->w + k - pl->rx, pl->w);
 }
 
-/* ---------------------------------------------------------------------- */
-/* The untruncated gaussian: the GPU's recursive filter (cuconv-recursive.h:
- * complex one-pole sections, causal and anticausal, started from the
- * border's states), at a cost that does not grow with sigma.  Two passes
- * over the frame: the columns (each band a range of them, side by side),
- * into a float plane the engine keeps for every band, then the rows (each
- * band a range of them).  Sums and states in double. */
-
-typedef struct
-{
-  double re, im;
-} Cx;
-
-static inline Cx
-cx (CuconvCplx c)
-{
-  Cx r = { c.re, c.im };
-  return r;
-}
-
-static inline Cx
-cmul (Cx a, Cx b)
-{
-  Cx r = { a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re };
-  return r;
-}
-
-static inline Cx
-cadd (Cx a, Cx b)
-{
-  Cx r = { a.re + b.re, a.im + b.im };
-  return r;
-}
-
-/* Section s's states z[-1] and w[n] at the border, from the zero-initial
- * totals zc (causal, at n - 1) and za (anticausal, at 0) and the edge
- * samples, as cuconv-recursive.cu's border_states (). */
-static void
-border_states (const CuconvRecDir * d, int s, CuconvBorder border, double x0,
-    double xn, Cx zc, Cx za, Cx * sc, Cx * sa)
-{
-  const Cx zero = { 0.0, 0.0 };
-
-  switch (border) {
-    case CUCONV_BORDER_ZERO:
-      *sc = *sa = zero;
-      return;
-    case CUCONV_BORDER_WRAP:
-      *sc = cmul (cx (d->wrap[s]), zc);
-      *sa = cmul (cx (d->wrap[s]), za);
-      return;
-    case CUCONV_BORDER_MIRROR:
-      if (d->n >= 2) {
-        const Cx pi = cx (d->pinv[s]), pn = cx (d->mirror_p[s]);
-        const Cx den = cx (d->mirror_d[s]);
-        const Cx za1 = cmul (pi, (Cx) { za.re - x0, za.im });
-        const Cx zc2 = cmul (pi, (Cx) { zc.re - xn, zc.im });
-
-        *sc = cmul (den, cadd (cmul (pn, zc2), za1));
-        *sa = cmul (den, cadd (cmul (pn, za1), zc2));
-        return;
-      }
-      /* one sample: every read is sample 0, as clamp */
-      /* fall through */
-    case CUCONV_BORDER_CLAMP:
-    default:
-      *sc = cmul (cx (d->clamp[s]), (Cx) { x0, 0.0 });
-      *sa = cmul (cx (d->clamp[s]), (Cx) { xn, 0.0 });
-      return;
-  }
-}
-
-/* The directions of a plane: each untruncated one's sections. */
-typedef struct
-{
-  int rows, cols;               /* filtered along rows, along columns */
-  CuconvRecDir dx, dy;
-} Rec;
-
-static void
-rec_init (Rec * r, const Plane * pl)
-{
-  const CuconvTaps *tx = pl->kx[0], *ty = pl->ky[0];
-  const int depth = pl->wide ? (pl->p->depth) : 8;
-  int ns;
-
-  r->rows = tx->untruncated;
-  r->cols = ty->untruncated;
-  ns = cuconv_recursive_sections (depth, pl->combine ==
-      CUCONV_COMBINE_SHARPEN ? pl->amount : 1.0, r->rows + r->cols);
-  if (r->rows)
-    cuconv_recursive_dir_init (&r->dx, tx->sigma, ns, pl->w,
-        CUCONV_REC_MAX_SEG, 1);
-  if (r->cols)
-    cuconv_recursive_dir_init (&r->dy, ty->sigma, ns, pl->p->height,
-        CUCONV_REC_MAX_SEG, 1);
-}
-
-/* One line of n samples x[k * step] filtered into acc[k] (double). */
-static void
-rec_line (const CuconvRecDir * d, CuconvBorder border, const float *x,
-    size_t step, int n, double *acc)
-{
-  int s, k;
-
-  for (k = 0; k < n; k++)
-    acc[k] = -d->c * x[k * step];
-  for (s = 0; s < d->n_sections; s++) {
-    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
-    Cx zc = { 0.0, 0.0 }, za = { 0.0, 0.0 }, z, w;
-
-    for (k = 0; k < n; k++)
-      zc = cadd (cmul (p, zc), (Cx) { x[k * step], 0.0 });
-    for (k = n - 1; k >= 0; k--)
-      za = cadd (cmul (p, za), (Cx) { x[k * step], 0.0 });
-    border_states (d, s, border, x[0], x[(size_t) (n - 1) * step], zc, za,
-        &z, &w);
-    for (k = 0; k < n; k++) {
-      z = cadd (cmul (p, z), (Cx) { x[k * step], 0.0 });
-      acc[k] += a.re * z.re - a.im * z.im;
-    }
-    for (k = n - 1; k >= 0; k--) {
-      w = cadd (cmul (p, w), (Cx) { x[k * step], 0.0 });
-      acc[k] += a.re * w.re - a.im * w.im;
-    }
-  }
-}
-
-/* Pass 0: columns j0..j1 - 1 of the plane (n = width * n_comp of them),
- * its samples as floats into xp and the columns filtered into yp (both n
- * x height), the lines side by side so that the loops run across them. */
-static int
-rec_columns (const Plane * pl, const Rec * r, float *xp, float *yp, int j0,
-    int j1, Band * b)
-{
-  const int m = j1 - j0, h = pl->p->height, n = pl->n;
-  const int bytes = pl->wide ? 2 : 1;
-  const CuconvRecDir *d = &r->dy;
-  double *acc, *st;
-  int s, y, j;
-
-  if (m <= 0)
-    return 0;
-  for (y = 0; y < h; y++)
-    row_to_float (pl->p->src + y * pl->p->src_stride + (size_t) j0 * bytes,
-        pl->wide, pl->shift, pl->mask, m, xp + (size_t) y * n + j0);
-  if (!r->cols) {
-    for (y = 0; y < h; y++)
-      memcpy (yp + (size_t) y * n + j0, xp + (size_t) y * n + j0,
-          sizeof (float) * m);
-    return 0;
-  }
-  /* acc: the sums, h x m; st: four complex states a column */
-  if (band_memory (b, 2 * ((size_t) h * m + 8 * (size_t) m)) < 0)
-    return -1;
-  acc = (double *) b->mem;
-  st = acc + (size_t) h * m;
-
-  for (y = 0; y < h; y++)
-    for (j = 0; j < m; j++)
-      acc[(size_t) y * m + j] = -d->c * xp[(size_t) y * n + j0 + j];
-  for (s = 0; s < d->n_sections; s++) {
-    const Cx p = cx (d->p[s]), a = cx (d->a[s]);
-    double *zr = st, *zi = st + m, *wr = st + 2 * m, *wi = st + 3 * m;
-
-    /* the zero-initial totals, then the border's states in their place */
-    memset (st, 0, sizeof (double) * 4 * m);
-    for (y = 0; y < h; y++) {
-      const float *x = xp + (size_t) y * n + j0;
-
-      for (j = 0; j < m; j++) {
-        const double re = p.re * zr[j] - p.im * zi[j] + x[j];
-
-        zi[j] = p.re * zi[j] + p.im * zr[j];
-        zr[j] = re;
-      }
-    }
-    for (y = h - 1; y >= 0; y--) {
-      const float *x = xp + (size_t) y * n + j0;
-
-      for (j = 0; j < m; j++) {
-        const double re = p.re * wr[j] - p.im * wi[j] + x[j];
-
-        wi[j] = p.re * wi[j] + p.im * wr[j];
-        wr[j] = re;
-      }
-    }
-    for (j = 0; j < m; j++) {
-      Cx sc, sa;
-
-      border_states (d, s, pl->border, xp[j0 + j],
-          xp[(size_t) (h - 1) * n + j0 + j], (Cx) { zr[j], zi[j] },
-          (Cx) { wr[j], wi[j] }, &sc, &sa);
-      zr[j] = sc.re;
-      zi[j] = sc.im;
-      wr[j] = sa.re;
-      wi[j] = sa.im;
-    }
-    /* the runs from the true states */
-    for (y = 0; y < h; y++) {
-      const float *x = xp + (size_t) y * n + j0;
-      double *o = acc + (size_t) y * m;
-
-      for (j = 0; j < m; j++) {
-        const double re = p.re * zr[j] - p.im * zi[j] + x[j];
-
-        zi[j] = p.re * zi[j] + p.im * zr[j];
-        zr[j] = re;
-        o[j] += a.re * zr[j] - a.im * zi[j];
-      }
-    }
-    for (y = h - 1; y >= 0; y--) {
-      const float *x = xp + (size_t) y * n + j0;
-      double *o = acc + (size_t) y * m;
-
-      for (j = 0; j < m; j++) {
-        const double re = p.re * wr[j] - p.im * wi[j] + x[j];
-
-        wi[j] = p.re * wi[j] + p.im * wr[j];
-        wr[j] = re;
-        o[j] += a.re * wr[j] - a.im * wi[j];
-      }
-    }
-  }
-  for (y = 0; y < h; y++)
-    for (j = 0; j < m; j++)
-      yp[(size_t) y * n + j0 + j] = (float) acc[(size_t) y * m + j];
-  return 0;
-}
-
-/* Pass 1: rows y0..y1 - 1 from yp, each component along the row, then
- * sharpened if asked, rounded and written. */
-static int
-rec_rows (const Plane * pl, const Rec * r, const float *yp, int y0, int y1,
-    Band * b)
-{
-  const int n = pl->n, nc = pl->nc, w = pl->w;
-  double *acc;
-  float *out, *in;
-  int y, c, x;
-
-  if (band_memory (b, 2 * (size_t) w + 2 * (size_t) n) < 0)
-    return -1;
-  acc = (double *) b->mem;
-  out = (float *) (acc + w);
-  in = out + n;
-  for (y = y0; y < y1; y++) {
-    const float *line = yp + (size_t) y * n;
-
-    if (r->rows) {
-      for (c = 0; c < nc; c++) {
-        rec_line (&r->dx, pl->border, line + c, nc, w, acc);
-        for (x = 0; x < w; x++)
-          out[x * nc + c] = (float) acc[x];
-      }
-    } else {
-      memcpy (out, line, sizeof (float) * n);
-    }
-    combine_row (pl, y, out, NULL, in);
-    write_row (pl, y, out);
-  }
-  return 0;
-}
-
 int
 cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f)
@@ -1072,12 +691,12 @@ cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
   size_t floats = 0;
   int i;
 
-  if (!is_recursive (f))
+  if (!cpu_is_recursive (f))
     return 0;
   for (i = 0; i < n_planes; i++)
     floats += 2 * (size_t) planes[i].width * planes[i].n_comp *
         planes[i].height;
-  return band_memory (&cpu->planes, floats);
+  return cpu_band_memory (&cpu->planes, floats);
 }
 
 /* Plane i's xp and yp in the engine's planes (cuconv_cpu_prepare ()). */
@@ -1107,7 +726,7 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, int pass, int band)
 {
   Band *b = &cpu->band[band];
-  const int recursive = is_recursive (f);
+  const int recursive = cpu_is_recursive (f);
   int i;
 
   for (i = 0; i < n_planes; i++) {
@@ -1128,19 +747,16 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
     plane_init (&pl, p, f);
     if (recursive) {
       float *xp, *yp;
-      Rec r;
 
-      rec_init (&r, &pl);
       rec_planes (cpu, planes, i, &xp, &yp);
       band_range (cpu, band, pass == 0 ? pl.n : p->height, &from, &to);
-      ret = pass == 0 ? rec_columns (&pl, &r, xp, yp, from, to, b) :
-          rec_rows (&pl, &r, yp, from, to, b);
+      ret = cpu_rec_band (&pl, xp, yp, pass, from, to, b);
     } else {
       band_range (cpu, band, p->height, &from, &to);
       if (to <= from)
         continue;
       ret = f->n_terms == 0 ? band_matrix (&pl, b, from, to) : is_box (f) ?
-          band_box (&pl, b, from, to) : plane_fixed (&pl) ?
+          cpu_band_box (&pl, b, from, to) : plane_fixed (&pl) ?
           band_fixed (&pl, b, from, to) : band_separable (&pl, b, from, to);
     }
     if (ret < 0)

@@ -88,32 +88,6 @@ int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
 int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st);
 
-/* Which GPU path filters a plane (docs/design.md): the dispatch's choice,
- * or one forced, for tests and benchmarks. */
-typedef enum
-{
-  CUCONV_PATH_AUTO = 0,         /* the dispatch's choice */
-  CUCONV_PATH_GLOBAL,           /* passes through global memory (any filter
-                                 * of one or two separable terms with
-                                 * explicit taps; others as AUTO) */
-  CUCONV_PATH_RECURSIVE,        /* recursive filtering (the untruncated
-                                 * gaussian; whole planes) */
-  CUCONV_PATH_TILED,            /* the fused tile kernels where AUTO would
-                                 * take the streaming kernel; others as
-                                 * AUTO (tests, the benchmark) */
-  CUCONV_PATH_STREAM,           /* the streaming kernel wherever it takes
-                                 * the plane and filter, whatever the
-                                 * plane's size; others as AUTO */
-  CUCONV_PATH_MMA,              /* the tensor-core blur wherever it takes
-                                 * the plane and filter; others as
-                                 * TILED */
-} CuconvPath;
-
-/* cuconv_filter_device () with the path forced for every plane it
- * applies to; CUCONV_PATH_AUTO is cuconv_filter_device () itself. */
-int cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
-    const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st);
-
 /* Regions of frames in device memory (cuda/cuconv-regions.cu).  INSIDE:
  * the source is copied to dst, then one launch filters the rectangles in
  * place, tile by tile, each reading its reach from the source through the

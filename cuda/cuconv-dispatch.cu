@@ -1,6 +1,7 @@
 /* gst-cudaconvolve: the dispatch: which kernel serves which plane and
- * filter (docs/design.md), and the entry point for frames in device
- * memory, with the one launch of a 4:2:0 frame.
+ * filter (docs/design.md), by the thresholds of cuconv-dispatch.cuh, and
+ * the entry point for frames in device memory, with the one launch of a
+ * 4:2:0 frame.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,42 +10,99 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-engine.cuh"
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
-/* Above this radius the box runs as running sums; up to it the tap kernel,
- * fed the box's equal taps, is faster (docs/performance.md). */
-#define CUCONV_BOX_SUMS_MIN_RADIUS 17
-
-/* Above this plane radius a one-term 8-bit blur takes the global path. */
-#define CUCONV_GLOBAL_MIN_RADIUS 27
-
-/* Whether a box of f's luma radius runs as running sums. */
+/* Whether a box of plane radii rx, ry runs as running sums. */
 static bool
-box_takes_sums (const CuconvFilter * f)
+box_sums_pay (int rx, int ry)
 {
-  return f->x[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS
-      || f->y[0].radius >= CUCONV_BOX_SUMS_MIN_RADIUS;
+  return rx >= CUCONV_BOX_SUMS_MIN_RADIUS || ry >= CUCONV_BOX_SUMS_MIN_RADIUS;
 }
 
-/* The tuned 8-bit path: the box by radius, every other kernel with its
- * taps. */
-static cudaError_t
-launch_tuned (const SepParams & p, CuconvKernel kernel, cudaStream_t stream)
+/* Whether the tensor cores beat the tiles on p: a large whole plane at
+ * CUCONV_MMA_MIN_RADIUS or more both ways.  The wide windows (reach past
+ * 16 either way) are no faster than the other paths: forced only. */
+static bool
+mma_pays (const SepParams & p)
 {
-  switch (kernel) {
-    case CUCONV_KERNEL_BOX:
-      if (p.rx >= CUCONV_BOX_SUMS_MIN_RADIUS || p.ry >= CUCONV_BOX_SUMS_MIN_RADIUS) {
-        const cudaError_t e = launch_box (p, stream);
-        if (e != cudaErrorNotSupported)
-          return e;
-      }
-      /* the taps are the box's */
-      [[fallthrough]];
-    case CUCONV_KERNEL_GAUSSIAN:
-    default:
-      return launch_separable (p, stream);
+  return p.row_begin == 0 && p.row_end == p.height
+      && p.rx * p.nc <= 16 && p.ry <= 16
+      && (double) p.ws * p.height >= CUCONV_LARGE_PLANE_SAMPLES
+      && min (p.rx, p.ry) >= CUCONV_MMA_MIN_RADIUS && mma_takes (p);
+}
+
+/* Whether the streaming kernel beats the tiles on p: any large whole
+ * plane, or a smaller whole plane of one component up to
+ * CUCONV_STREAM_SMALL_MAX_RADIUS (two terms:
+ * CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS).  Whether it takes p,
+ * launch_stream says. */
+static bool
+stream_pays (const SepParams & p)
+{
+  const bool two = p.combine == CUCONV_COMBINE_MAGNITUDE
+      || p.combine == CUCONV_COMBINE_ABS_SUM;
+
+  return stream_fills (p) || (stream_small (p) && p.nc == 1
+      && p.ry <= (two ? CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS
+          : CUCONV_STREAM_SMALL_MAX_RADIUS));
+}
+
+/* Whether the 3x3 matrix's large tiles (matrix_u8) beat its tiled kernel
+ * on mp: where their grid gives every multiprocessor a block; on fewer
+ * blocks the tiled kernel is faster. */
+static bool
+matrix_u8_pays (const MatrixParams & mp)
+{
+  int sms;
+
+  if (!matrix_u8_takes (mp))
+    return false;
+  if (device_sm_count (&sms) != cudaSuccess) {
+    cudaGetLastError ();        /* not sticky: the tiled kernel serves */
+    return false;
   }
+  return matrix_u8_blocks (mp) >= sms;
+}
+
+/* The tuned 8-bit path: the box by radius (box: f.box), every other blur
+ * with its taps. */
+static cudaError_t
+launch_tuned (const SepParams & p, bool box, cudaStream_t stream)
+{
+  if (box && box_sums_pay (p.rx, p.ry)) {
+    const cudaError_t e = launch_box (p, stream);
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
+  /* the taps are the box's */
+  return launch_separable (p, stream);
+}
+
+/* A 4:2:0 frame in one launch (cuconv-frame420.cu): declined where the
+ * tensor cores take the luma plane (its planes then launch one by one),
+ * else through the streaming kernel where it beats the tiles on the luma
+ * plane (stream_pays; any frame it takes on CUCONV_PATH_STREAM), else the
+ * tiles.  cudaErrorNotSupported for a frame the one launch does not
+ * take. */
+static cudaError_t
+launch_frame (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
+{
+  const SepParams & l = fp.plane[0];
+
+  if (path == CUCONV_PATH_MMA || (path == CUCONV_PATH_AUTO && mma_pays (l)))
+    return cudaErrorNotSupported;
+  if (!frame420_takes (fp))
+    return cudaErrorNotSupported;
+  if (path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
+          && stream_pays (l))) {
+    const cudaError_t e = launch_frame420_stream (fp, stream);
+
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
+  return launch_frame420_tiles (fp, stream);
 }
 
 bool
@@ -164,7 +222,7 @@ launch_fused (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
 
     if (e == cudaErrorNotSupported)
       e = f.combine == CUCONV_COMBINE_NONE && pl.depth <= 8
-          ? launch_tuned (p, f.settings.kernel, stream)
+          ? launch_tuned (p, f.box != 0, stream)
           : launch_separable (p, stream);
 
     if (e != cudaErrorNotSupported)
@@ -208,20 +266,20 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
     MatrixParams mp;
 
     if (path == CUCONV_PATH_AUTO || path == CUCONV_PATH_STREAM) {
-      e = launch_stream_matrix (pl, f.m, f.settings.border, row_begin,
+      e = launch_stream_matrix (pl, f.m, f.border, row_begin,
           row_end, path == CUCONV_PATH_STREAM, stream);
       if (e != cudaErrorNotSupported)
         return e;
     }
-    matrix_params_init (mp, pl, f.m, f.settings.border, row_begin, row_end);
+    matrix_params_init (mp, pl, f.m, f.border, row_begin, row_end);
+    mp.u8 = matrix_u8_pays (mp);
     return launch_matrix (mp, stream);
   }
   /* an 8-bit blur of one term (no box: its sums do not grow with the
-   * radius) is faster through the global passes from a plane radius
-   * between 24 and 32 on an H200 (docs/performance.md, "The large
-   * blurs"), unless the tensor cores are forced */
+   * radius) is faster through the global passes past
+   * CUCONV_GLOBAL_MIN_RADIUS, unless the tensor cores are forced */
   if (dispatch_chooses (path) && takes_tuned (pl, f) && pl.depth <= 8
-      && f.settings.kernel != CUCONV_KERNEL_BOX
+      && !f.box
       && max (cuconv_filter_taps_x (&f, &pl)->radius,
           cuconv_filter_taps_y (&f, &pl)->radius) > CUCONV_GLOBAL_MIN_RADIUS
       && !mma_forced (pl, f, row_begin, row_end, path))
@@ -234,6 +292,25 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (e == cudaErrorInvalidConfiguration || e == cudaErrorNotSupported)
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   return e;
+}
+
+/* The global path: the box's running sums where they take the plane
+ * (exact, and a cost that does not grow with the radius), else the
+ * passes with the taps. */
+cudaError_t
+launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
+    int row_end, Scratch & sc, cudaStream_t stream)
+{
+  cudaError_t e;
+
+  if (!global_args_valid (pl, f, row_begin, row_end))
+    return cudaErrorInvalidValue;
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+  e = launch_box_sums (pl, f, row_begin, row_end, sc, stream);
+  if (e != cudaErrorNotSupported)
+    return e;
+  return launch_global_taps (pl, f, row_begin, row_end, sc, stream);
 }
 
 }                               /* namespace cuconv */
@@ -272,9 +349,11 @@ cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
   for (i = 0; i < n_planes; i++)
     tuned &= takes_tuned (planes[i], *f);
   /* a 4:2:0 frame through the tap kernel: one launch for all planes,
-   * which saves the ramp and tail of the chroma launches */
-  if (n_planes >= 2 && n_planes <= 3 && tuned && (f->settings.kernel ==
-          CUCONV_KERNEL_GAUSSIAN || !box_takes_sums (f))) {
+   * which saves the ramp and tail of the chroma launches; not a box that
+   * runs as running sums on the first (luma) plane */
+  if (n_planes >= 2 && n_planes <= 3 && tuned && !(f->box
+          && box_sums_pay (cuconv_filter_taps_x (f, &planes[0])->radius,
+              cuconv_filter_taps_y (f, &planes[0])->radius))) {
     FrameParams fp;
     cudaError_t e;
 
@@ -282,7 +361,7 @@ cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
     fp.n = n_planes;
     for (i = 0; i < n_planes; i++)
       sep_params_init (fp.plane[i], planes[i], *f, 0, planes[i].height);
-    e = launch_frame420 (fp, path, s);
+    e = launch_frame (fp, path, s);
     if (e != cudaErrorNotSupported)
       return e != cudaSuccess ? fail (st, "the GPU failed to filter a frame",
           e) : 0;

@@ -13,6 +13,8 @@
 
 #include "cuconv-buffer.cuh"
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
+#include "cuconv-dispatch.cuh"
 
 namespace cuconv {
 
@@ -64,10 +66,9 @@ band_params_init (P & p, const CuconvPlane & pl, int row_begin, int row_end)
  * component (two terms of one: 3; the sharpen, two components and the
  * 2-D matrix: 2; stream_max_radius, cuconv-stream.cu).  From radius 3 a
  * thread walks 4 samples across, so that its 2R + 1 rows of accumulators
- * fit the registers (8 across: sobel r = 3 22.5 us against the tiles'
- * 21.1; 4 across: 20.2 against 21.5, and the r = 4 blur 14.6 against
- * 16.3; H100, 3840x2160).  From radius 5 the tensor cores take the blurs
- * of large planes (mma_pays). */
+ * fit the registers (with 8 across the tiles win at radius 3).  From
+ * CUCONV_MMA_MIN_RADIUS the tensor cores take the blurs of large planes
+ * (mma_pays). */
 #define ST_MAX_RADIUS 4
 
 struct SepParams
@@ -131,26 +132,28 @@ struct FrameParams
   int tiles_x[3];
 };
 
-/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch, through
- * the streaming kernel where it takes every plane and path allows it (on
- * AUTO: a whole frame at luma radius 1 or 2, or 3 and 4 with a luma plane
- * of ST_MIN_SAMPLES or more), else the tuned tiles;
- * cudaErrorNotSupported for any other geometry or radius. */
-cudaError_t launch_frame420 (const FrameParams & fp, CuconvPath path,
+/* A 4:2:0 frame (Y + U + V, or Y + interleaved UV) in one launch
+ * (cuconv-frame420.cu): whether the one launch takes fp's geometry and
+ * radii (frame420_takes); the frame through the streaming kernel
+ * (cudaErrorNotSupported where it does not take every plane), or through
+ * the tuned tiles (cudaErrorNotSupported for a geometry or radius
+ * frame420_takes refuses).  The dispatch chooses between them. */
+bool frame420_takes (const FrameParams & fp);
+cudaError_t launch_frame420_stream (const FrameParams & fp,
+    cudaStream_t stream);
+cudaError_t launch_frame420_tiles (const FrameParams & fp,
     cudaStream_t stream);
 
 /* The streaming kernel (cuconv-stream.cu): whether it takes p (8-bit, 1
  * or 2 components, radius 1 to ST_MAX_RADIUS both ways, 16-byte aligned
  * rows, taps whose quantization moves no result by more than
  * ST_MAX_ERROR), q then holding p as its strips take it; whether p is a
- * whole plane of at least ST_MIN_SAMPLES samples (fills) or of fewer
- * (small: StreamSmall's strips); whether the dispatch streams p (pays:
- * it beats the tiles); and the launch, cudaErrorNotSupported where it
- * does not take p. */
+ * whole plane of at least CUCONV_LARGE_PLANE_SAMPLES samples (fills) or
+ * of fewer (small: StreamSmall's strips); and the launch,
+ * cudaErrorNotSupported where it does not take p. */
 bool stream_takes (const SepParams & p, SepParams & q);
 bool stream_fills (const SepParams & p);
 bool stream_small (const SepParams & p);
-bool stream_pays (const SepParams & p);
 cudaError_t launch_stream (const SepParams & p, cudaStream_t stream);
 
 /* The 2-D matrix m of rows [row_begin, row_end) of plane pl through the
@@ -166,12 +169,10 @@ cudaError_t launch_stream_matrix (const CuconvPlane & pl,
 bool taps_bounded (const float *w, int n);
 
 /* The tensor-core blur (cuconv-mma.cu): whether it takes p (an 8-bit blur
- * of 1 or 2 components, reach rx * nc and ry up to 16, taps >= 0, a device
- * of compute capability 8.0 or newer), whether it also beats the tiles on
- * p (a whole plane of 4K or more, radius 5 or more both ways), and the
- * launch; cudaErrorNotSupported where it does not take p. */
+ * of 1 or 2 components, taps >= 0, a device of compute capability 8.0 or
+ * newer), and the launch; cudaErrorNotSupported where it does not take
+ * p. */
 bool mma_takes (const SepParams & p);
-bool mma_pays (const SepParams & p);
 cudaError_t launch_mma (const SepParams & p, cudaStream_t stream);
 
 /* Filters with the taps, 2r + 1 of them a direction (cuconv-separable.cu). */
@@ -223,6 +224,8 @@ struct MatrixParams
   uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp per component */
   int src_aligned;              /* src, src_pitch: multiples of 4 samples */
   int dst_aligned;              /* dst, dst_pitch: likewise */
+  int u8;                       /* the dispatch's choice of matrix_u8
+                                 * where it takes p (matrix_u8_takes) */
   float w[CUCONV_MAX_MATRIX_SIDE * CUCONV_MAX_MATRIX_SIDE];   /* row-major */
 };
 
@@ -230,6 +233,11 @@ struct MatrixParams
  * with the matrix m. */
 void matrix_params_init (MatrixParams & p, const CuconvPlane & pl,
     const CuconvMatrix & m, CuconvBorder border, int row_begin, int row_end);
+
+/* Whether the 3x3 matrix's large tiles (matrix_u8) take p: one filtered
+ * 8-bit component; and how many blocks its grid has for p. */
+bool matrix_u8_takes (const MatrixParams & p);
+long long matrix_u8_blocks (const MatrixParams & p);
 
 /* v = sum_j sum_i m[j][i] * in (x + i, y + j), rows outer, then
  * rounded, saturated and shifted; components copied or filled as p.op
@@ -301,20 +309,29 @@ cudaError_t launch_recursive (const CuconvPlane & pl, const CuconvFilter & f,
  * untruncated) of radius up to CUCONV_MAX_RADIUS, every kernel type, depth
  * and component op: rows [row_begin, row_end) of plane pl (device
  * pointers), in separate horizontal and vertical passes through global
- * memory (cuconv-global.cu), or the box's running sums (launch_box_sums).
- * Its shared memory does not depend on the radius and fits every device:
- * the fallback of the fused paths.  Reads the rows the band reaches
- * through the border; its intermediates in sc.
- * cudaErrorInvalidValue for a filter it cannot take. */
+ * memory (cuconv-global.cu), or the box's running sums (launch_box_sums),
+ * as the dispatch chooses (cuconv-dispatch.cu).  Its shared memory does
+ * not depend on the radius and fits every device: the fallback of the
+ * fused paths.  Reads the rows the band reaches through the border; its
+ * intermediates in sc.  cudaErrorInvalidValue for a filter it cannot
+ * take. */
 cudaError_t launch_global (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 
-/* The box (f's kernel, with the box's taps) of a whole plane of samples
- * of up to 10 bits by exact running sums through global memory, any
- * radius up to CUCONV_MAX_RADIUS, any components and ops
- * (cuconv-box.cu).  cudaErrorNotSupported for any other filter or plane,
- * a band of rows, or rows wider than a block holds (the caller takes the
- * taps). */
+/* Whether the global passes take f on rows [row_begin, row_end) of pl,
+ * and the passes themselves on a non-empty band it takes
+ * (cuconv-global.cu). */
+bool global_args_valid (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end);
+cudaError_t launch_global_taps (const CuconvPlane & pl,
+    const CuconvFilter & f, int row_begin, int row_end, Scratch & sc,
+    cudaStream_t stream);
+
+/* The box (f.box, with the box's taps) of a whole plane of samples of up
+ * to 10 bits by exact running sums through global memory, any radius up
+ * to CUCONV_MAX_RADIUS, any components and ops (cuconv-box-sums.cu).
+ * cudaErrorNotSupported for any other filter or plane, a band of rows, or
+ * rows wider than a block holds (the caller takes the taps). */
 cudaError_t launch_box_sums (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
 
@@ -327,7 +344,7 @@ bool all_ops (const CuconvPlane & pl, int op);
  * (docs/design.md): filters rows [row_begin, row_end) of pl (device
  * pointers) on stream.  A fused path that refuses the radius for lack of
  * shared memory falls back to launch_global.  path other than
- * CUCONV_PATH_AUTO forces that path where it applies (cuconv-cuda.h). */
+ * CUCONV_PATH_AUTO forces that path where it applies (cuconv-paths.h). */
 cudaError_t launch_plane (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream,
     CuconvPath path = CUCONV_PATH_AUTO);

@@ -1,8 +1,8 @@
 /* gst-cudaconvolve: a 4:2:0 frame through the tuned separable tiles in one
  * launch at a luma radius of CUCONV_FIXED_RADII (sep_frame420), and its
  * launcher (launch_frame420_rn, declared in cuconv-separable.cuh).  The
- * dispatch (launch_frame420, cuconv-frame420.cu) sees the declaration
- * only; each radius is instantiated once, by CUCONV_FRAME420_INSTANTIATE
+ * frame's launcher (launch_frame420_tiles, cuconv-frame420.cu) sees the
+ * declaration only; each radius is instantiated once, by CUCONV_FRAME420_INSTANTIATE
  * in one of the cuconv-frame420-r*.cu, which split the unrolled kernels
  * into translation units of about equal compile time, so that the cores
  * of a small machine share them.
@@ -20,7 +20,7 @@ namespace cuconv {
 
 /* Rows a thread of a frame's chroma tiles (radius RC, NC components):
  * those of 8-bit samples, also for 16-bit ones (fixed_rpt's 7 at radius
- * 4: H200, 1920x1080 I420_10LE frame at r = 8 12.5 against 11.8 us). */
+ * 4 measured slower there). */
 __host__ __device__ constexpr int
 frame_chroma_rpt (int rc, int nc)
 {
@@ -88,7 +88,7 @@ launch_frame420_rn (const FrameParams & fp0, cudaStream_t stream)
             stream, fp);});
 }
 
-/* The launchers launch_frame420 takes at luma radius R: chroma of 1 or 2
+/* The launchers launch_frame420_tiles takes at luma radius R: chroma of 1 or 2
  * components (I420, NV12), of 8 or 16 bits. */
 #define CUCONV_FRAME420_INSTANTIATE(R) \
   template cudaError_t launch_frame420_rn < R, 1, 1 > (const FrameParams &, \

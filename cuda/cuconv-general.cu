@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-tile.cuh"
+#include "cuconv-terms.cuh"
 
 namespace cuconv {
 
@@ -36,28 +37,10 @@ constexpr int GROWS = THREADS / GCOLS;
 constexpr int G_MAX_TILE_H = 64;
 
 /* One launch's work: rows [row_begin, row_end) of one plane. */
-struct GenParams
+struct GenParams : TermsParams
 {
-  const uint8_t *src;
-  uint8_t *dst;
-  size_t src_pitch, dst_pitch;  /* bytes */
-  int width;                    /* pixels */
-  int ws;                       /* samples in a row: width * nc */
-  int height;
-  int nc;
-  int row_begin, row_end;
-  int border;
-  int shift;                    /* a sample is (word >> shift) & mask */
-  uint32_t mask;                /* (1 << depth) - 1: also the saturation */
-  int combine;
-  float amount;
-  int rx, ry;                   /* the largest radius of any term */
-  int need_src;                 /* sharpen, or a COPY component */
   int src_aligned;              /* src and src_pitch multiples of 8 */
   int dst_aligned;              /* dst and dst_pitch: of 4 samples */
-  uint8_t op[CUCONV_MAX_COMP];     /* CuconvCompOp */
-  uint32_t word_mask;           /* 0xff or 0xffff */
-  uint32_t fill;                /* the FILL sample as stored */
   /* term m's taps; a term narrower than rx or ry is padded with zeros,
    * which adds exact zeros to its sums */
   float kx[2][CUCONV_TILE_MAX_TAPS];
@@ -76,36 +59,15 @@ gen_params_init (GenParams & p, const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end)
 {
   const int bytes = cuconv_plane_sample_bytes (&pl);
-  const int depth = pl.depth > 8 ? pl.depth : 8;
   const int nt = f.n_terms;
   const CuconvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
   const CuconvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
 
-  band_params_init (p, pl, row_begin, row_end);
-  p.nc = pl.n_comp;
-  p.ws = pl.width * pl.n_comp;
-  p.border = f.settings.border;
-  p.shift = depth > 8 ? pl.shift : 0;
-  p.mask = (1u << depth) - 1;
-  p.combine = f.combine;
-  p.amount = f.amount;
-  for (int m = 0; m < nt; m++) {
-    p.rx = x[m]->radius > p.rx ? x[m]->radius : p.rx;
-    p.ry = y[m]->radius > p.ry ? y[m]->radius : p.ry;
-  }
+  terms_params_init (p, pl, f, row_begin, row_end);
   for (int m = 0; m < nt; m++) {
     pad_taps (p.kx[m], *x[m], p.rx);
     pad_taps (p.ky[m], *y[m], p.ry);
   }
-  p.need_src = f.combine == CUCONV_COMBINE_SHARPEN;
-  for (int c = 0; c < pl.n_comp; c++) {
-    p.op[c] = pl.op[c];
-    p.need_src |= pl.op[c] == CUCONV_COMP_COPY;
-  }
-  /* words are stored as T: what does not fit is cut, as the reference
-   * cuts it */
-  p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
-  p.fill = (pl.fill << p.shift) & p.word_mask;
   p.src_aligned = ((uintptr_t) pl.src | p.src_pitch) % 8 == 0;
   p.dst_aligned = ((uintptr_t) pl.dst | p.dst_pitch) % (4 * bytes) == 0;
 }
@@ -393,8 +355,8 @@ gen_vpass (const GenParams & p, const GenTile & g)
 }
 
 /* Two terms: registers capped for 3 blocks an SM (a few bytes spill),
- * measured 20% faster than 2 blocks for sobel and laplacian at 4K on an
- * H200; capping one term's registers measured slightly slower. */
+ * measured faster than 2 blocks for sobel and laplacian on large planes;
+ * capping one term's registers measured slightly slower. */
 __host__ __device__ constexpr int
 gen_min_blocks (int nt)
 {

@@ -3,7 +3,8 @@
  * radius up to CUCONV_MAX_RADIUS, in two passes through a float
  * intermediate in global memory, so that no radius and no device ever
  * runs out of shared memory.  The box takes running sums instead
- * (launch_box_sums, cuconv-box.cu) where it can.
+ * (launch_box_sums, cuconv-box-sums.cu) where they take the plane: the
+ * dispatch's launch_global chooses.
  *
  * The horizontal pass filters every row the band reads (the band plus
  * the vertical apron, mapped through the border) into one float plane a
@@ -31,6 +32,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-tile.cuh"
+#include "cuconv-terms.cuh"
 
 namespace cuconv {
 
@@ -89,27 +91,9 @@ v_chunk (int nt)
 /* One plane's passes.  The intermediate h holds, for each term, the
  * horizontal pass of the plane rows [h_lo, h_lo + h_rows), h_pitch floats
  * a row. */
-struct GlobalParams
+struct GlobalParams : TermsParams
 {
-  const uint8_t *src;
-  uint8_t *dst;
-  size_t src_pitch, dst_pitch;  /* bytes */
-  int width;                    /* pixels */
-  int ws;                       /* samples a row: width * nc */
-  int height;
-  int nc;
-  int row_begin, row_end;       /* the band written */
-  int border;
   int bytes;                    /* of a sample: 1 or 2 */
-  int shift;                    /* a sample is (word >> shift) & mask */
-  uint32_t mask;                /* (1 << depth) - 1: also the saturation */
-  uint32_t word_mask;           /* 0xff or 0xffff */
-  uint32_t fill;                /* the FILL word as stored */
-  int combine;
-  float amount;
-  int need_src;                 /* sharpen, or a COPY component */
-  uint8_t op[CUCONV_MAX_COMP];  /* CuconvCompOp */
-  int rx, ry;                   /* the widest radius of any term */
   const float *kx;              /* [term][2 rx + 1], padded with zeros */
   const float *ky;              /* [term][2 ry + 1] */
   float *h;
@@ -435,12 +419,11 @@ pick_vpass (int nt)
 }
 
 /* The two passes with the taps. */
-static cudaError_t
+cudaError_t
 launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, Scratch & sc, cudaStream_t stream)
 {
   const int nt = f.n_terms, bytes = cuconv_plane_sample_bytes (&pl);
-  const int depth = pl.depth > 8 ? pl.depth : 8;
   const CuconvTaps *x[2] = { &f.x[pl.sub_x - 1], &f.x2[pl.sub_x - 1] };
   const CuconvTaps *y[2] = { &f.y[pl.sub_y - 1], &f.y2[pl.sub_y - 1] };
   GlobalParams p;
@@ -449,26 +432,8 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
   cudaError_t e;
   int lo, hi;
 
-  band_params_init (p, pl, row_begin, row_end);
-  p.ws = pl.width * pl.n_comp;
-  p.nc = pl.n_comp;
-  p.border = f.settings.border;
+  terms_params_init (p, pl, f, row_begin, row_end);
   p.bytes = bytes;
-  p.shift = depth > 8 ? pl.shift : 0;
-  p.mask = (1u << depth) - 1;
-  p.word_mask = bytes == 1 ? 0xffu : 0xffffu;
-  p.fill = (pl.fill << p.shift) & p.word_mask;
-  p.combine = f.combine;
-  p.amount = f.amount;
-  p.need_src = f.combine == CUCONV_COMBINE_SHARPEN;
-  for (int c = 0; c < pl.n_comp; c++) {
-    p.op[c] = pl.op[c];
-    p.need_src |= pl.op[c] == CUCONV_COMP_COPY;
-  }
-  for (int m = 0; m < nt; m++) {
-    p.rx = x[m]->radius > p.rx ? x[m]->radius : p.rx;
-    p.ry = y[m]->radius > p.ry ? y[m]->radius : p.ry;
-  }
   rows_read ((CuconvBorder) p.border, pl.height, row_begin, row_end, p.ry,
       &lo, &hi);
   p.h_lo = lo;
@@ -513,26 +478,18 @@ taps_explicit (const CuconvTaps & t)
   return !t.untruncated && t.radius >= 0 && t.radius <= CUCONV_MAX_RADIUS;
 }
 
-cudaError_t
-launch_global (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
-    int row_end, Scratch & sc, cudaStream_t stream)
+bool
+global_args_valid (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end)
 {
   const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
-  cudaError_t e;
 
-  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.n_terms < 1
+  return !(pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.n_terms < 1
       || f.n_terms > 2 || sx < 0 || sx >= CUCONV_MAX_SUBSAMPLE || sy < 0
       || sy >= CUCONV_MAX_SUBSAMPLE || row_begin < 0
       || row_end > pl.height || !taps_explicit (f.x[sx])
       || !taps_explicit (f.y[sy]) || (f.n_terms == 2
-          && (!taps_explicit (f.x2[sx]) || !taps_explicit (f.y2[sy]))))
-    return cudaErrorInvalidValue;
-  if (row_end <= row_begin || pl.width <= 0)
-    return cudaSuccess;
-  e = launch_box_sums (pl, f, row_begin, row_end, sc, stream);
-  if (e != cudaErrorNotSupported)
-    return e;
-  return launch_global_taps (pl, f, row_begin, row_end, sc, stream);
+          && (!taps_explicit (f.x2[sx]) || !taps_explicit (f.y2[sy]))));
 }
 
 }                               /* namespace cuconv */

@@ -496,7 +496,8 @@ template < int R > struct U8Tile
    * beyond its own are a small part of what it loads and converts */
   static constexpr int H = 128 / Q;
   /* threads across a tile; a tile is 256 pixels x 128 rows (a
-   * 3840x2160 plane is 255 tiles: one wave of 2 blocks an SM on an H100) */
+   * 3840x2160 plane is 255 tiles: one wave of 2 blocks an SM on a
+   * 132-SM device) */
   static constexpr int TX = 256 / Q;
   static constexpr int TY = THREADS / TX;
   static constexpr int W = TX * Q;      /* a tile's pixels */
@@ -815,34 +816,29 @@ launch_u8 (const MatrixParams & p, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-/* Whether the grid of matrix_u8 < R > for p gives every multiprocessor a
- * block: its tiles are large, and on fewer of them the tiled kernel is
- * faster (H100, 2026-11-23: 3x3 on a 3840x2160 plane, 255 tiles, 15.6 us
- * against 22.2; on 1920x1080, 72 tiles, 12.5 us against 7.9). */
-template < int R > static bool
-u8_fills_device (const MatrixParams & p)
+bool
+matrix_u8_takes (const MatrixParams & p)
 {
-  using T = U8Tile < R >;
-  const long long tiles = (long long) ((p.width + T::W - 1) / T::W) *
-      ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
-  int sms;
-
-  if (device_sm_count (&sms) != cudaSuccess) {
-    cudaGetLastError ();        /* not sticky: the tiled kernel serves */
-    return false;
-  }
-  return tiles >= sms;
+  return p.depth <= 8 && p.n_comp == 1 && p.op[0] == CUCONV_COMP_FILTER
+      && p.radius == 1;
 }
 
-/* One filtered 8-bit component (the dispatch copies or fills such a plane
- * itself): matrix_u8 for the 3x3 matrix where its tiles fill the device;
- * the tiled kernel for the rest (at 5x5 and 7x7 matrix_u8 measured no
- * faster at 3840x2160, and slower at 1920x1080). */
+long long
+matrix_u8_blocks (const MatrixParams & p)
+{
+  using T = U8Tile < 1 >;
+
+  return (long long) ((p.width + T::W - 1) / T::W) *
+      ((p.row_end - p.row_begin + T::TH - 1) / T::TH);
+}
+
+/* One 8-bit component: matrix_u8 for the 3x3 matrix of a filtered one
+ * where the dispatch chose it (p.u8); the tiled kernel for the rest (at
+ * 5x5 and 7x7 matrix_u8 is no faster). */
 static MatrixLauncher
 pick_u8 (const MatrixParams & p)
 {
-  if (p.op[0] == CUCONV_COMP_FILTER && p.radius == 1 && u8_fills_device < 1 >
-      (p))
+  if (p.u8 && p.op[0] == CUCONV_COMP_FILTER && p.radius == 1)
     return launch_u8 < 1 >;
   return pick_radius < 1, false > (p.radius);
 }

@@ -685,26 +685,6 @@ mma_takes (const SepParams & p)
   return major >= 8;
 }
 
-/* The fewest samples and the smallest radius (both ways) at which the
- * tensor cores beat the tiles, as measured on an H100
- * (docs/performance.md): at 3840x2160 16.8 us at every radius up to 8
- * against the tiles' 16.5 at radius 4 and 24.4 at 8; at 1920x1080 the
- * tiles win (or tie) at every radius up to 16: a warp's band is too
- * short to pay for its apron tiles and the launch's fixed costs. */
-#define MMA_MIN_SAMPLES (4 << 20)
-#define MMA_MIN_RADIUS 5
-
-bool
-mma_pays (const SepParams & p)
-{
-  /* the wide windows (reach past 16 either way) measured no faster than
-   * the generic paths on an H200 (docs/performance.md): forced only */
-  return p.row_begin == 0 && p.row_end == p.height
-      && p.rx * p.nc <= 16 && p.ry <= 16
-      && (double) p.ws * p.height >= MMA_MIN_SAMPLES
-      && min (p.rx, p.ry) >= MMA_MIN_RADIUS && mma_takes (p);
-}
-
 cudaError_t
 launch_mma (const SepParams & p, cudaStream_t stream)
 {

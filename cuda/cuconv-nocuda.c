@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
 
 static void
 no_cuda (CuconvStatus * st)

@@ -302,7 +302,7 @@ cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f)
   PlaneFilter pf = { f->n_terms, f->combine, f->amount,
     {&f->x[p->sub_x - 1], &f->x2[p->sub_x - 1]},
     {&f->y[p->sub_y - 1], &f->y2[p->sub_y - 1]},
-    &f->m, f->settings.border
+    &f->m, f->border
   };
 
   /* not a sum of taps: its own definition */

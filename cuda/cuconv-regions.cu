@@ -390,7 +390,7 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
   /* the direct planes' rectangles */
   dp.taps = (const float *) rf->d_work.ptr;
   dp.items = (const DirectItem *) (rf->d_work.ptr + items_at);
-  dp.border = f.settings.border;
+  dp.border = f.border;
   dp.combine = f.combine;
   dp.amount = f.amount;
   dp.side = 2 * f.m.radius + 1;

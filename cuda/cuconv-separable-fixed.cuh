@@ -44,11 +44,9 @@ launch_fixed_rpt (const SepParams & p, cudaStream_t stream)
             stream, p);});
 }
 
-/* The fewest samples of a band for fixed_rpt's taller 16-bit tiles:
- * below, the 8-bit rows, whose blocks fill the device better (H200, us:
- * a 1920x1080 P010 frame at r = 4, a launch a plane, 11.3 against 10.2
- * with its luma in 7 rows; 3840x2160 16.3 against 17.1). */
-#define FIXED_TALL_MIN_SAMPLES (4 << 20)
+/* fixed_rpt's taller 16-bit tiles pay on a band of a large plane
+ * (CUCONV_LARGE_PLANE_SAMPLES, cuconv-dispatch.cuh); on a smaller one the
+ * 8-bit rows, whose blocks fill the device better. */
 
 template < int R, int NC, int SB, int OUT > cudaError_t
 launch_fixed (const SepParams & p, cudaStream_t stream)
@@ -57,7 +55,7 @@ launch_fixed (const SepParams & p, cudaStream_t stream)
   constexpr int RPT_8BIT = fixed_rpt (R, NC, 1, OUT);
 
   if constexpr (RPT != RPT_8BIT) {
-    if ((double) p.ws * (p.row_end - p.row_begin) < FIXED_TALL_MIN_SAMPLES)
+    if ((double) p.ws * (p.row_end - p.row_begin) < CUCONV_LARGE_PLANE_SAMPLES)
       return launch_fixed_rpt < R, NC, SB, OUT, RPT_8BIT > (p, stream);
   }
   return launch_fixed_rpt < R, NC, SB, OUT, RPT > (p, stream);

@@ -65,7 +65,7 @@ sep_params_init (SepParams & p, const CuconvPlane & pl, const CuconvFilter & f,
   const CuconvTaps *x = cuconv_filter_taps_x (&f, &pl);
   const CuconvTaps *y = cuconv_filter_taps_y (&f, &pl);
 
-  sep_plane_init (p, pl, f.settings.border, row_begin, row_end);
+  sep_plane_init (p, pl, f.border, row_begin, row_end);
   p.combine = f.combine;
   p.amount = f.amount;
   if (f.n_terms == 2) {

@@ -378,16 +378,13 @@ struct TileSmem
 
 /* Output rows per thread of the vertical pass of output out from nc
  * components of sb bytes: short tiles, and a register cap that keeps 5
- * blocks resident, suit small radii (measured on an H200: 4K r = 1 in
- * 12.6 us against 13.7 us with 8 rows); tall tiles cut the apron of
- * large ones, whose unrolled taps need the registers.  The 16-bit blur
- * of one component at radius 4 takes 7 (H200, us: 3840x2160 16.3
- * against 17.1, the 4K P010 frame 22.7 against 24.0), a plane launched
- * on its own only from FIXED_TALL_MIN_SAMPLES; not with two components
- * (the 4K P010 frame at r = 8, whose chroma has radius 4: 33.2 against
- * 32.8) nor as a frame's chroma (frame_chroma_rpt).  6 rows from radius
- * 5 lost (the 1080p P010 frame at r = 8: 13.1 against 12.0), and the
- * 16-bit sharpen spills in 7. */
+ * blocks resident, suit small radii; tall tiles cut the apron of large
+ * ones, whose unrolled taps need the registers.  The 16-bit blur of one
+ * component at radius 4 takes 7, a plane launched on its own only from
+ * CUCONV_LARGE_PLANE_SAMPLES; not with two components nor as a frame's
+ * chroma (frame_chroma_rpt), where 7 measured no faster.  6 rows from
+ * radius 5 lost, and the 16-bit sharpen spills in 7
+ * (docs/performance.md). */
 __host__ __device__ constexpr int
 fixed_rpt (int r, int nc, int sb, int out)
 {

@@ -25,12 +25,6 @@ sep_stream (const __grid_constant__ SepParams p)
   stream_thread < Sh > (p, blockIdx.x * ST_THREADS + threadIdx.x);
 }
 
-/* The fewest samples of a plane for the large shapes: their threads walk
- * strips of many rows, so a smaller plane has too few of them to fill the
- * device and takes StreamSmall's (measured on an H200: at 1920x1080 the
- * radius-1 blur took 8.3 us in the large shape, 4.6 in StreamSmall's). */
-#define ST_MIN_SAMPLES (4 << 20)
-
 template < class Sh > static cudaError_t
 launch_shape (const SepParams & p, cudaStream_t stream)
 {
@@ -200,24 +194,15 @@ stream_whole (const SepParams & p)
 bool
 stream_fills (const SepParams & p)
 {
-  return stream_whole (p) && (double) p.ws * p.height >= ST_MIN_SAMPLES;
+  return stream_whole (p)
+      && (double) p.ws * p.height >= CUCONV_LARGE_PLANE_SAMPLES;
 }
 
 bool
 stream_small (const SepParams & p)
 {
-  return stream_whole (p) && (double) p.ws * p.height < ST_MIN_SAMPLES;
-}
-
-bool
-stream_pays (const SepParams & p)
-{
-  /* on a smaller plane, StreamSmall's strips beat the tiles at radius 1
-   * and for the sharpen at radius 2, not for the radius-2 blur (H200,
-   * 1920x1080, us: blur 4.2 against 5.1, sobel 5.3 against 6.2, sharpen
-   * 6.0 against 6.5; the radius-2 blur 5.9 against 5.5) */
-  return stream_fills (p) || (stream_small (p) && p.nc == 1
-      && (p.ry == 1 || p.combine == CUCONV_COMBINE_SHARPEN));
+  return stream_whole (p)
+      && (double) p.ws * p.height < CUCONV_LARGE_PLANE_SAMPLES;
 }
 
 cudaError_t
@@ -266,9 +251,8 @@ launch_stream_matrix (const CuconvPlane & pl, const CuconvMatrix & m,
     return cudaErrorNotSupported;
   sep_plane_init (p, pl, border, row_begin, row_end);
   p.rx = p.ry = m.radius;
-  /* whole planes, the smaller ones in StreamSmall's strips (H200,
-   * 1920x1080, us: the 3x3 4.6 against 7.7 for its tiles, the 5x5 8.7
-   * against 9.4) */
+  /* whole planes, the smaller ones in StreamSmall's strips, where the
+   * 3x3 and 5x5 beat their tiles (docs/performance.md) */
   if (!stream_fits (p, 2) || (!forced && !stream_whole (p)))
     return cudaErrorNotSupported;
   memcpy (p.kx, m.w, sizeof (float) * k * k);

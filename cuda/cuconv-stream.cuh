@@ -44,30 +44,20 @@ namespace cuconv {
 constexpr int ST_THREADS = 128;
 
 /* Samples a thread across, and output rows a thread, as measured
- * fastest on a 3840x2160 plane (H200, us, 2026-11-28): 16 x 9 for the
- * radius-1 blur and the 3x3 matrix (7.9 against 8.2 for 16 x 10; 9.5
- * against 9.9 for 16 x 12); 8 x 13 for the sharpen and two terms at
- * radius 1 (sobel 12.0 against 13.1 for 8 x 16, laplacian 11.9 against
- * 13.0), 8 x 16 at radius 2 for two components (one component's blur:
- * 10.0, 10.2 for 8 x 14, 11.2 for 8 x 13), 8 x 24 for the 5x5 matrix
- * (18.4, 19.5 for 8 x 20).  From radius 3, and for the radius-2 sharpen
- * and blur of one component, 4 samples across, so that the 2R + 1 rows
- * of accumulators fit the registers: the blur in 4 x 16 with its first
- * and last periods apart (stream_peel; H200, 7.8 to 7.9 against 9.1 for
- * 8 x 16, 8.5 rolled whole; 4 x 10, 12, 14, 15, 17, 18, 20, 24, 32:
- * 8.6, 8.8, 8.9, 8.8, 10.1, 8.4, 8.1, 8.5, 11.6), and (H100): 4 x 16
- * for the sharpen (11.2 against 12.1 for 8 x 16; 12.5 for 4 x 20, 14.4
- * for 4 x 13) and the two terms at radius 3 (sobel 20.2; 20.6 for 4 x 33,
- * 20.9 for 4 x 17, 21.5 for 4 x 12 and 4 x 24), and (H200) 4 x 24 for
- * the blur at radius 3, its periods apart (10.1 to 10.2 against 11.7 to
- * 11.8 for 4 x 16 rolled; 4 x 12, 16, 18, 20, 22, 26, 30, 33 apart:
- * 10.2, 10.6, 10.4, 10.5, 10.9, 12.8, 10.9, 12.6), 4 x 27 for the blur
- * at radius 4 (14.7; 15.7 for 4 x 16 and 4 x 30, 16.7 for 4 x 26: at 27
- * the blocks of a 4K plane fit one wave of the H100's 132 SMs, at 26 three
- * are left over).  No simple rule picks them all: not the apron's
- * share, nor how evenly the blocks of one wave fall on the SMs (a count
- * chosen at run time to spread them was slower than these);
- * where the blocks pass one wave, whole waves win (the r = 4 blur). */
+ * fastest on a 4K plane (docs/performance.md): 16 x 9 for the radius-1
+ * blur and the 3x3 matrix; 8 x 13 for the sharpen and two terms at
+ * radius 1, 8 x 16 at radius 2 for two components, 8 x 24 for the 5x5
+ * matrix.  From radius 3, and for the radius-2 sharpen and blur of one
+ * component, 4 samples across, so that the 2R + 1 rows of accumulators
+ * fit the registers: the blur in 4 x 16 with its first and last periods
+ * apart (stream_peel), 4 x 16 for the sharpen and the two terms at
+ * radius 3, 4 x 24 for the blur at radius 3, its periods apart, and
+ * 4 x 27 for the blur at radius 4 (at 27 the blocks of a 4K plane fill
+ * whole waves of a 132-SM device, at 26 a few are left over).  No simple
+ * rule picks them all: not the apron's share, nor how evenly the blocks
+ * of one wave fall on the SMs (a count chosen at run time to spread them
+ * was slower than these); where the blocks pass one wave, whole waves
+ * win (the r = 4 blur). */
 __host__ __device__ constexpr bool
 stream_wide (int r, int out)
 {
@@ -82,9 +72,8 @@ stream_cols (int r, int out)
 }
 
 /* A whole plane's large shape: the blur of one component at radius 2 in
- * 4 across (above); StreamSmall and the 4:2:0 frame keep 8 there (H200,
- * 3840x2160 frames at r = 2, us: I420 11.8 against 12.1 in 4, NV12 11.4
- * against 12.3; 1920x1080 NV12 6.1 against 6.4). */
+ * 4 across (above); StreamSmall and the 4:2:0 frame keep 8 there, where
+ * 8 measured faster. */
 __host__ __device__ constexpr int
 stream_plane_cols (int r, int out, int nc)
 {
@@ -100,15 +89,13 @@ stream_rows (int r, int out)
 
 /* Whether the strips walk their first and last periods apart from the
  * others (stream_strip), and how many blocks an SM their registers leave
- * room for (5: 96 registers; 0: no cap), as measured fastest (H200,
- * 3840x2160, us, 2026-11-28): apart for the 2-D matrix (3x3 8.6 -> 8.0,
- * 5x5 18.1 -> 16.0 capped, 16.7 not), the sharpen (10.1 -> 8.6; 9.5
- * capped), two terms from radius 3 (sobel 18.2 -> 17.3; capped, spills)
- * the blur at radius 4 (11.9 -> 10.8 capped; 11.8 not: 120 registers),
- * at radius 3 (stream_rows; 1920x1080 in StreamSmall: 4.7 either way)
- * and at radius 2 in 4 samples across (stream_plane_cols).  Not for the
- * blur at radius 1, nor at 2 in 8 across (7.1 and 9.1 either way, 9.4
- * uncapped), nor two terms at radius 1 (sobel 10.3, 11.2 apart). */
+ * room for (5: 96 registers; 0: no cap), as measured fastest
+ * (docs/performance.md): apart for the 2-D matrix (the 5x5 capped), the
+ * sharpen, two terms from radius 3 (not capped: capped they spill), the
+ * blur at radius 4 (capped: uncapped it takes 120 registers), at radius 3
+ * (stream_rows) and at radius 2 in 4 samples across (stream_plane_cols).
+ * Not for the blur at radius 1, nor at 2 in 8 across, nor two terms at
+ * radius 1, where walking them apart gained nothing or lost. */
 __host__ __device__ constexpr bool
 stream_peel (int r, int out, int cols)
 {
@@ -160,12 +147,11 @@ stream_small_cols (int r, int out)
   return stream_cols (r, out) < 8 ? stream_cols (r, out) : 8;
 }
 
-/* The shape for whole planes below ST_MIN_SAMPLES (cuconv-stream.cu):
- * short strips of 8 samples (4 where stream_cols says 4; 2R + 2 rows:
- * two periods of the walk), enough of them to fill the device, and the
- * edge rows' warps spread (H200, 1920x1080, radius-1 blur: 4.6 us,
- * against 8.3 in the 4K shape and 5.4 for the tiles; H100, the radius-2
- * sharpen 5.6 in 4 x 6 strips against 5.8 in 8 x 6). */
+/* The shape for whole planes below CUCONV_LARGE_PLANE_SAMPLES
+ * (cuconv-dispatch.cuh): short strips of 8 samples (4 where stream_cols
+ * says 4; 2R + 2 rows: two periods of the walk), enough of them to fill
+ * the device, and the edge rows' warps spread; on such a plane the large
+ * shape's long strips leave most of the device idle. */
 template < int RAD, int NCOMP, int OUTPUT,
     bool PEEL = stream_peel (RAD, OUTPUT, stream_small_cols (RAD, OUTPUT)) >
 using StreamSmall = StreamShape < RAD, NCOMP, OUTPUT,
@@ -217,8 +203,8 @@ stream_threads (const SepParams & p)
  * rows) finish long before the strips do.  Sh::SP: every sp-th warp from
  * the first (sp up to 4) is an edge-row warp, so that no SM holds many
  * of them: on a small plane, whose strips are short, those SMs ended
- * last (H200, 1920x1080, radius 1: 4.6 us against 5.4 with the edge
- * rows first; at 3840x2160 spreading them cost 0.3 us). */
+ * last (on a 4K plane spreading them costs a little: the large shapes
+ * keep the edge rows first). */
 template < class Sh > __device__ __forceinline__ void
 stream_role (int n_edge, int n_strip, int t, int *e, int *i)
 {
@@ -495,8 +481,8 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
 
   if (OUT == OUT_MATRIX && p.taps_nonneg) {
     /* taps >= 0 summing to at most 1 (launch_stream_matrix): no clamp,
-     * by a branch the whole launch takes alike (3840x2160, 3x3: 9.9 us
-     * against 10.3 with the clamp, H200) */
+     * by a branch the whole launch takes alike (the clamp measured
+     * slower) */
 #pragma unroll
     for (int c = 0; c < C; c++)
       b[c] = floor_bits (t0[c]);
@@ -509,9 +495,8 @@ stream_store_row (const SepParams & p, uint8_t * d, int x, const float *t0,
         /* taps of either sign: saturated to [0, maxv] */
         v = fminf (fmaxf (t0[c], 0.5f), p.maxv + 0.5f);
       } else if (OUT == OUT_TWO_TERMS || OUT == OUT_ABS_SUM) {
-        /* the combination is the shape's: no code for the other (H100,
-         * 3840x2160, us: sobel r = 3 19.6 against 20.3, laplacian 18.9
-         * against 20.2; r = 1 11.9 and 11.7 against 12.2 and 12.1) */
+        /* the combination is the shape's: no code for the other (a
+         * run-time choice between them measured slower) */
         v = fminf (two_terms_approx (OUT == OUT_ABS_SUM ?
                 CUCONV_COMBINE_ABS_SUM : CUCONV_COMBINE_MAGNITUDE, t0[c],
                 t1[c]), p.maxv) + 0.5f;
@@ -645,11 +630,9 @@ stream_period (const SepParams & p, int x, int y0, int j0,
  * (stream_period, stream_peel).  The rows are walked by pointer.
  * BY_POINTER: every row the strip reads lies in the plane and every row
  * it writes in the band (all strips but the first and last of a band): no
- * checks (H200, 3840x2160, radius-1 blur: 12% fewer instructions, 9.0 us
- * against 9.5).  Else each row is checked, and one outside the plane read
- * through the border (all strips so walked, H200, 3840x2160, us: radius-4
- * blur 14.5 against 16.4 when every row's address came from its index,
- * radius 2 10.1 against 11.6). */
+ * checks, fewer instructions.  Else each row is checked, and one outside
+ * the plane read through the border (faster, even with every strip so
+ * walked, than every row's address from its index). */
 template < class Sh, bool BY_POINTER > __device__ __forceinline__ void
 stream_strip (const SepParams & p, int x, int y0)
 {
@@ -727,11 +710,9 @@ stream_edge_tile (const SepParams & p, int x, int y0)
  * (two components from radius 2) read from the warp's tile
  * (stream_edge_tile), whose loads are words shared by the lanes.  Those
  * wider windows' gathers took more registers than the strips, and the
- * 4:2:0 frame kernels that hold them spilled (H200, 3840x2160 NV12 frame,
- * us: r = 3 18.1 -> 15.9, r = 4 17.8 -> 15.9).  Elsewhere the tiles cost
- * more than they saved (4K planes of one component, r = 1 7.1 -> 9.6, r
- * = 4 10.7 -> 10.9; the 1920x1080 NV12 frame at r = 1, chroma radius 1,
- * 5.2 -> 7.0). */
+ * 4:2:0 frame kernels that hold them spilled.  Elsewhere the tiles cost
+ * more than they saved (planes of one component, and the chroma of a
+ * frame at radius 1). */
 template < class Sh > __device__ __forceinline__ void
 stream_edge_row (const SepParams & p, int x, int y, const uint32_t * tile)
 {
@@ -791,14 +772,12 @@ stream_thread (const SepParams & p, int t)
 
   /* the strips of the band's first and last rows of strips come first:
    * they walk with border checks, more slowly, and among the last
-   * blocks they ended last (H200, 3840x2160, us: radius-4 blur 14.4 ->
-   * 12.8, sharpen 11.7 -> 10.8, sobel r = 1 12.2 -> 10.8) */
+   * blocks they ended last */
   const int k = inner > 0 && i >= 0 ? i / inner : 0;
   const int sy = border_rows_first (k, bands);
   const int x = (lo + i - k * inner) * Sh::C, y0 = p.row_begin + sy * S;
   /* a warp walks by pointer only when all its threads can: one whose
-   * threads took both walks would run one after the other (without the
-   * vote: 11.6 us, H200, 3840x2160, radius 1) */
+   * threads took both walks would run one after the other */
   const bool by_pointer = __all_sync (0xffffffffu, inner > 0 && i >= 0
       && y0 >= R && y0 + S + R <= p.height && y0 + S <= p.row_end);
 

@@ -279,7 +279,7 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
     PlanePinned pinned, const CuconvFilter * f, int *n_strips_out,
     int *strip_out, CuconvStatus * st)
 {
-  const CuconvBorder border = f->settings.border;
+  const CuconvBorder border = f->border;
   const int reach = vertical_reach (pl, f);
   const int tile_rows = separable_tile_rows ();
   DevPlane *d = &cc->planes[0][pi];

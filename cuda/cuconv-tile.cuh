@@ -391,15 +391,13 @@ border_rows_first (int k, int n)
  * grid's blocks may be launched before the grid ahead of it in the stream
  * has finished, and wait here, before their first access to memory,
  * until it has and its writes are visible.  The launch of back-to-back
- * grids overlaps the end of the one before (H100, 3840x2160, us: the
- * streamed r = 2 blur 10.5 -> 10.2, 3x3 9.9 -> 9.5; the tiles' sobel
- * r = 3 21.9 -> 21.4, blur r = 4 16.5 -> 16.2, 16-bit r = 4 20.8 ->
- * 20.5; the tensor cores' r = 8 16.8 -> 16.4).  Used by the kernels of
+ * grids overlaps the end of the one before, which saves a few percent
+ * on whole planes at small radii.  Used by the kernels of
  * whole planes and frames at small radii (streamed, tiled, tensor
  * cores); the others launch as usual.  A grid lets the next one go only
  * as it ends (no griddepcontrol.launch_dependents): released at its
  * start, the next grid's blocks filled the SMs that finished first,
- * unevenly (r = 1 blur 8.8 -> 10.3, 5x5 18.4 -> 24.4). */
+ * unevenly, and the launches were slower. */
 __device__ __forceinline__ void
 grid_dep_wait (void)
 {

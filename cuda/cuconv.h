@@ -99,8 +99,8 @@ typedef enum
 } CuconvPlanes;
 
 /* What the user asked for, in luma samples.  Zero-initialised settings
- * with kernel, border, radius and sigma set keep the meaning they had
- * before the fields below them existed. */
+ * with kernel, border, radius and sigma set are a complete request: every
+ * other field's 0 asks for nothing more. */
 typedef struct
 {
   CuconvKernel kernel;
@@ -168,7 +168,13 @@ typedef enum
  * plane). */
 typedef struct
 {
-  CuconvSettings settings;
+  CuconvBorder border;          /* how every term reads past the plane */
+  /* term 0 is the box: a blur whose taps in each direction are all
+   * 1 / (2r + 1), which running sums compute exactly */
+  int box;
+  /* CUCONV_COMBINE_BILATERAL: the range sigma in 8-bit levels
+   * (CuconvSettings.sigma_range) */
+  double sigma_range;
   int n_terms;                  /* 0 (matrix), 1 or 2 */
   CuconvCombine combine;
   float amount;                 /* CUCONV_COMBINE_SHARPEN */
@@ -179,8 +185,8 @@ typedef struct
   CuconvMatrix m;
 } CuconvFilter;
 
-/* What happens to one component of a plane.  Zero is FILTER, so planes
- * set up before this existed filter every component. */
+/* What happens to one component of a plane.  Zero is FILTER, so a
+ * zero-initialised op[] filters every component. */
 typedef enum
 {
   CUCONV_COMP_FILTER = 0,          /* the filter's output */
@@ -373,9 +379,9 @@ int cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
 int cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
     int row_begin, int row_end);
 
-/* The range sigma, in samples of depth bits, of settings s:
- * sigma_range * 2^(depth - 8), at least CUCONV_MIN_SIGMA unless 0. */
-double cuconv_bilateral_sigma_range (const CuconvSettings * s, int depth);
+/* The range sigma, in samples of depth bits, of the bilateral f:
+ * f->sigma_range * 2^(depth - 8), at least CUCONV_MIN_SIGMA unless 0. */
+double cuconv_bilateral_sigma_range (const CuconvFilter * f, int depth);
 
 /* wr[d] = (float) exp (-d^2 / (2 sigma_r^2)) in double, for d = 0..n - 1;
  * sigma_r 0 gives wr[0] = 1 and 0 elsewhere. */

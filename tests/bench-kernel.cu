@@ -71,6 +71,7 @@
 
 #include "cuconv.h"
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
 
 #define EXIT_SKIP 77
 
@@ -867,8 +868,8 @@ launch_npp (void *ctx, int i, cudaStream_t stream)
        * window (nStepBetweenSrcPixels 1) */
       st = nppiFilterBilateralGaussBorder_8u_C1R_Ctx (b->src + off,
           (Npp32s) b->pitch, size, origin, b->dst + off, (Npp32s) b->pitch,
-          size, r, 1, (Npp32f) (b->filter.settings.sigma_range *
-              b->filter.settings.sigma_range),
+          size, r, 1, (Npp32f) (b->filter.sigma_range *
+              b->filter.sigma_range),
           (Npp32f) (b->filter.x[0].sigma * b->filter.x[0].sigma),
           NPP_BORDER_REPLICATE, b->npp);
       break;

@@ -73,6 +73,7 @@
 
 #include "cuconv.h"
 #include "cuconv-cuda.h"
+#include "cuconv-paths.h"
 
 #define EXIT_SKIP 77
 /* Bytes around every plane that the kernel must leave as they are. */
