@@ -33,20 +33,25 @@ mma_pays (const SepParams & p)
       && min (p.rx, p.ry) >= CUCONV_MMA_MIN_RADIUS && mma_takes (p);
 }
 
-/* Whether the streaming kernel beats the tiles on p: any large whole
- * plane, or a smaller whole plane of one component up to
- * CUCONV_STREAM_SMALL_MAX_RADIUS (two terms:
- * CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS).  Whether it takes p,
- * launch_stream says. */
+/* Whether the streaming kernel beats the tiles on p, a plane launched on
+ * its own: any large whole plane, or a smaller whole plane of one
+ * component up to CUCONV_STREAM_SMALL_PLANE_MAX_RADIUS (the unsharp mask
+ * at every radius).  Whether it takes p, launch_stream says. */
 static bool
 stream_pays (const SepParams & p)
 {
-  const bool two = p.combine == CUCONV_COMBINE_MAGNITUDE
-      || p.combine == CUCONV_COMBINE_ABS_SUM;
-
   return stream_fills (p) || (stream_small (p) && p.nc == 1
-      && p.ry <= (two ? CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS
-          : CUCONV_STREAM_SMALL_MAX_RADIUS));
+      && (p.ry <= CUCONV_STREAM_SMALL_PLANE_MAX_RADIUS
+          || p.combine == CUCONV_COMBINE_SHARPEN));
+}
+
+/* The same for a 4:2:0 frame in one launch, on its luma plane l: a large
+ * one, or a smaller one up to CUCONV_STREAM_SMALL_FRAME_MAX_RADIUS. */
+static bool
+frame_stream_pays (const SepParams & l)
+{
+  return stream_fills (l) || (stream_small (l)
+      && l.rx <= CUCONV_STREAM_SMALL_FRAME_MAX_RADIUS);
 }
 
 /* Whether the 3x3 matrix's large tiles (matrix_u8) beat its tiled kernel
@@ -82,8 +87,8 @@ launch_tuned (const SepParams & p, bool box, cudaStream_t stream)
 
 /* A 4:2:0 frame in one launch (cuconv-frame420.cu): declined where the
  * tensor cores take the luma plane (its planes then launch one by one),
- * else through the streaming kernel where it beats the tiles on the luma
- * plane (stream_pays; any frame it takes on CUCONV_PATH_STREAM), else the
+ * else through the streaming kernel where it beats the tiles
+ * (frame_stream_pays; any frame it takes on CUCONV_PATH_STREAM), else the
  * tiles.  cudaErrorNotSupported for a frame the one launch does not
  * take. */
 static cudaError_t
@@ -96,7 +101,7 @@ launch_frame (const FrameParams & fp, CuconvPath path, cudaStream_t stream)
   if (!frame420_takes (fp))
     return cudaErrorNotSupported;
   if (path == CUCONV_PATH_STREAM || (path == CUCONV_PATH_AUTO
-          && stream_pays (l))) {
+          && frame_stream_pays (l))) {
     const cudaError_t e = launch_frame420_stream (fp, stream);
 
     if (e != cudaErrorNotSupported)

@@ -22,13 +22,15 @@
  * the launch's fixed costs. */
 #define CUCONV_MMA_MIN_RADIUS 5
 
-/* On a whole plane smaller than CUCONV_LARGE_PLANE_SAMPLES, the streaming
- * kernel beats the tiles for one component up to this radius with one
- * term (a blur, the unsharp mask), and up to
- * CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS with two (sobel, laplacian).
- * A large plane streams at every radius the kernel takes. */
-#define CUCONV_STREAM_SMALL_MAX_RADIUS 2
-#define CUCONV_STREAM_SMALL_MAX_RADIUS_TWO_TERMS 1
+/* On a whole plane smaller than CUCONV_LARGE_PLANE_SAMPLES, launched on
+ * its own, the streaming kernel beats the tiles for one component up to
+ * this radius, and for the unsharp mask at every radius it takes; the
+ * radius-2 blur is faster in the tiles.  A 4:2:0 frame in one launch
+ * streams its smaller planes up to CUCONV_STREAM_SMALL_FRAME_MAX_RADIUS
+ * (luma), whatever the filter: the launch the frame saves outweighs the
+ * difference.  A large plane streams at every radius the kernel takes. */
+#define CUCONV_STREAM_SMALL_PLANE_MAX_RADIUS 1
+#define CUCONV_STREAM_SMALL_FRAME_MAX_RADIUS 2
 
 /* From this plane radius the box runs as running sums; below it the tap
  * kernel, fed the box's equal taps, is faster. */
