@@ -332,8 +332,9 @@ run_load () {
   run_latency
 }
 
-# nvcc straight from the sources: the engine (every cuda/*.cu and cuda/*.c)
-# and the benchmark, with NPP when the toolkit has it; objects compiled in
+# nvcc straight from the sources: the engine's kernels and what they use
+# (every .cu and .c of cuda/'s folders but engine/, the stream of frames
+# over GLib's threads) and the benchmark, with NPP when the toolkit has it; objects compiled in
 # parallel.  Its output goes to the caller's log.
 build_bench_kernel () {
   local sm=${SM:-} obj=$OUT/obj pids=() f o rc=0 nvcc=nvcc
@@ -353,12 +354,13 @@ build_bench_kernel () {
   fi
   rm -rf "$obj"
   mkdir -p "$obj"
-  for f in cuda/*.cu cuda/*.c tests/bench-kernel.cu; do
-    [ "$f" = cuda/cuconv-nocuda.c ] && continue   # the CPU-only build's
-
+  for f in cuda/{filter,cpu,kernels,pipelines}/*.{cu,c} \
+      tests/bench-kernel.cu; do
+    [ -f "$f" ] || continue
     o=$obj/$(basename "$f").o
     "$nvcc" -O3 -std=c++17 -gencode "arch=compute_$sm,code=sm_$sm" \
-      "${npp_def[@]}" -Icuda -I"$CUDA_HOME/include" -c "$f" -o "$o" &
+      "${npp_def[@]}" -Icuda/api -Icuda/filter -Icuda/cpu -Icuda/kernels \
+      -Icuda/pipelines -I"$CUDA_HOME/include" -c "$f" -o "$o" &
     pids+=($!)
   done
   for f in "${pids[@]}"; do

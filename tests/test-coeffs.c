@@ -1,6 +1,6 @@
-/* gst-cudaconvolve: the coefficients (cuda/cuconv-coeffs.c), the border
- * index helpers (cuda/cuconv-border.h) and the recursive gaussian's
- * sections and tables (cuda/cuconv-recursive-coeffs.c), against the rules
+/* gst-cudaconvolve: the coefficients (cuda/filter/cuconv-coeffs.c), the border
+ * index helpers (cuda/api/cuconv-border.h) and the recursive gaussian's
+ * sections and tables (cuda/filter/cuconv-recursive-coeffs.c), against the rules
  * written in docs/semantics.md and docs/design.md.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the CPU engine (cuda/cuconv-cpu.c) against the CPU
+/* gst-cudaconvolve: the CPU engine (cuda/cpu/cuconv-cpu.c) against the CPU
  * reference, within ±1 per sample: every kernel type, border, depth and
  * packing, components filtered, copied or filled, odd sizes, radii up to
  * 64 and past the plane (the box to the largest), one band and several.

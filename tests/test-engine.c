@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the engine of a stream of frames (cuda/cuconv-engine.h)
+/* gst-cudaconvolve: the engine of a stream of frames (cuda/api/cuconv-engine.h)
  * on the CPU, against the definitions it composes: the reference with
  * its regions (within ±1 where it filters, exact where the input stays),
  * the temporal denoise row by row (exact) and when its state starts

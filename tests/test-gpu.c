@@ -2145,7 +2145,7 @@ done:
 
 /* ---------------------------------------------------------------------- */
 /* The untruncated gaussian (radius 0 and sigma above 21.33: the recursive
- * path, cuda/cuconv-recursive.cu) against the reference, through run_size:
+ * path, cuda/kernels/cuconv-recursive.cu) against the reference, through run_size:
  * sigma 21.4 to 256, a direction without a sigma beside one with, two
  * sigmas, sharpen (amount 0.7 and 3); every border; 8-, 10-, 12- and
  * 16-bit formats of 1, 2 and 4 components (RGBA with copied and filled

@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the CPU reference (cuda/cuconv-reference.c) against an
+/* gst-cudaconvolve: the CPU reference (cuda/cpu/cuconv-reference.c) against an
  * independent naive 2-D convolution written here in double precision, with
  * its own taps and its own border rules, straight from docs/semantics.md.
  *

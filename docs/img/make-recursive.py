@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Draws docs/img/recursive-carries.png: how the recursive gaussian
-(cuda/cuconv-recursive.cu) cuts a line into bands and segments and where
+(cuda/kernels/cuconv-recursive.cu) cuts a line into bands and segments and where
 the states between them come from, and how a plane's two directions read
 and write (the intermediate stored transposed).
 
     python3 docs/img/make-recursive.py     # writes docs/img/recursive-carries.png
 
 Needs Pillow (pip install pillow, or apt-get install python3-pil).  Keep
-SEG, NSEG and LINES in step with cuda/cuconv-recursive.cu.
+SEG, NSEG and LINES in step with cuda/kernels/cuconv-recursive.cu.
 """
 import os
 

@@ -4,8 +4,8 @@
 1920x1080 frame's luma plane and its 4:2:0 chroma planes (I420/YV12 U or V,
 NV12/NV21 UV), at luma radius 4 and 16.
 
-The classification is is_interior () from cuda/cuconv-tile.cuh, applied to
-the launch geometry of cuconv_strips_process () in cuda/cuconv-strips.cu
+The classification is is_interior () from cuda/kernels/cuconv-tile.cuh, applied to
+the launch geometry of cuconv_strips_process () in cuda/pipelines/cuconv-strips.cu
 (strips of whole tiles), with a 16-byte aligned source and a 4-byte
 aligned destination, as cudaMallocPitch gives.
 
@@ -14,14 +14,15 @@ aligned destination, as cudaMallocPitch gives.
     python3 docs/img/make-tiles.py --limits   # tile rows by opt-in smem
 
 Needs Pillow to draw (pip install pillow).  Keep the constants and the
-shared memory formulas in step with cuda/cuconv-tile.cuh,
-cuda/cuconv-separable.cu, cuda/cuconv-box.cu and cuda/cuconv-strips.cu.
+shared memory formulas in step with cuda/kernels/cuconv-tile.cuh,
+cuda/kernels/cuconv-separable.cu, cuda/kernels/cuconv-box.cu and cuda/pipelines/cuconv-strips.cu.
 """
 import math
 import os
 import sys
 
-# cuda/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-engine.cuh, cuconv-strips.cu
+# cuda/kernels/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-kernels.cuh,
+# cuda/pipelines/cuconv-strips.cu
 TILE_W = 128
 THREADS = 256
 ROW_GROUPS = THREADS // (TILE_W // 4)             # 8

@@ -13,7 +13,7 @@
 
 /* h(x) = sum_i exp (-l_i x) (a_i cos (w_i x) + b_i sin (w_i x)), x >= 0 in
  * units of sigma, least-squares fits to exp (-x^2 / 2) on [0, 14]
- * (cuda/recursive-fit.py; 2 sections from Deriche's 1993 constants).  L1
+ * (cuda/filter/recursive-fit.py; 2 sections from Deriche's 1993 constants).  L1
  * distance of the discrete kernels the GPU applies (the poles rounded to
  * float, the weights refitted to them from sigma 8 up: fit_sections) to
  * the sampled gaussian, both normalised; tests/test-coeffs.c checks it:

@@ -7,7 +7,7 @@
 #ifndef __CUCONV_TERMS_CUH__
 #define __CUCONV_TERMS_CUH__
 
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 
 namespace cuconv {
 

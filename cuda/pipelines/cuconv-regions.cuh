@@ -14,7 +14,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 
 namespace cuconv {
 

@@ -4,8 +4,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#ifndef __CUCONV_ENGINE_CUH__
-#define __CUCONV_ENGINE_CUH__
+#ifndef __CUCONV_KERNELS_CUH__
+#define __CUCONV_KERNELS_CUH__
 
 #include <string.h>
 
@@ -363,4 +363,4 @@ int fail (CuconvStatus * st, const char *what, cudaError_t e);
 
 }                               /* namespace cuconv */
 
-#endif /* __CUCONV_ENGINE_CUH__ */
+#endif /* __CUCONV_KERNELS_CUH__ */

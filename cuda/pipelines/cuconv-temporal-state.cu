@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-cuda.h"
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 
 using namespace cuconv;
 

@@ -15,7 +15,7 @@
 #include <atomic>
 #include <utility>
 
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 #include "cuconv-border.h"
 
 namespace cuconv {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the sections of the recursive gaussian (cuda/cuconv-recursive-coeffs.c,
+"""Fits the sections of the recursive gaussian (cuda/filter/cuconv-recursive-coeffs.c,
 docs/design.md, "The recursive gaussian") and prints their error table.
 
 The kernel of n sections, for x >= 0 in units of sigma and mirrored for
@@ -14,8 +14,8 @@ section (random starts with --search, else the rounded published ones).
 The error is the L1 distance of the discrete kernels, both normalised
 over all integers: h(|k| / sigma) against exp(-k^2 / (2 sigma^2)).
 
-    python3 cuda/recursive-fit.py            # constants and the table
-    python3 cuda/recursive-fit.py --search   # multi-start search (minutes)
+    python3 cuda/filter/recursive-fit.py            # constants and the table
+    python3 cuda/filter/recursive-fit.py --search   # multi-start search (minutes)
 """
 import sys
 

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 
 /* A plane is cut into at most this many strips, each a multiple of the
  * tile height, so strip k+1 uploads while strip k is filtered and strip

@@ -9,7 +9,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 #include "cuconv-tile.cuh"
 
 namespace cuconv {

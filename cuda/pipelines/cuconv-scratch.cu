@@ -6,7 +6,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "cuconv-engine.cuh"
+#include "cuconv-kernels.cuh"
 
 namespace cuconv {
 

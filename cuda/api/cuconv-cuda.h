@@ -88,7 +88,7 @@ int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
 int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st);
 
-/* Regions of frames in device memory (cuda/cuconv-regions.cu).  INSIDE:
+/* Regions of frames in device memory (cuda/pipelines/cuconv-regions.cu).  INSIDE:
  * the source is copied to dst, then one launch filters the rectangles in
  * place, tile by tile, each reading its reach from the source through the
  * border mode: past that copy the cost follows the regions' area, not the
