@@ -12,7 +12,7 @@
  * element proposes): frames already on the GPU, as after nvh264dec, with
  * no PCIe transfer at all.  Those rows are set beside the kernel alone
  * (the engine on the same frame as the element calls it,
- * cuconv_region_filter_device (), CUDA events, median), so the element's
+ * cuconv_device_frames_filter (), CUDA events, median), so the element's
  * own per-frame overhead shows, with the host's time a call and the
  * pipeline without the element
  * (appsrc ! identity ! fakesink); at 4K also through the
@@ -66,7 +66,7 @@ static gint n_frames_arg, n_runs_arg;
 /* What cudaconvolve computes in a row: its properties, and the same as
  * settings for the kernel alone; with n_rects > 0, region=roi with that
  * many seeded rectangles (the kernel alone then goes through
- * cuconv_region_filter_device ()). */
+ * cuconv_device_frames_filter ()). */
 typedef struct
 {
   const gchar *props;
@@ -275,12 +275,12 @@ seeded_rects (CuconvRect * r, gint n, gint lo, gint hi, gint w, gint h)
 
 /* One call of the engine as the element makes it. */
 static void
-filter_call (CuconvRegionFilter * rf, const CuconvPlane * planes, guint n,
+filter_call (CuconvDeviceFrames * rf, const CuconvPlane * planes, guint n,
     const CuconvFilter * f, const CuconvRegions * reg)
 {
   CuconvStatus st;
 
-  if (cuconv_region_filter_device (rf, planes, n, f, reg, NULL, &st) != 0) {
+  if (cuconv_device_frames_filter (rf, planes, n, f, reg, NULL, &st) != 0) {
     g_printerr ("bench-element: the engine failed: %s\n", st.message);
     exit (1);
   }
@@ -288,7 +288,7 @@ filter_call (CuconvRegionFilter * rf, const CuconvPlane * planes, guint n,
 
 /* Median microseconds of the engine on one frame of info through filter,
  * frames in cudaMalloc memory, as the element calls it
- * (cuconv_region_filter_device ()); and in *host_us the host's time a
+ * (cuconv_device_frames_filter ()); and in *host_us the host's time a
  * call, median of HOST_REPS calls each made with the GPU idle (the
  * dispatch and the launches, never a wait for the GPU). */
 static double
@@ -301,7 +301,7 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
   CuconvPlane planes[KERNEL_FRAMES][GST_VIDEO_MAX_PLANES];
   CuconvRegions reg = { CUCONV_REGION_FRAME, NULL, 0 };
   CuconvRect *rects = NULL;
-  CuconvRegionFilter *rf;
+  CuconvDeviceFrames *rf;
   CuconvStatus st;
   guint8 *src[KERNEL_FRAMES], *dst[KERNEL_FRAMES];
   double t[KERNEL_REPS], h[HOST_REPS], t0;
@@ -324,7 +324,7 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
     reg.rects = rects;
     reg.n_rects = filter->n_rects;
   }
-  if (!(rf = cuconv_region_filter_new (&st))) {
+  if (!(rf = cuconv_device_frames_new (&st))) {
     g_printerr ("bench-element: %s\n", st.message);
     exit (1);
   }
@@ -371,7 +371,7 @@ kernel_alone_us (const GstVideoInfo * info, const Filter * filter,
   CHECK (cudaDeviceSynchronize ());
   CHECK (cudaEventDestroy (e0));
   CHECK (cudaEventDestroy (e1));
-  cuconv_region_filter_free (rf);
+  cuconv_device_frames_free (rf);
   for (i = 0; i < KERNEL_FRAMES; i++) {
     CHECK (cudaFree (src[i]));
     CHECK (cudaFree (dst[i]));
@@ -840,7 +840,7 @@ main (int argc, char **argv)
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
       "! cudaconvolve backend=cuda FILTER ! fakesink sync=false. Kernel "
       "alone: the engine on the same frame in cudaMalloc "
-      "memory as the element calls it (cuconv_region_filter_device ()), "
+      "memory as the element calls it (cuconv_device_frames_filter ()), "
       "median of %d, CUDA events recorded before the call and "
       "after it (the host's dispatch and the launch latency included); "
       "host us a call: the host's time in the call (the dispatch and "

@@ -682,7 +682,7 @@ typedef struct
   int w, h, n, whole, err;
   uint8_t *src, *dst;
   CuconvFilter filter;
-  CuconvRegionFilter *rf;
+  CuconvDeviceFrames *rf;
   CuconvRegions reg;
 } RegionBench;
 
@@ -697,7 +697,7 @@ launch_regions (void *ctx, int i, cudaStream_t stream)
   /* I420 */
   frame_planes (p, frame_formats[0], b->w, b->h, b->src, b->dst, i % b->n);
   err = b->whole ? cuconv_filter_device (p, 3, &b->filter, stream, &st) :
-      cuconv_region_filter_device (b->rf, p, 3, &b->filter, &b->reg, stream,
+      cuconv_device_frames_filter (b->rf, p, 3, &b->filter, &b->reg, stream,
       &st);
   if (err != 0) {
     b->err = err;
@@ -758,7 +758,7 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
   printf ("\n### regions of I420 frames in device memory\n\n");
   printf ("- region=roi (CUCONV_REGION_INSIDE): 1, 8 and 64 rectangles of "
       "64x64 to 256x256, and 1024 of 8x8 to 48x48, at seeded random places; "
-      "cuconv_region_filter_device () "
+      "cuconv_device_frames_filter () "
       "against the whole frame through cuconv_filter_device () in the same "
       "run; border clamp, tight strides, plain launches (no CUDA graph), "
       "median of %d batches\n\n", reps);
@@ -773,7 +773,7 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
     b.w = sizes[z][0];
     b.h = sizes[z][1];
     b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
-    b.rf = cuconv_region_filter_new (&st);
+    b.rf = cuconv_device_frames_new (&st);
     if (!b.rf) {
       printf ("bench-kernel: %s\n", st.message);
       return 1;
@@ -822,7 +822,7 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
       }
     }
     CHECK (cudaStreamSynchronize (stream));
-    cuconv_region_filter_free (b.rf);
+    cuconv_device_frames_free (b.rf);
     CHECK (cudaFree (b.src));
     CHECK (cudaFree (b.dst));
   }

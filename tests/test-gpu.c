@@ -27,7 +27,7 @@
  * and through the strips: a kernel's shared memory limit belongs to a
  * context.
  *
- * Then the regions (cuconv_region_filter_device against
+ * Then the regions (cuconv_device_frames_filter against
  * cuconv_reference_frame_regions): every kernel type and border, INSIDE
  * and OUTSIDE, 8- and 16-bit planar, semi-planar and packed formats,
  * rectangles at every edge, overlapping, 1x1, the whole frame, none, a
@@ -1265,7 +1265,7 @@ out_layouts:
 }
 
 /* ---------------------------------------------------------------------- */
-/* Regions: cuconv_region_filter_device () against
+/* Regions: cuconv_device_frames_filter () against
  * cuconv_reference_frame_regions () (the whole-frame reference, then the
  * input put back where it stays): +-1 LSB inside the regions on filtered
  * components, exact everywhere else; nothing written outside the planes;
@@ -1526,7 +1526,7 @@ check_regions (const Layout * l, const Format * fmt, const KeyPlane * kp,
 /* One format at one size: every setting, border, set and mode.  Returns
  * -1 on a CUDA error. */
 static int
-regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
+regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
     int padded, RegionStats * rs, cudaStream_t stream)
 {
   const Format *fmt = &formats[fi];
@@ -1641,7 +1641,7 @@ regions_format (CuconvRegionFilter * rf, int fi, int w, int h, int big,
           rs->cases++;
           err = cudaMemsetAsync (l.d_dst, POISON_A, l.dst_size, stream);
           if (err == 0)
-            err = cuconv_region_filter_device (rf, gpu, fmt->n_planes, &f,
+            err = cuconv_device_frames_filter (rf, gpu, fmt->n_planes, &f,
                 &reg, stream, &cst);
           if (err == 0)
             err = cudaMemcpyAsync (out, l.d_dst, l.dst_size,
@@ -1708,17 +1708,17 @@ run_regions (cudaStream_t stream)
       sizeof (region_quick_formats[0])) : N_REGION_FORMATS;
   RegionStats rs;
   CuconvStatus st;
-  CuconvRegionFilter *rf;
+  CuconvDeviceFrames *rf;
   double t0 = now_s ();
   int si, i, ret = 0;
 
   memset (&rs, 0, sizeof (rs));
-  rf = cuconv_region_filter_new (&st);
+  rf = cuconv_device_frames_new (&st);
   if (!rf) {
     printf ("  ERROR: %s\n", st.message);
     return -1;
   }
-  printf ("regions: cuconv_region_filter_device against "
+  printf ("regions: cuconv_device_frames_filter against "
       "cuconv_reference_frame_regions: +-1 LSB inside on filtered "
       "components, exact elsewhere\n");
   for (si = 0; si < (int) (sizeof (region_sizes) / sizeof (region_sizes[0]))
@@ -1739,7 +1739,7 @@ run_regions (cudaStream_t stream)
           rs.failed == before ? "ok" : "FAIL");
     }
   }
-  cuconv_region_filter_free (rf);
+  cuconv_device_frames_free (rf);
   printf ("regions: %" PRIu64 " cases, %" PRIu64 " failed; %" PRIu64
       " samples inside, %" PRIu64 " outside, %" PRIu64 " off by 1; %.1f s\n",
       rs.cases, rs.failed, rs.inside, rs.outside, rs.off_by_one,
@@ -2008,7 +2008,7 @@ gray_plane (CuconvPlane * p, const void *src, void *dst, int w, int h,
 
 /* Filters src (w x h samples of depth bits, tight) into dst with f in the
  * current context: through cuconv_filter_device on device copies, or
- * (strips) through a CuconvStrips from host memory.  0 on success. */
+ * (strips) through a CuconvHostFrames from host memory.  0 on success. */
 static int
 filter_in_context (const void *src, void *dst, int w, int h, int depth,
     const CuconvFilter * f, int strips)
@@ -2021,7 +2021,7 @@ filter_in_context (const void *src, void *dst, int w, int h, int depth,
 
   gray_plane (&p, NULL, NULL, w, h, depth);
   if (strips) {
-    CuconvStrips *s = cuconv_strips_new (&st);
+    CuconvHostFrames *s = cuconv_host_frames_new (&st);
 
     if (!s) {
       printf ("  %s\n", st.message);
@@ -2029,10 +2029,10 @@ filter_in_context (const void *src, void *dst, int w, int h, int depth,
     }
     p.src = src;
     p.dst = dst;
-    r = cuconv_strips_process (s, &p, 1, f, &st);
+    r = cuconv_host_frames_strips (s, &p, 1, f, &st);
     if (r != 0)
       printf ("  %s\n", st.message);
-    cuconv_strips_free (s);
+    cuconv_host_frames_free (s);
     return r;
   }
   if (cudaMalloc ((void **) &d_src, bytes) == cudaSuccess

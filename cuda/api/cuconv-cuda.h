@@ -34,31 +34,33 @@ int cuconv_device_count (void);
 
 /* Frames whose planes are in host memory, uploaded, filtered and
  * downloaded on three streams of the current context: in strips and
- * synchronously (cuconv_strips_process), or for page-locked frames whole
- * and asynchronously (cuconv_strips_enqueue).  Device and pinned staging
- * buffers are allocated on the first frame that needs them, kept across
- * calls and reallocated only when the frame's geometry changes. */
-typedef struct _CuconvStrips CuconvStrips;
+ * synchronously (cuconv_host_frames_strips), or for page-locked frames
+ * whole and asynchronously (cuconv_host_frames_enqueue).  Device and
+ * pinned staging buffers are allocated on the first frame that needs
+ * them, kept across calls and reallocated only when the frame's geometry
+ * changes. */
+typedef struct _CuconvHostFrames CuconvHostFrames;
 
 /* Creates the streams and events in the current context.  NULL with st
  * filled on failure. */
-CuconvStrips *cuconv_strips_new (CuconvStatus * st);
+CuconvHostFrames *cuconv_host_frames_new (CuconvStatus * st);
 
-/* Frees everything; call in the context cuconv_strips_new ran in. */
-void cuconv_strips_free (CuconvStrips * s);
+/* Frees everything; call in the context cuconv_host_frames_new ran in. */
+void cuconv_host_frames_free (CuconvHostFrames * s);
 
 /* Filters a frame synchronously: when it returns 0 every dst plane holds
  * the result.  Page-locked host memory (the element's pinned pool) is
  * uploaded straight from where it lies.  Returns non-zero with st filled
  * on any CUDA error; dst is then undefined and must not be pushed.  Waits
- * first for frames still enqueued by cuconv_strips_enqueue (). */
-int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, CuconvStatus * st);
+ * first for frames still enqueued by cuconv_host_frames_enqueue (). */
+int cuconv_host_frames_strips (CuconvHostFrames * s,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    CuconvStatus * st);
 
 /* Enqueues a whole frame whose src and dst planes are page-locked host
  * memory of the current context: each plane uploaded in one copy,
  * filtered as cuconv_filter_device () does (with regions that filter less
- * than the whole frame: as cuconv_region_filter_device () does with rf)
+ * than the whole frame: as cuconv_device_frames_filter () does with df)
  * and downloaded in one copy, the first plane (luma) ahead of the others
  * when the whole frame is filtered, so that its download overlaps their
  * filtering; stream (a cudaStream_t of the context) is made to wait for
@@ -70,25 +72,28 @@ int cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
  * frame's upload overlaps the previous one's download.  Pageable planes
  * give the same result, with copies that do not overlap.  Returns 0, or
  * non-zero with st filled, all that was enqueued then finished. */
-typedef struct _CuconvRegionFilter CuconvRegionFilter;
-int cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
-    const CuconvRegions * regions, void *stream, CuconvStatus * st);
+typedef struct _CuconvDeviceFrames CuconvDeviceFrames;
+int cuconv_host_frames_enqueue (CuconvHostFrames * s,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    CuconvDeviceFrames * df, const CuconvRegions * regions, void *stream,
+    CuconvStatus * st);
 
 /* Filters planes whose src and dst are device pointers of the current
  * context, asynchronously on stream (a cudaStream_t of that context).
  * The kernels alone, for the conformance suite and the benchmark: the
  * wide paths' intermediates are allocated for the call (stream-ordered);
- * a stream of frames goes through an engine that keeps them
- * (cuconv_region_filter_device, the strips).  Each plane's src must be readable for height * src_stride
- * bytes, and up to the next multiple of 16 past the last row's samples
+ * a stream of frames goes through the pipelines that keep them
+ * (CuconvDeviceFrames, CuconvHostFrames).  Each plane's src must be
+ * readable for height * src_stride bytes, and up to the next multiple of
+ * 16 past the last row's samples
  * when src and its stride are 16-byte aligned (as cudaMalloc and
  * cudaMallocPitch give).  Returns 0, or non-zero with st (when not NULL)
  * filled. */
 int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *stream, CuconvStatus * st);
 
-/* Regions of frames in device memory (cuda/pipelines/cuconv-regions.cu).  INSIDE:
+/* Frames in device memory, whole or by regions
+ * (pipelines/cuconv-device-frames.cu).  INSIDE:
  * the source is copied to dst, then one launch filters the rectangles in
  * place, tile by tile, each reading its reach from the source through the
  * border mode: past that copy the cost follows the regions' area, not the
@@ -98,15 +103,15 @@ int cuconv_filter_device (const CuconvPlane * planes, int n_planes,
  * the source back inside the rectangles.  The work lists and the scratch
  * (the wide paths' intermediates too) are kept across frames in the
  * current context and only grow: the engine of a stream of frames. */
-CuconvRegionFilter *cuconv_region_filter_new (CuconvStatus * st);
-void cuconv_region_filter_free (CuconvRegionFilter * rf);
+CuconvDeviceFrames *cuconv_device_frames_new (CuconvStatus * st);
+void cuconv_device_frames_free (CuconvDeviceFrames * df);
 
 /* Filters planes (device pointers of the current context) as regions
  * says, asynchronously on stream: dst holds the source where the input
  * stays and the filter's output elsewhere (CUCONV_REGION_FRAME, or
- * regions NULL: cuconv_filter_device with rf's scratch).  Returns 0, or
+ * regions NULL: cuconv_filter_device with df's scratch).  Returns 0, or
  * non-zero with st filled. */
-int cuconv_region_filter_device (CuconvRegionFilter * rf,
+int cuconv_device_frames_filter (CuconvDeviceFrames * df,
     const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st);
 
@@ -137,8 +142,8 @@ void cuconv_temporal_state_free (CuconvTemporalState * ts);
 /* One frame: each plane's src denoised into the state with table k
  * (cuconv_temporal_device; first: the input becomes the state, as it
  * does on the first frame, after a failure and when the geometry
- * changed), then the state filtered into dst by rf with f and regions
- * (cuconv_region_filter_device), or, f NULL, copied to dst.  src and dst
+ * changed), then the state filtered into dst by df with f and regions
+ * (cuconv_device_frames_filter), or, f NULL, copied to dst.  src and dst
  * are device memory of the context, or with on_host host memory (the
  * input uploaded, the output downloaded through device buffers of ts).
  * Enqueued on stream (a cudaStream_t of the context): src must stay
@@ -146,7 +151,7 @@ void cuconv_temporal_state_free (CuconvTemporalState * ts);
  * NULL: on a stream of ts, and done when the call returns.  Returns 0, or
  * non-zero with st filled, all that was enqueued then finished. */
 int cuconv_temporal_state_filter (CuconvTemporalState * ts,
-    CuconvRegionFilter * rf, const CuconvPlane * planes, int n_planes,
+    CuconvDeviceFrames * df, const CuconvPlane * planes, int n_planes,
     int on_host, const uint8_t * k, int first, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st);
 

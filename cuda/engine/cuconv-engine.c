@@ -4,11 +4,11 @@
  * the host state in bands of rows, then the CPU engine in bands where it
  * takes the filter (else the reference), then the source put back where
  * the regions leave it.  On the GPU: with the temporal denoise, the
- * device state (cuconv_temporal_state_filter), which runs the region
- * filter after it; without, the strips for host memory (the whole frame,
- * then the source put back on the CPU), the strips' enqueued frame for
- * page-locked memory and the region filter for device memory, both with
- * the regions on the GPU.
+ * device state (cuconv_temporal_state_filter), which runs the device
+ * frames' filter after it; without, for host memory the strip pipeline
+ * (the whole frame, then the source put back on the CPU), for page-locked
+ * memory the whole frame enqueued and for device memory the device
+ * frames' filter, both with the regions on the GPU.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -50,8 +50,8 @@ struct _CuconvEngine
 
   /* the GPU, in the caller's context; the temporal state made on the
    * first frame that needs it */
-  CuconvStrips *strips;
-  CuconvRegionFilter *region_filter;
+  CuconvHostFrames *host_frames;
+  CuconvDeviceFrames *device_frames;
   CuconvTemporalState *temporal;
 };
 
@@ -83,10 +83,10 @@ cuconv_engine_free (CuconvEngine * e)
 int
 cuconv_engine_open_gpu (CuconvEngine * e, CuconvStatus * st)
 {
-  e->strips = cuconv_strips_new (st);
-  if (e->strips)
-    e->region_filter = cuconv_region_filter_new (st);
-  if (!e->region_filter) {
+  e->host_frames = cuconv_host_frames_new (st);
+  if (e->host_frames)
+    e->device_frames = cuconv_device_frames_new (st);
+  if (!e->device_frames) {
     cuconv_engine_close_gpu (e);
     return st->code ? st->code : -1;
   }
@@ -96,8 +96,8 @@ cuconv_engine_open_gpu (CuconvEngine * e, CuconvStatus * st)
 void
 cuconv_engine_close_gpu (CuconvEngine * e)
 {
-  g_clear_pointer (&e->strips, cuconv_strips_free);
-  g_clear_pointer (&e->region_filter, cuconv_region_filter_free);
+  g_clear_pointer (&e->host_frames, cuconv_host_frames_free);
+  g_clear_pointer (&e->device_frames, cuconv_device_frames_free);
   /* waits for the frames that still use it */
   g_clear_pointer (&e->temporal, cuconv_temporal_state_free);
 }
@@ -291,12 +291,12 @@ filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
   /* host memory: synchronously, on a stream of the engine's */
   void *stream = fr->memory == CUCONV_MEMORY_HOST ? NULL : fr->stream;
 
-  if (!e->strips)
+  if (!e->host_frames)
     return fail (st, -1, "the engine's GPU side is not open");
   if (fr->temporal) {
     if (!e->temporal && !(e->temporal = cuconv_temporal_state_new (st)))
       return st->code ? st->code : -1;
-    return cuconv_temporal_state_filter (e->temporal, e->region_filter,
+    return cuconv_temporal_state_filter (e->temporal, e->device_frames,
         fr->planes, fr->n_planes, on_host, fr->temporal, restart,
         fr->filter, fr->regions, stream, st);
   }
@@ -309,16 +309,17 @@ filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
         copy_planes (fr->planes, fr->n_planes);
         return 0;
       }
-      if (cuconv_strips_process (e->strips, fr->planes, fr->n_planes,
-              fr->filter, st) != 0)
+      if (cuconv_host_frames_strips (e->host_frames, fr->planes,
+              fr->n_planes, fr->filter, st) != 0)
         return st->code;
       cuconv_regions_restore (fr->planes, fr->n_planes, fr->regions);
       return 0;
     case CUCONV_MEMORY_PINNED:
-      return cuconv_strips_enqueue (e->strips, fr->planes, fr->n_planes,
-          fr->filter, e->region_filter, fr->regions, stream, st);
+      return cuconv_host_frames_enqueue (e->host_frames, fr->planes,
+          fr->n_planes, fr->filter, e->device_frames, fr->regions, stream,
+          st);
     default:
-      return cuconv_region_filter_device (e->region_filter, fr->planes,
+      return cuconv_device_frames_filter (e->device_frames, fr->planes,
           fr->n_planes, fr->filter, fr->regions, stream, st);
   }
 }

@@ -22,20 +22,20 @@ no_cuda (CuconvStatus * st)
   }
 }
 
-CuconvStrips *
-cuconv_strips_new (CuconvStatus * st)
+CuconvHostFrames *
+cuconv_host_frames_new (CuconvStatus * st)
 {
   no_cuda (st);
   return NULL;
 }
 
 void
-cuconv_strips_free (CuconvStrips * s)
+cuconv_host_frames_free (CuconvHostFrames * s)
 {
 }
 
 int
-cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
+cuconv_host_frames_strips (CuconvHostFrames * s, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, CuconvStatus * st)
 {
   no_cuda (st);
@@ -43,8 +43,8 @@ cuconv_strips_process (CuconvStrips * s, const CuconvPlane * planes,
 }
 
 int
-cuconv_strips_enqueue (CuconvStrips * s, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+cuconv_host_frames_enqueue (CuconvHostFrames * s, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvDeviceFrames * rf,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
   no_cuda (st);
@@ -75,20 +75,20 @@ cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
   return -1;
 }
 
-CuconvRegionFilter *
-cuconv_region_filter_new (CuconvStatus * st)
+CuconvDeviceFrames *
+cuconv_device_frames_new (CuconvStatus * st)
 {
   no_cuda (st);
   return NULL;
 }
 
 void
-cuconv_region_filter_free (CuconvRegionFilter * rf)
+cuconv_device_frames_free (CuconvDeviceFrames * rf)
 {
 }
 
 int
-cuconv_region_filter_device (CuconvRegionFilter * rf,
+cuconv_device_frames_filter (CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
@@ -110,7 +110,7 @@ cuconv_temporal_state_free (CuconvTemporalState * ts)
 
 int
 cuconv_temporal_state_filter (CuconvTemporalState * ts,
-    CuconvRegionFilter * rf, const CuconvPlane * planes, int n_planes,
+    CuconvDeviceFrames * rf, const CuconvPlane * planes, int n_planes,
     int on_host, const uint8_t * k, int first, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {

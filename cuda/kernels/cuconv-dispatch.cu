@@ -149,7 +149,8 @@ taps_bounded (const CuconvTaps & t)
  * depths and components a combine has a kernel for, launch_separable
  * says (cudaErrorNotSupported). */
 static bool
-takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f, CuconvCombine combine)
+takes_tuned_as (const CuconvPlane & pl, const CuconvFilter & f,
+    CuconvCombine combine)
 {
   const int sb = cuconv_plane_sample_bytes (&pl);
 
@@ -348,7 +349,8 @@ cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, Scratch & sc, cudaStream_t s,
     CuconvStatus * st)
 {
-  bool tuned = dispatch_chooses (path) && !filter_is_wide (*f);
+  bool tuned = dispatch_chooses (path) && !filter_is_wide (*f)
+      && f->combine != CUCONV_COMBINE_BILATERAL;
   int i;
 
   for (i = 0; i < n_planes; i++)

@@ -287,9 +287,9 @@ void scratch_free_async (Scratch & s, cudaStream_t stream);
 
 /* Wide filters (cuconv-wide.cu) ------------------------------------------ */
 
-/* Whether f is beyond the fused tiles of taps: any of its taps wider
- * than CUCONV_TILE_MAX_RADIUS, or untruncated, or the bilateral (its own
- * kernel, launch_bilateral). */
+/* Whether f's taps are beyond the fused tiles: any of them wider than
+ * CUCONV_TILE_MAX_RADIUS, or untruncated.  (The bilateral is not a sum of
+ * taps: its own kernel, launch_bilateral, whatever its window.) */
 bool filter_is_wide (const CuconvFilter & f);
 
 /* Filters all rows of plane pl (device pointers) with a wide filter f:

@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the region filter's copies (cuconv-regions.cuh): the
+/* gst-cudaconvolve: the region filter's copies (cuconv-device-frames.cuh): the
  * source of every plane to dst in one launch, a warp a row; and
  * rectangles of planes from one buffer to another in one launch, a few
  * rows of one rectangle a block, from a list of jobs in device memory.
@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-tile.cuh"
-#include "cuconv-regions.cuh"
+#include "cuconv-device-frames.cuh"
 
 namespace cuconv {
 

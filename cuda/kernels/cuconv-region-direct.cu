@@ -17,7 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-tile.cuh"
-#include "cuconv-regions.cuh"
+#include "cuconv-device-frames.cuh"
 
 namespace cuconv {
 
@@ -305,9 +305,9 @@ plane_reach (const CuconvFilter & f, const CuconvPlane & pl, int *rx, int *ry)
 bool
 direct_takes_filter (const CuconvFilter & f)
 {
-  /* a filter computed another way than by its taps is refused here */
-  if (filter_is_wide (f))
-    return false;               /* untruncated, or taps past the tiles */
+  /* a filter computed another way than by taps the tiles hold */
+  if (filter_is_wide (f) || f.combine == CUCONV_COMBINE_BILATERAL)
+    return false;
   if (f.n_terms == 0)
     return f.m.radius <= DIRECT_MAX_REACH;
   if (f.n_terms > 2)

@@ -19,10 +19,6 @@ taps_wide (const CuconvTaps & t)
 bool
 filter_is_wide (const CuconvFilter & f)
 {
-  /* computed otherwise than by its taps: no tile kernel of taps may take
-   * it (the regions' direct kernel asks here) */
-  if (f.combine == CUCONV_COMBINE_BILATERAL)
-    return true;
   for (int s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
     if (f.n_terms >= 1 && (taps_wide (f.x[s]) || taps_wide (f.y[s])))
       return true;

@@ -104,7 +104,7 @@ ts_copy (const CuconvPlane * dst, const CuconvPlane * src, int n_planes,
 }
 
 static int
-ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
+ts_enqueue (CuconvTemporalState * ts, CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, int on_host, const uint8_t * k,
     int first, const CuconvFilter * f, const CuconvRegions * regions,
     cudaStream_t s, CuconvStatus * st)
@@ -166,7 +166,7 @@ ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
     }
   }
   if (f) {
-    if (cuconv_region_filter_device (rf, sp, n_planes, f, regions, s,
+    if (cuconv_device_frames_filter (rf, sp, n_planes, f, regions, s,
             st) != 0)
       return st ? st->code : -1;
     if (on_host) {
@@ -192,7 +192,7 @@ ts_enqueue (CuconvTemporalState * ts, CuconvRegionFilter * rf,
 
 extern "C" int
 cuconv_temporal_state_filter (CuconvTemporalState * ts,
-    CuconvRegionFilter * rf, const CuconvPlane * planes, int n_planes,
+    CuconvDeviceFrames * rf, const CuconvPlane * planes, int n_planes,
     int on_host, const uint8_t * k, int first, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {

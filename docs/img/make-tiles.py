@@ -5,7 +5,7 @@
 NV12/NV21 UV), at luma radius 4 and 16.
 
 The classification is is_interior () from cuda/kernels/cuconv-tile.cuh, applied to
-the launch geometry of cuconv_strips_process () in cuda/pipelines/cuconv-strips.cu
+the launch geometry of cuconv_host_frames_strips () in cuda/pipelines/cuconv-host-frames.cu
 (strips of whole tiles), with a 16-byte aligned source and a 4-byte
 aligned destination, as cudaMallocPitch gives.
 
@@ -15,14 +15,14 @@ aligned destination, as cudaMallocPitch gives.
 
 Needs Pillow to draw (pip install pillow).  Keep the constants and the
 shared memory formulas in step with cuda/kernels/cuconv-tile.cuh,
-cuda/kernels/cuconv-separable.cu, cuda/kernels/cuconv-box.cu and cuda/pipelines/cuconv-strips.cu.
+cuda/kernels/cuconv-separable.cu, cuda/kernels/cuconv-box.cu and cuda/pipelines/cuconv-host-frames.cu.
 """
 import math
 import os
 import sys
 
 # cuda/kernels/cuconv-tile.cuh, cuconv-separable.cu, cuconv-box.cu, cuconv-kernels.cuh,
-# cuda/pipelines/cuconv-strips.cu
+# cuda/pipelines/cuconv-host-frames.cu
 TILE_W = 128
 THREADS = 256
 ROW_GROUPS = THREADS // (TILE_W // 4)             # 8
@@ -80,7 +80,7 @@ def is_interior(x0, y0, tile_h, rx, ry, nc, wb, height, row_end,
 
 
 def strips(height):
-    """The bands of cuconv_strips_process ()."""
+    """The bands of cuconv_host_frames_strips ()."""
     strip = (height + MAX_STRIPS - 1) // MAX_STRIPS
     strip = (strip + TILE_ROWS - 1) // TILE_ROWS * TILE_ROWS
     return [(y, min(y + strip, height)) for y in range(0, height, strip)]
@@ -221,7 +221,7 @@ def draw():
     f_title, f_lab, f_small = font(22, True), font(15, True), font(13)
 
     d.text((PAD, 14), "Interior and border tiles of the gaussian (separable) "
-           "kernel: tile_is_interior (), aligned pitch, cuconv_strips_process",
+           "kernel: tile_is_interior (), aligned pitch, cuconv_host_frames_strips",
            fill=INK, font=f_title)
     lx = PAD
     for colour, text in ((INTERIOR, "interior: 16-byte loads, no checks"),

@@ -1,4 +1,4 @@
-/* gst-cudaconvolve: the region filter's memory (cuconv-regions.cuh), kept
+/* gst-cudaconvolve: the region filter's memory (cuconv-device-frames.cuh), kept
  * from frame to frame: the page-locked slots the host writes a frame's
  * work list in, used in turn; the device buffers the work list is
  * uploaded to and the planes filtered whole go to, which grow once the
@@ -11,12 +11,12 @@
 
 #include <cuda_runtime.h>
 
-#include "cuconv-regions.cuh"
+#include "cuconv-device-frames.cuh"
 
 namespace cuconv {
 
 cudaError_t
-work_begin (CuconvRegionFilter * rf, size_t bytes, uint8_t ** host)
+work_begin (CuconvDeviceFrames * rf, size_t bytes, uint8_t ** host)
 {
   WorkSlot & w = rf->slot[rf->next_slot];
   cudaError_t e = cudaEventSynchronize (w.uploaded);
@@ -36,7 +36,7 @@ work_begin (CuconvRegionFilter * rf, size_t bytes, uint8_t ** host)
 }
 
 cudaError_t
-device_grow (CuconvRegionFilter * rf, DeviceBuffer & b, size_t bytes)
+device_grow (CuconvDeviceFrames * rf, DeviceBuffer & b, size_t bytes)
 {
   const auto wait_idle = [rf] {
     return gpu_use_wait (rf->use);
@@ -46,7 +46,7 @@ device_grow (CuconvRegionFilter * rf, DeviceBuffer & b, size_t bytes)
 }
 
 cudaError_t
-work_upload (CuconvRegionFilter * rf, size_t bytes, cudaStream_t stream)
+work_upload (CuconvDeviceFrames * rf, size_t bytes, cudaStream_t stream)
 {
   WorkSlot & w = rf->slot[rf->next_slot];
   /* the previous frame's launches read d_work: the stream keeps them
@@ -67,7 +67,7 @@ work_upload (CuconvRegionFilter * rf, size_t bytes, cudaStream_t stream)
 }
 
 cudaError_t
-work_end (CuconvRegionFilter * rf, cudaStream_t stream)
+work_end (CuconvDeviceFrames * rf, cudaStream_t stream)
 {
   return gpu_use_record (rf->use, stream);
 }
@@ -77,7 +77,7 @@ work_end (CuconvRegionFilter * rf, cudaStream_t stream)
 using namespace cuconv;
 
 extern "C" void
-cuconv_region_filter_free (CuconvRegionFilter * rf)
+cuconv_device_frames_free (CuconvDeviceFrames * rf)
 {
   if (!rf)
     return;
@@ -99,11 +99,11 @@ cuconv_region_filter_free (CuconvRegionFilter * rf)
   free (rf);
 }
 
-extern "C" CuconvRegionFilter *
-cuconv_region_filter_new (CuconvStatus * st)
+extern "C" CuconvDeviceFrames *
+cuconv_device_frames_new (CuconvStatus * st)
 {
-  CuconvRegionFilter *rf =
-      (CuconvRegionFilter *) calloc (1, sizeof (CuconvRegionFilter));
+  CuconvDeviceFrames *rf =
+      (CuconvDeviceFrames *) calloc (1, sizeof (CuconvDeviceFrames));
   cudaError_t e;
 
   if (!rf) {
@@ -116,7 +116,7 @@ cuconv_region_filter_new (CuconvStatus * st)
         cudaEventDisableTiming);
   if (e != cudaSuccess) {
     fail (st, "cannot create a CUDA event for the regions", e);
-    cuconv_region_filter_free (rf);
+    cuconv_device_frames_free (rf);
     return NULL;
   }
   return rf;

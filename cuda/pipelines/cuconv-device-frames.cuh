@@ -1,8 +1,8 @@
 /* gst-cudaconvolve: the region filter's internal declarations (CUDA C++),
  * shared by its files: the copies (cuconv-region-copy.cu), the direct
  * kernel (cuconv-region-direct.cu), the region filter's memory
- * (cuconv-region-memory.cu) and the work lists, the cost model and the
- * order of a frame's launches (cuconv-regions.cu).
+ * (cuconv-device-frames-memory.cu) and the work lists, the cost model and the
+ * order of a frame's launches (cuconv-device-frames.cu).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -189,7 +189,7 @@ cudaError_t launch_direct (const DirectParams & p, int nt, int blocks,
 
 }                               /* namespace cuconv */
 
-/* The region filter's memory (cuconv-region-memory.cu) ------------------- */
+/* The memory (cuconv-device-frames-memory.cu) --------------------------- */
 
 /* Page-locked memory the host writes a frame's work in, uploaded from
  * there: a few, used in turn, so that the host may write a frame while
@@ -203,7 +203,7 @@ struct WorkSlot
   cudaEvent_t uploaded;         /* recorded after its upload */
 };
 
-struct _CuconvRegionFilter
+struct _CuconvDeviceFrames
 {
   cuconv::DeviceBuffer scratch; /* planes filtered whole (INSIDE) */
   cuconv::DeviceBuffer d_work;  /* a frame's taps, tiles and copy jobs */
@@ -219,21 +219,21 @@ namespace cuconv {
 
 /* The next slot, at least `bytes` large, once the upload it served
  * WORK_SLOTS frames ago is done. */
-cudaError_t work_begin (CuconvRegionFilter * rf, size_t bytes,
+cudaError_t work_begin (CuconvDeviceFrames * rf, size_t bytes,
     uint8_t ** host);
 
 /* Grows a device buffer of rf to at least `bytes` (25 % more, in 64 KiB),
  * once the previous frame's launches are done with the old one. */
-cudaError_t device_grow (CuconvRegionFilter * rf, DeviceBuffer & b,
+cudaError_t device_grow (CuconvDeviceFrames * rf, DeviceBuffer & b,
     size_t bytes);
 
 /* Uploads the first `bytes` of the slot work_begin gave to rf->d_work,
  * after the previous frame's launches, which read it. */
-cudaError_t work_upload (CuconvRegionFilter * rf, size_t bytes,
+cudaError_t work_upload (CuconvDeviceFrames * rf, size_t bytes,
     cudaStream_t stream);
 
 /* The end of a frame that used rf's device buffers. */
-cudaError_t work_end (CuconvRegionFilter * rf, cudaStream_t stream);
+cudaError_t work_end (CuconvDeviceFrames * rf, cudaStream_t stream);
 
 }                               /* namespace cuconv */
 

@@ -1,8 +1,8 @@
-/* gst-cudaconvolve: frames in host memory (CuconvStrips): device buffers,
+/* gst-cudaconvolve: frames in host memory (CuconvHostFrames): device buffers,
  * page-locked staging, three streams and their events.  Two ways through:
- * the strip pipeline (cuconv_strips_process), synchronous, where upload,
+ * the strip pipeline (cuconv_host_frames_strips), synchronous, where upload,
  * compute and download of a frame's strips overlap; and for page-locked
- * frames the whole frame enqueued (cuconv_strips_enqueue), where the
+ * frames the whole frame enqueued (cuconv_host_frames_enqueue), where the
  * upload of one frame overlaps the download of the one before.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -36,7 +36,7 @@ struct DevPlane
   int wb, height;               /* wb: bytes of a row */
 };
 
-struct _CuconvStrips
+struct _CuconvHostFrames
 {
   cudaStream_t up, compute, down;
   /* one of each per plane and strip of a frame */
@@ -65,14 +65,14 @@ create_event (cudaEvent_t * e)
   return cudaEventCreateWithFlags (e, cudaEventDisableTiming);
 }
 
-extern "C" CuconvStrips *
-cuconv_strips_new (CuconvStatus * st)
+extern "C" CuconvHostFrames *
+cuconv_host_frames_new (CuconvStatus * st)
 {
-  CuconvStrips *cc;
+  CuconvHostFrames *cc;
   cudaError_t e = cudaSuccess;
   int i;
 
-  cc = (CuconvStrips *) calloc (1, sizeof (CuconvStrips));
+  cc = (CuconvHostFrames *) calloc (1, sizeof (CuconvHostFrames));
   if (!cc) {
     fail (st, "cannot allocate the strip pipeline",
         cudaErrorMemoryAllocation);
@@ -99,7 +99,7 @@ cuconv_strips_new (CuconvStatus * st)
     e = create_event (&cc->slot_done[i]);
   if (e) {
     fail (st, "cannot create CUDA streams", e);
-    cuconv_strips_free (cc);
+    cuconv_host_frames_free (cc);
     return NULL;
   }
   return cc;
@@ -122,7 +122,7 @@ destroy_event (cudaEvent_t e)
 }
 
 extern "C" void
-cuconv_strips_free (CuconvStrips * cc)
+cuconv_host_frames_free (CuconvHostFrames * cc)
 {
   int i, j;
 
@@ -162,7 +162,7 @@ cuconv_strips_free (CuconvStrips * cc)
 /* Waits until nothing enqueued is left on the three streams.  Returns
  * the first error, cleared. */
 static cudaError_t
-wait_idle (CuconvStrips * cc)
+wait_idle (CuconvHostFrames * cc)
 {
   cudaError_t e = cudaStreamSynchronize (cc->up), e2;
 
@@ -179,7 +179,7 @@ wait_idle (CuconvStrips * cc)
  * same (tight rows where they are a multiple of 16 bytes); enqueued
  * frames are waited for before any buffer is freed. */
 static int
-ensure_plane (CuconvStrips * cc, int slot, int i, const CuconvPlane * pl,
+ensure_plane (CuconvHostFrames * cc, int slot, int i, const CuconvPlane * pl,
     CuconvStatus * st)
 {
   DevPlane *d = &cc->planes[slot][i];
@@ -275,7 +275,7 @@ struct PlanePinned
  * memory).  Returns with the downloads enqueued; pageable
  * output still has to be copied out (finish_plane). */
 static int
-enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
+enqueue_plane (CuconvHostFrames * cc, int pi, const CuconvPlane * pl,
     PlanePinned pinned, const CuconvFilter * f, int *n_strips_out,
     int *strip_out, CuconvStatus * st)
 {
@@ -298,10 +298,8 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
   /* strips of whole tiles, each at least as tall as the vertical apron
    * (tile_rows >= CUCONV_TILE_MAX_RADIUS >= reach), so strip k only needs
    * k - 1 .. k + 1, and only strip k when nothing reaches across rows;
-   * a wide filter reaches further: one strip (but the bilateral, which
-   * reaches as far as its taps) */
-  strip = filter_is_wide (*f) && f->combine != CUCONV_COMBINE_BILATERAL ?
-      pl->height :
+   * a wide filter reaches further: one strip */
+  strip = filter_is_wide (*f) ? pl->height :
       (pl->height + CUCONV_MAX_STRIPS - 1) / CUCONV_MAX_STRIPS;
   strip = (strip + tile_rows - 1) / tile_rows * tile_rows;
   n_strips = (pl->height + strip - 1) / strip;
@@ -368,8 +366,8 @@ enqueue_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl,
 
 /* Copies pageable output out of staging as each strip lands. */
 static int
-finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
-    int strip, CuconvStatus * st)
+finish_plane (CuconvHostFrames * cc, int pi, const CuconvPlane * pl,
+    int n_strips, int strip, CuconvStatus * st)
 {
   const DevPlane *d = &cc->planes[0][pi];
 
@@ -388,14 +386,14 @@ finish_plane (CuconvStrips * cc, int pi, const CuconvPlane * pl, int n_strips,
 /* After a failure: waits for what was enqueued, which may still read
  * and write the caller's frame, before the caller gets it back. */
 static int
-drain (CuconvStrips * cc, int r)
+drain (CuconvHostFrames * cc, int r)
 {
   wait_idle (cc);
   return r;
 }
 
 extern "C" int
-cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes,
+cuconv_host_frames_strips (CuconvHostFrames * cc, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f, CuconvStatus * st)
 {
   int n_strips[CUCONV_MAX_PLANES], strip[CUCONV_MAX_PLANES], i, r;
@@ -427,7 +425,7 @@ cuconv_strips_process (CuconvStrips * cc, const CuconvPlane * planes,
 
 /* The planes of a frame in slot's device buffers. */
 static void
-slot_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
+slot_planes (const CuconvHostFrames * cc, int slot, const CuconvPlane * planes,
     int n_planes, CuconvPlane * dev)
 {
   for (int i = 0; i < n_planes; i++) {
@@ -444,7 +442,7 @@ slot_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
 /* Planes [first, last) of a frame up to slot's src buffers, or down from
  * its dst buffers, each whole, on stream s. */
 static cudaError_t
-copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
+copy_planes (const CuconvHostFrames * cc, int slot, const CuconvPlane * planes,
     int first, int last, bool up, cudaStream_t s)
 {
   cudaError_t e = cudaSuccess;
@@ -474,8 +472,8 @@ copy_planes (const CuconvStrips * cc, int slot, const CuconvPlane * planes,
  * wait for the caller's stream, which holds the previous frame's wait: it
  * would start no upload before the previous frame is done. */
 static int
-enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+enqueue_frame (CuconvHostFrames * cc, int slot, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvDeviceFrames * rf,
     const CuconvRegions * regions, cudaStream_t stream, CuconvStatus * st)
 {
   /* regions: one group, one work list for the region filter */
@@ -497,7 +495,7 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
     CHECK (cudaStreamWaitEvent (cc->compute, cc->group_uploaded[g], 0),
         "cannot order CUDA streams");
     if (regions)
-      r = cuconv_region_filter_device (rf, dev, n_planes, f, regions,
+      r = cuconv_device_frames_filter (rf, dev, n_planes, f, regions,
           cc->compute, st);
     else
       r = filter_frame (dev + first[g], first[g + 1] - first[g], f,
@@ -521,8 +519,8 @@ enqueue_frame (CuconvStrips * cc, int slot, const CuconvPlane * planes,
 }
 
 extern "C" int
-cuconv_strips_enqueue (CuconvStrips * cc, const CuconvPlane * planes,
-    int n_planes, const CuconvFilter * f, CuconvRegionFilter * rf,
+cuconv_host_frames_enqueue (CuconvHostFrames * cc, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter * f, CuconvDeviceFrames * rf,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
   const int slot = cc->next_slot;

@@ -24,7 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-tile.cuh"
-#include "cuconv-regions.cuh"
+#include "cuconv-device-frames.cuh"
 
 namespace cuconv {
 
@@ -98,7 +98,7 @@ whole_plane_cost (const DirectPlane & d, int nt, const CuconvPlane & pl)
  * dropped: those of plane i are rf->clipped[first[i]] to
  * rf->clipped[first[i + 1] - 1]. */
 static cudaError_t
-clip_rects (CuconvRegionFilter * rf, const CuconvPlane * planes,
+clip_rects (CuconvDeviceFrames * rf, const CuconvPlane * planes,
     int n_planes, const CuconvRegions & reg, int *first)
 {
   const size_t need = (size_t) n_planes * reg.n_rects;
@@ -126,7 +126,7 @@ clip_rects (CuconvRegionFilter * rf, const CuconvPlane * planes,
  * src to dst, the same place in both; returns how many.  Their blocks are
  * numbered after (copy_jobs_number_blocks). */
 static int
-rect_jobs (const CuconvRegionFilter * rf, const int *first, int n_planes,
+rect_jobs (const CuconvDeviceFrames * rf, const int *first, int n_planes,
     const bool *on, CopyJob * out)
 {
   int n = 0;
@@ -171,7 +171,7 @@ sm_count (void)
 /* The items of the direct planes' rectangles in tiles of plan.tile_h
  * rows: a tile a written component. */
 static long long
-direct_item_count (const InsidePlan & plan, const CuconvRegionFilter * rf,
+direct_item_count (const InsidePlan & plan, const CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes)
 {
   long long n = 0;
@@ -195,7 +195,7 @@ direct_item_count (const InsidePlan & plan, const CuconvRegionFilter * rf,
  * where it takes the filter and the plane, and the plane's rectangles
  * cost less than the plane; else the whole plane. */
 static cudaError_t
-plan_inside (InsidePlan & plan, DirectParams & dp, CuconvRegionFilter * rf,
+plan_inside (InsidePlan & plan, DirectParams & dp, CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, const CuconvFilter & f,
     const CuconvRegions & reg)
 {
@@ -273,7 +273,7 @@ plan_inside (InsidePlan & plan, DirectParams & dp, CuconvRegionFilter * rf,
 /* The tiles of the rectangles of the direct planes, every written
  * component of each; returns how many. */
 static long long
-direct_items (const InsidePlan & plan, const CuconvRegionFilter * rf,
+direct_items (const InsidePlan & plan, const CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, DirectItem * out)
 {
   const int tile_h = plan.tile_h;
@@ -300,7 +300,7 @@ direct_items (const InsidePlan & plan, const CuconvRegionFilter * rf,
 }
 
 static int
-filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
+filter_inside (CuconvDeviceFrames * rf, const CuconvPlane * planes,
     int n_planes, const CuconvFilter & f, const CuconvRegions & reg,
     cudaStream_t stream, CuconvStatus * st)
 {
@@ -403,7 +403,7 @@ filter_inside (CuconvRegionFilter * rf, const CuconvPlane * planes,
 }
 
 static int
-filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
+filter_outside (CuconvDeviceFrames * rf, const CuconvPlane * planes,
     int n_planes, const CuconvFilter & f, const CuconvRegions & reg,
     cudaStream_t stream, CuconvStatus * st)
 {
@@ -454,7 +454,7 @@ filter_outside (CuconvRegionFilter * rf, const CuconvPlane * planes,
 using namespace cuconv;
 
 extern "C" int
-cuconv_region_filter_device (CuconvRegionFilter * rf,
+cuconv_device_frames_filter (CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
     const CuconvRegions * regions, void *stream, CuconvStatus * st)
 {
