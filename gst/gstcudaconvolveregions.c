@@ -99,8 +99,9 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "the last frame that carried it, so that a detector missing an "
       "object for a frame or two does not show it. A later detection of "
       "the same object (the same tracking id, or a box that overlaps where "
-      "either has no tracking id) takes its place. Starts afresh after "
-      "caps changes, flushes, seeks and gaps. 0 = off", 0,
+      "either has no tracking id) takes its place. Counts the frames "
+      "filtered with region=roi or outside-roi; starts afresh after caps "
+      "changes, flushes, seeks and gaps. 0 = off", 0,
       GST_CUDA_CONVOLVE_REGIONS_MAX_HOLD, 0, live);
 }
 
