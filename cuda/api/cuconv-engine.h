@@ -2,10 +2,11 @@
  *
  * One object holds everything a stream of frames keeps between them: the
  * CPU's band threads and memory, the temporal denoise's state (host or
- * device), and in the caller's CUDA context the strips, the region filter
- * and their buffers.  The caller hands over one frame at a time, saying
- * where its planes live; the engine composes the temporal denoise, the
- * filter and the regions for it (docs/design.md, "The engine").
+ * device), and in the caller's CUDA context the host and device frames'
+ * pipelines and their buffers.  The caller hands over one frame at a
+ * time, saying where its planes live; the engine composes the temporal
+ * denoise, the filter and the regions for it (docs/design.md, "The
+ * engine of a stream of frames").
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -303,8 +303,8 @@ filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
 
   switch (fr->memory) {
     case CUCONV_MEMORY_HOST:
-      /* the whole frame through the strips, the source put back on the
-       * CPU where the regions leave it */
+      /* the whole frame through the strip pipeline, the source put back
+       * on the CPU where the regions leave it */
       if (cuconv_regions_filter_nothing (fr->regions)) {
         copy_planes (fr->planes, fr->n_planes);
         return 0;
