@@ -33,9 +33,11 @@
  * GStreamer 1.24, the object detections of its GstAnalyticsRelationMeta
  * (of #GstCudaConvolve:roi-types, at least
  * #GstCudaConvolve:roi-min-confidence, grown by
- * #GstCudaConvolve:roi-margin), and the fixed #GstCudaConvolve:regions.
- * There the output is the whole-frame filter's, elsewhere the input; with
- * roi, a frame without any passes through.  Beyond 4096 rectangles a frame
+ * #GstCudaConvolve:roi-margin; still applied for
+ * #GstCudaConvolve:roi-hold frames after the last that carried them), and
+ * the fixed #GstCudaConvolve:regions.  There the output is the
+ * whole-frame filter's, elsewhere the input; with roi, a frame without
+ * any passes through.  Beyond 4096 rectangles a frame
  * is filtered whole (a warning).
  *
  * #GstCudaConvolve:temporal denoises over time first: each sample is
