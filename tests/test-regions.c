@@ -850,6 +850,10 @@ GST_START_TEST (test_roi_hold)
     frame_check_set_args (e, "roi-hold=0");
     run_hold_steps (h, e, &info, rand, m, none, G_N_ELEMENTS (none),
         "roi-hold=0");
+
+    /* the largest hold keeps a detection over the frames after it */
+    frame_check_set_args (e, "roi-hold=300");
+    run_hold_steps (h, e, &info, rand, m, held, 3, "roi-hold=300");
   }
   gst_harness_teardown (h);
   g_rand_free (rand);
