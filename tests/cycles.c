@@ -4,7 +4,7 @@
  *
  *   cycles [--cycles=N] [--backend=cuda|cpu|auto] [--cuda-memory]
  *          [--no-properties] [--control] [--bound=KIB] [--as-user]
- *          [--last-half=KIB]
+ *          [--last-half=KIB] [--settings="NAME=VALUE ..."]
  *
  * Each cycle runs `videotestsrc ! 320x240 I420 ! cudaconvolve ! fakesink`
  * (with --cuda-memory through cudaupload and cudadownload) from NULL to
@@ -27,7 +27,8 @@
  * --last-half=KIB also bounds the resident memory's growth over the last
  * half of the run, in KiB: the median of the last five samples taken
  * every 100 cycles (the last 500 cycles) less that of the five from the
- * half-way point on.
+ * half-way point on.  --settings adds the element's settings to the
+ * pipeline's description (e.g. "cpu-threads=2").
  *
  * The CUDA driver loads a kernel's code when it first runs (lazy
  * loading), and some settings meet a kernel for the first time only after
@@ -61,6 +62,7 @@ static gchar *backend = (gchar *) "cuda";
 static gboolean cuda_memory, no_properties, control;
 static gdouble bound_kib = 1.0;
 static gboolean as_user;
+static gchar *settings = (gchar *) "";
 static gdouble last_half_kib = -1.0;
 
 /* The element the setter works on, under lock; NULL between pipelines. */
@@ -135,7 +137,8 @@ make_pipeline (void)
   gchar *desc;
 
   gchar *element = control ? g_strdup ("identity name=conv") :
-      g_strdup_printf ("cudaconvolve name=conv backend=%s radius=4", backend);
+      g_strdup_printf ("cudaconvolve name=conv backend=%s radius=4 %s",
+      backend, settings);
 
   desc = g_strdup_printf ("videotestsrc name=src pattern=ball ! "
       "video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! %s"
@@ -360,6 +363,9 @@ main (int argc, char **argv)
         "resident memory as a user sees it (no malloc_trim)", NULL},
     {"last-half", 0, 0, G_OPTION_ARG_DOUBLE, &last_half_kib,
         "growth allowed over the last half of the run, KiB", "KIB"},
+    {"settings", 0, 0, G_OPTION_ARG_STRING, &settings,
+        "more of the element's settings, as gst-launch-1.0 takes them",
+        "\"NAME=VALUE ...\""},
     {NULL}
   };
   GOptionContext *options = g_option_context_new ("- memory across cycles");

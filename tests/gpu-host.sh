@@ -5,15 +5,16 @@
 #
 #   . .gpu-host/env.sh && tests/gpu-host.sh [check|bench|all]
 #
-#   check  build/tests/test-gpu (full matrix, then again with the
-#          streaming kernel forced: --stream), compute-sanitizer memcheck
-#          on test-gpu --quick (and --quick --stream) and racecheck on
-#          test-gpu --race, then the steps of mma and denoise (below),
+#   check  core, then the steps of mma and denoise (below),
 #          build/tests/test-gpu-element, build/tests/test-gpu-pipeline
 #          (nvcodec's elements, CUDA memory, nvh264dec) and racecheck on
 #          its --quick run
 #          build/tests/test-robustness in full on backend=cuda, and
 #          compute-sanitizer memcheck on its CI-sized run
+#   core   build/tests/test-gpu (full matrix, then again with the
+#          streaming kernel forced: --stream), compute-sanitizer memcheck
+#          on test-gpu --quick (and --quick --stream) and racecheck on
+#          test-gpu --race
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
@@ -41,7 +42,7 @@
 #          memcheck, the fuzzers' seed corpora (tests/fuzz/corpus, or
 #          FUZZ_CORPORA=DIR holding a folder per fuzzer) replayed in system
 #          and in CUDA memory under compute-sanitizer memcheck, and
-#          build/tests/cycles for CYCLES (default 10000) start/stop cycles
+#          build/tests/cycles for CYCLES (default 10000; 0: none) start/stop cycles
 #          on each backend, resident memory as a user sees it, bounded over
 #          the last half (256 KiB)
 #   latency
@@ -74,8 +75,8 @@ export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 RUN=${GST_RUN:-}
 
 case $MODE in
-  check|element|bench|all|load|soak|latency|wide|denoise|mma|hostile) ;;
-  *) echo "usage: $0 [check|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma|hostile]" >&2; exit 2 ;;
+  check|core|element|bench|all|load|soak|latency|wide|denoise|mma|hostile) ;;
+  *) echo "usage: $0 [check|core|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma|hostile]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -112,7 +113,9 @@ sanitizer () {
     { [ -x "$CUDA_HOME/bin/compute-sanitizer" ] && echo "$CUDA_HOME/bin/compute-sanitizer"; }
 }
 
-run_check () {
+# The engine against the CPU reference: the full matrix, again with the
+# streaming kernel forced, and compute-sanitizer on the quick runs.
+run_core () {
   local cs=$(sanitizer)
 
   if need "$BUILD/tests/test-gpu"; then
@@ -137,6 +140,10 @@ run_check () {
         $RUN "$BUILD/tests/test-gpu" --race
     fi
   fi
+}
+
+run_check () {
+  run_core
   run_mma
   run_denoise
   run_element
@@ -281,7 +288,7 @@ run_hostile () {
   local cycles=${CYCLES:-10000} pids=() b
 
   # the long cycles first, in the background, one process a backend
-  if need "$BUILD/tests/cycles"; then
+  if [ "$cycles" != 0 ] && need "$BUILD/tests/cycles"; then
     for b in cuda cpu; do
       timeout "${CYCLES_TIMEOUT:-1200}" $RUN "$BUILD/tests/cycles" --backend=$b --cycles="$cycles" \
         --as-user --last-half=256 >"$OUT/cycles-hostile-$b.log" 2>&1 &
@@ -332,13 +339,15 @@ run_load () {
   run_latency
 }
 
-# nvcc straight from the sources: the engine's kernels and what they use
-# (every .cu and .c of cuda/'s folders but engine/, the stream of frames
-# over GLib's threads) and the benchmark, with NPP when the toolkit has it; objects compiled in
-# parallel.  Its output goes to the caller's log.
+# The benchmark with nvcc, with NPP when the toolkit has it, linked
+# against the engine's static libraries of the carried build (built for
+# this GPU's architecture on the dev machine); without them, the engine's
+# kernels and what they use compiled here from the sources (every .cu and
+# .c of cuda/'s folders but engine/, the stream of frames over GLib's
+# threads), objects in parallel.  Its output goes to the caller's log.
 build_bench_kernel () {
   local sm=${SM:-} obj=$OUT/obj pids=() f o rc=0 nvcc=nvcc
-  local npp_def=() npp_libs=()
+  local npp_def=() npp_libs=() srcs=() libs=()
 
   command -v nvcc >/dev/null || nvcc=$CUDA_HOME/bin/nvcc
   if [ -z "$sm" ]; then
@@ -352,10 +361,16 @@ build_bench_kernel () {
   else
     echo "NPP not found under $CUDA_HOME (or NPP=0): building without it"
   fi
+  if [ -f "$BUILD/cuda/libcuconv-cuda.a" ]; then
+    srcs=(tests/bench-kernel.cu)
+    libs=("$BUILD"/cuda/libcuconv-{cuda,core,cpu}.a)
+    echo "the engine from ${libs[*]}"
+  else
+    srcs=(cuda/{filter,cpu,kernels,pipelines}/*.{cu,c} tests/bench-kernel.cu)
+  fi
   rm -rf "$obj"
   mkdir -p "$obj"
-  for f in cuda/{filter,cpu,kernels,pipelines}/*.{cu,c} \
-      tests/bench-kernel.cu; do
+  for f in "${srcs[@]}"; do
     [ -f "$f" ] || continue
     o=$obj/$(basename "$f").o
     "$nvcc" -O3 -std=c++17 -gencode "arch=compute_$sm,code=sm_$sm" \
@@ -367,8 +382,8 @@ build_bench_kernel () {
     wait "$f" || rc=1
   done
   [ $rc -eq 0 ] || return 1
-  "$nvcc" -gencode "arch=compute_$sm,code=sm_$sm" "$obj"/*.o \
-    -L"$CUDA_HOME/lib64" "${npp_libs[@]}" -o "$OUT/bench-kernel"
+  "$nvcc" -gencode "arch=compute_$sm,code=sm_$sm" "$obj"/*.o "${libs[@]}" \
+    -L"$CUDA_HOME/lib64" "${npp_libs[@]}" -lm -o "$OUT/bench-kernel"
 }
 
 run_bench () {
@@ -396,6 +411,7 @@ run_bench () {
 
 case $MODE in
   check) run_check ;;
+  core) run_core ;;
   element) run_element ;;
   bench) run_bench ;;
   all) run_check; run_bench ;;

@@ -6,7 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include "fuzz-common.h"
+
+#ifdef HAVE_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+/* CUCONV_FUZZ_MEMORY=cuda: the element's input is CUDA memory of this
+ * context, which the element is given as its neighbours give theirs: the
+ * input's bytes and video metas reach it with no other element's checks
+ * in between, as a hostile upstream in CUDA memory would send them. */
+static GstCudaContext *cuda_context;
+#endif
 
 gboolean
 fuzz_more (const FuzzInput * in)
@@ -104,20 +121,79 @@ fuzz_video_info (FuzzInput * in, GstVideoInfo * info, guint max_w,
   GST_VIDEO_INFO_FPS_D (info) = 1;
 }
 
-GstBuffer *
-fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
+GstMemory *
+fuzz_memory_new (gsize size)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+#ifdef HAVE_CUDA
+  if (cuda_context) {
+    GstVideoInfo line;
+    GstMemory *mem;
+
+    /* a row of size bytes, cut to size from the allocator's pitch */
+    gst_video_info_set_format (&line, GST_VIDEO_FORMAT_GRAY8, (guint) size,
+        1);
+#if GST_CHECK_VERSION (1, 24, 0)
+    mem = gst_cuda_allocator_alloc (NULL, cuda_context, NULL, &line);
+#else
+    mem = gst_cuda_allocator_alloc (NULL, cuda_context, &line);
+#endif
+    if (!mem)
+      g_error ("fuzz: cannot allocate %" G_GSIZE_FORMAT " bytes of CUDA "
+          "memory", size);
+    gst_memory_resize (mem, 0, size);
+    return mem;
+  }
+#endif
+  return gst_allocator_alloc (NULL, size, NULL);
+}
+
+/* Copies bytes from the input into mem, zeros once it is used up. */
+static void
+fuzz_fill (FuzzInput * in, GstMemory * mem)
+{
   GstMapInfo map;
   gsize n;
 
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  gst_memory_map (mem, &map, GST_MAP_WRITE);
   n = MIN (in->size, map.size);
   memcpy (map.data, in->data, n);
   memset (map.data + n, 0, map.size - n);
   in->data += n;
   in->size -= n;
-  gst_buffer_unmap (buf, &map);
+  gst_memory_unmap (mem, &map);
+}
+
+GstBuffer *
+fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMemory *mem = NULL;
+
+#ifdef HAVE_CUDA
+  /* a frame as a CUDA pool makes it: the allocator's pitched layout,
+   * which its video meta describes */
+  if (cuda_context) {
+    GstCudaMemory *cmem;
+
+#if GST_CHECK_VERSION (1, 24, 0)
+    mem = gst_cuda_allocator_alloc (NULL, cuda_context, NULL, info);
+#else
+    mem = gst_cuda_allocator_alloc (NULL, cuda_context, info);
+#endif
+    if (!mem)
+      g_error ("fuzz: cannot allocate a frame of CUDA memory");
+    cmem = GST_CUDA_MEMORY_CAST (mem);
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&cmem->info), GST_VIDEO_INFO_WIDTH (&cmem->info),
+        GST_VIDEO_INFO_HEIGHT (&cmem->info),
+        GST_VIDEO_INFO_N_PLANES (&cmem->info), cmem->info.offset,
+        cmem->info.stride);
+  }
+#endif
+  if (!mem)
+    mem = fuzz_memory_new (info->size);
+  fuzz_fill (in, mem);
+  gst_buffer_append_memory (buf, mem);
   return buf;
 }
 
@@ -248,30 +324,38 @@ fuzz_harness_new (FuzzInput * in, guint max_w, guint max_h, GstElement ** e,
     GstVideoInfo * info)
 {
   const gchar *backend = g_getenv ("CUCONV_FUZZ_BACKEND");
-  const gchar *memory = g_getenv ("CUCONV_FUZZ_MEMORY");
-  gchar *desc;
   GstHarness *h;
   GstBus *bus;
 
+  GstCaps *caps;
+
   if (!backend || !*backend)
     backend = "cpu";
-  /* CUCONV_FUZZ_MEMORY=cuda: the frames reach the element in CUDA memory */
-  if (g_strcmp0 (memory, "cuda") == 0)
-    desc = g_strdup_printf ("cudaupload ! cudaconvolve "
-        "backend=%s ! cudadownload", backend);
-  else
-    desc = g_strdup_printf ("cudaconvolve backend=%s",
-        backend);
-  h = gst_harness_new_parse (desc);
-  g_free (desc);
-  if (!h)
+  *e = gst_element_factory_make ("cudaconvolve", NULL);
+  if (!*e)
     g_error ("fuzz: no cudaconvolve (is GST_PLUGIN_PATH set?)");
-  *e = gst_harness_find_element (h, "cudaconvolve");
+  gst_object_ref_sink (*e);
+  gst_util_set_object_arg (G_OBJECT (*e), "backend", backend);
   bus = gst_bus_new ();
   gst_element_set_bus (*e, bus);
   gst_object_unref (bus);
+#ifdef HAVE_CUDA
+  if (cuda_context) {
+    GstContext *c = gst_context_new_cuda_context (cuda_context);
+
+    gst_element_set_context (*e, c);
+    gst_context_unref (c);
+  }
+#endif
+  h = gst_harness_new_with_element (*e, "sink", "src");
   fuzz_video_info (in, info, max_w, max_h);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  caps = gst_video_info_to_caps (info);
+#ifdef HAVE_CUDA
+  if (cuda_context)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#endif
+  gst_harness_set_caps (h, caps, gst_caps_ref (caps));
   return h;
 }
 
@@ -315,5 +399,18 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
     exit (2);
   }
   gst_object_unref (factory);
+  if (g_strcmp0 (g_getenv ("CUCONV_FUZZ_MEMORY"), "cuda") == 0) {
+#ifdef HAVE_CUDA
+    if (gst_cuda_load_library ())
+      cuda_context = gst_cuda_context_new (0);
+    if (!cuda_context) {
+      g_printerr ("fuzz: CUCONV_FUZZ_MEMORY=cuda: no CUDA device\n");
+      exit (77);
+    }
+#else
+    g_printerr ("fuzz: CUCONV_FUZZ_MEMORY=cuda: this build has no CUDA\n");
+    exit (2);
+#endif
+  }
   return 0;
 }

@@ -44,8 +44,13 @@ gchar *fuzz_string (FuzzInput * in, guint max);
 void fuzz_video_info (FuzzInput * in, GstVideoInfo * info, guint max_w,
     guint max_h);
 
-/* A buffer of info's default layout, its bytes from the input (then
- * zeros). */
+/* A memory of size (> 0) bytes for the element's input: system memory, or with
+ * CUCONV_FUZZ_MEMORY=cuda CUDA memory of the context the element was
+ * given. */
+GstMemory *fuzz_memory_new (gsize size);
+/* A frame of info, its bytes from the input (then zeros): info's default
+ * layout in system memory; in CUDA memory the allocator's, with a video
+ * meta that says so. */
 GstBuffer *fuzz_frame (FuzzInput * in, const GstVideoInfo * info);
 
 /* Sets a writable property of e chosen by the input to a value the input
@@ -55,7 +60,8 @@ GstBuffer *fuzz_frame (FuzzInput * in, const GstVideoInfo * info);
 void fuzz_set_property (FuzzInput * in, GstElement * e);
 
 /* A harness around a new cudaconvolve, *e, on the backend of
- * CUCONV_FUZZ_BACKEND (cpu unless set), with a bus of its own that
+ * CUCONV_FUZZ_BACKEND (cpu unless set), in system memory or with
+ * CUCONV_FUZZ_MEMORY=cuda in CUDA memory, with a bus of its own that
  * fuzz_harness_free () empties (messages never reach stderr), its caps
  * from the input (fuzz_video_info () up to max_w x max_h, in *info). */
 GstHarness *fuzz_harness_new (FuzzInput * in, guint max_w, guint max_h,
@@ -67,7 +73,9 @@ void fuzz_push (GstHarness * h, GstBuffer * buf);
 
 /* libFuzzer's, once before the first input (fuzz-common.c has it for
  * every fuzzer): GStreamer with this build's plugin (from
- * GST_PLUGIN_PATH), the registry in-process, criticals fatal. */
+ * GST_PLUGIN_PATH), the registry in-process, criticals fatal; with
+ * CUCONV_FUZZ_MEMORY=cuda a CUDA context on device 0 (exits 77 without
+ * one). */
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 
 /* Each fuzzer's: one input. */

@@ -58,7 +58,7 @@ fuzz_memories (FuzzInput * in, gsize size)
     gsize k;
 
     part = MIN (part, left);
-    mem = gst_allocator_alloc (NULL, MAX (part, 1), NULL);
+    mem = fuzz_memory_new (MAX (part, 1));
     gst_memory_map (mem, &map, GST_MAP_WRITE);
     for (k = 0; k < map.size; k++)
       map.data[k] = fuzz_u8 (in);
