@@ -37,7 +37,10 @@
  * #GstCudaConvolve:roi-hold frames after the last that carried them), and
  * the fixed #GstCudaConvolve:regions.  There the output is the
  * whole-frame filter's, elsewhere the input; with roi, a frame without
- * any passes through.  Beyond 4096 rectangles a frame
+ * any passes through.  #GstCudaConvolve:roi-shape (the box or the ellipse
+ * inscribed in it) and #GstCudaConvolve:roi-feather (a band inside the
+ * shape's edge over which the output fades from the input to the
+ * filtered value) soften each region.  Beyond 4096 rectangles a frame
  * is filtered whole (a warning).
  *
  * #GstCudaConvolve:temporal denoises over time first: each sample is
@@ -143,6 +146,8 @@ enum
   PROP_REGIONS,
   PROP_ROI_MIN_CONFIDENCE,
   PROP_ROI_HOLD,
+  PROP_ROI_SHAPE,
+  PROP_ROI_FEATHER,
   N_PROPERTIES
 };
 
@@ -159,8 +164,8 @@ enum
 #define MAX_CPU_THREADS 256
 
 static GParamSpec *properties[N_PROPERTIES];
-G_STATIC_ASSERT (PROP_ROI_HOLD - PROP_REGION ==
-    GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD &&
+G_STATIC_ASSERT (PROP_ROI_FEATHER - PROP_REGION ==
+    GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER &&
     N_PROPERTIES - PROP_REGION == GST_CUDA_CONVOLVE_REGION_N_PROPS);
 G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL ==
     GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS);
@@ -357,6 +362,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_BORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_PLANES, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_REGION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CONVOLVE_ROI_SHAPE, 0);
 }
 
 static void
@@ -471,6 +477,8 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
     case PROP_ROI_HOLD:
+    case PROP_ROI_SHAPE:
+    case PROP_ROI_FEATHER:
       valid = gst_cuda_convolve_region_props_set (&self->region_props,
           prop_id - PROP_REGION, value, &why);
       break;
@@ -547,6 +555,8 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_REGIONS:
     case PROP_ROI_MIN_CONFIDENCE:
     case PROP_ROI_HOLD:
+    case PROP_ROI_SHAPE:
+    case PROP_ROI_FEATHER:
       gst_cuda_convolve_region_props_get (&self->region_props,
           prop_id - PROP_REGION, value);
       break;

@@ -42,6 +42,24 @@ gst_cuda_convolve_region_get_type (void)
   return type;
 }
 
+GType
+gst_cuda_convolve_roi_shape_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_ROI_SHAPE_BOX, "The region's box", "box"},
+    {GST_CUDA_CONVOLVE_ROI_SHAPE_ELLIPSE, "The ellipse inscribed in the "
+          "region's box (a face's outline)", "ellipse"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveRoiShape", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 void
 gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
 {
@@ -103,6 +121,19 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "filtered with region=roi or outside-roi; starts afresh after caps "
       "changes, flushes, seeks and gaps. 0 = off", 0,
       GST_CUDA_CONVOLVE_REGIONS_MAX_HOLD, 0, live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_SHAPE] =
+      g_param_spec_enum ("roi-shape", "ROI shape",
+      "The shape each region (ROI meta, detection or fixed rectangle, grown "
+      "by roi-margin) takes in its box with region=roi or outside-roi: the "
+      "box itself, or the ellipse inscribed in it",
+      GST_TYPE_CUDA_CONVOLVE_ROI_SHAPE, GST_CUDA_CONVOLVE_ROI_SHAPE_BOX, live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER] =
+      g_param_spec_double ("roi-feather", "ROI feather",
+      "Luma pixels, 0-" G_STRINGIFY (CUCONV_MAX_FEATHER) ", over which the "
+      "output goes smoothly from the input to the filtered value inside the "
+      "edge of each region's shape (roi-shape), so that no hard edge shows "
+      "where a region ends; 0 = a hard edge", 0.0, CUCONV_MAX_FEATHER, 0.0,
+      live);
 }
 
 void
@@ -129,6 +160,8 @@ gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
   dst->margin = src->margin;
   dst->min_confidence = src->min_confidence;
   dst->hold = src->hold;
+  dst->shape = src->shape;
+  dst->feather = src->feather;
   /* the string stays behind: frames need the quarks only */
   dst->types = src->types ? g_array_ref (src->types) : NULL;
   dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
@@ -286,6 +319,12 @@ gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD:
       props->hold = g_value_get_uint (value);
       break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_SHAPE:
+      props->shape = (CuconvShape) g_value_get_enum (value);
+      break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER:
+      props->feather = g_value_get_double (value);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -314,6 +353,12 @@ gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps * props,
       break;
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD:
       g_value_set_uint (value, props->hold);
+      break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_SHAPE:
+      g_value_set_enum (value, props->shape);
+      break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER:
+      g_value_set_double (value, props->feather);
       break;
     default:
       g_assert_not_reached ();
@@ -434,6 +479,23 @@ collect_detections (const GstCudaConvolveRegionProps * props,
   return n;
 }
 
+/* Rectangle i of the frame: r, clipped from the box (x, y, w, h). */
+static void
+add_rect (GstCudaConvolveRegionFrame * frame, guint i, const CuconvRect * r,
+    gint64 x, gint64 y, gint64 w, gint64 h)
+{
+  CuconvBox *b = &frame->boxes[i];
+
+  frame->rects[i] = *r;
+  b->x0 = x;
+  b->y0 = y;
+  /* saturated: a box past the 64-bit range ends there */
+  if (__builtin_add_overflow (x, w, &b->x1))
+    b->x1 = G_MAXINT64;
+  if (__builtin_add_overflow (y, h, &b->y1))
+    b->y1 = G_MAXINT64;
+}
+
 gint
 gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
     const GstCudaConvolveRegionProps * props, GstBuffer * buf, gint width,
@@ -458,7 +520,7 @@ gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
     const GstCudaConvolveDetection *d = &frame->dets[i];
 
     if (cuconv_rect_clip (d->x, d->y, d->w, d->h, 0, width, height, &r))
-      frame->rects[n++] = r;
+      add_rect (frame, n++, &r, d->x, d->y, d->w, d->h);
   }
   for (i = 0; fixed && i < fixed->len; i++) {
     const CuconvRect *f = &g_array_index (fixed, CuconvRect, i);
@@ -468,7 +530,7 @@ gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
       continue;
     if (n == max)
       return -1;
-    frame->rects[n++] = r;
+    add_rect (frame, n++, &r, f->x, f->y, f->w, f->h);
   }
   return n;
 }
@@ -478,17 +540,20 @@ gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame)
 {
   memset (frame, 0, sizeof (*frame));
   frame->rects = g_new (CuconvRect, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  frame->boxes = g_new (CuconvBox, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
   frame->dets = g_new (GstCudaConvolveDetection,
       GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
   gst_cuda_convolve_hold_init (&frame->hold);
   frame->regions.mode = CUCONV_REGION_FRAME;
   frame->regions.rects = frame->rects;
+  frame->regions.boxes = frame->boxes;
 }
 
 void
 gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame)
 {
   g_clear_pointer (&frame->rects, g_free);
+  g_clear_pointer (&frame->boxes, g_free);
   g_clear_pointer (&frame->dets, g_free);
   gst_cuda_convolve_hold_clear (&frame->hold);
 }
@@ -515,6 +580,9 @@ gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame * frame,
 
   frame->regions.mode = props->mode;
   frame->regions.n_rects = n;
+  frame->regions.boxes = frame->boxes;
+  frame->regions.shape = props->shape;
+  frame->regions.feather = props->feather;
   /* outside-roi without a rectangle: the whole frame, on its usual path */
   if (cuconv_regions_whole_frame (&frame->regions)) {
     frame->regions.mode = CUCONV_REGION_FRAME;
@@ -522,7 +590,8 @@ gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame * frame,
   }
   if (cuconv_regions_filter_nothing (&frame->regions))
     return TRUE;
-  for (i = 0; i < n; i++) {
+  /* a soft region's shape may leave part of its rectangle filtered */
+  for (i = 0; i < n && !cuconv_regions_soft (&frame->regions); i++) {
     if (props->mode == CUCONV_REGION_OUTSIDE && frame->rects[i].w == width &&
         frame->rects[i].h == height)
       return TRUE;

@@ -41,6 +41,15 @@ typedef enum
 #define GST_TYPE_CUDA_CONVOLVE_REGION (gst_cuda_convolve_region_get_type ())
 GType gst_cuda_convolve_region_get_type (void);
 
+typedef enum
+{
+  GST_CUDA_CONVOLVE_ROI_SHAPE_BOX = CUCONV_SHAPE_BOX,
+  GST_CUDA_CONVOLVE_ROI_SHAPE_ELLIPSE = CUCONV_SHAPE_ELLIPSE,
+} GstCudaConvolveRoiShape;
+
+#define GST_TYPE_CUDA_CONVOLVE_ROI_SHAPE (gst_cuda_convolve_roi_shape_get_type ())
+GType gst_cuda_convolve_roi_shape_get_type (void);
+
 /* The properties, in this order from the element's first id on. */
 enum
 {
@@ -50,6 +59,8 @@ enum
   GST_CUDA_CONVOLVE_REGION_PROP_REGIONS,
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_MIN_CONFIDENCE,
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_SHAPE,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER,
   GST_CUDA_CONVOLVE_REGION_N_PROPS
 };
 
@@ -65,6 +76,8 @@ typedef struct
   GArray *fixed;                /* of CuconvRect as given; NULL = none */
   gdouble min_confidence;       /* analytics detections weaker are ignored */
   guint hold;                   /* frames a detection outlasts its meta */
+  CuconvShape shape;            /* soft regions: the shape in each box */
+  gdouble feather;              /* and the band it fades in, luma pixels */
 } GstCudaConvolveRegionProps;
 
 /* Fills specs[0 .. GST_CUDA_CONVOLVE_REGION_N_PROPS - 1]. */
@@ -91,6 +104,7 @@ typedef struct
 {
   CuconvRegions regions;        /* mode FRAME: the whole frame is filtered */
   CuconvRect *rects;            /* room for ..._REGIONS_MAX_FRAME */
+  CuconvBox *boxes;             /* each rectangle before clipping */
   GstCudaConvolveDetection *dets;       /* the same */
   GstCudaConvolveHold hold;     /* roi-hold's detections */
   gboolean over_cap;            /* the last frame had more */
@@ -104,8 +118,9 @@ typedef struct
  * is in props->types and whose confidence is at least
  * props->min_confidence, each grown by props->margin on every side (an
  * empty box stays empty), then those roi-hold still applies, then the
- * fixed rectangles as they are, never grown.  Returns their number, or -1
- * when there are more than GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME. */
+ * fixed rectangles as they are, never grown; each one's box before
+ * clipping into frame->boxes.  Returns their number, or -1 when there are
+ * more than GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME. */
 gint gst_cuda_convolve_regions_collect (GstCudaConvolveRegionFrame * frame,
     const GstCudaConvolveRegionProps * props, GstBuffer * buf, gint width,
     gint height);

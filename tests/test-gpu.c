@@ -32,7 +32,8 @@
  * and OUTSIDE, 8- and 16-bit planar, semi-planar and packed formats,
  * rectangles at every edge, overlapping, 1x1, the whole frame, none, a
  * sample past and short of the direct kernel's tiles, and 1500 small
- * ones, at 1x1, 3x7, 333x211 and 1921x1081.
+ * ones, at 1x1, 3x7, 333x211 and 1921x1081; each set but the 1500 also
+ * as soft regions: ellipses, and boxes and ellipses with a feather.
  *
  * Then the wide filters: radii 65 to 1024 of every kernel type through the
  * dispatch (the global path, the box's running sums), and the global path
@@ -74,6 +75,7 @@
 #include "cuconv.h"
 #include "cuconv-cuda.h"
 #include "cuconv-paths.h"
+#include "cuconv-region-weight.h"
 
 #define EXIT_SKIP 77
 /* Bytes around every plane that the kernel must leave as they are. */
@@ -1415,6 +1417,45 @@ region_mask (uint8_t * mask, int pw, int ph, int sx, int sy,
           mask[(size_t) y * pw + x] = 1;
 }
 
+/* Soft regions (docs/semantics.md, "Soft regions"), each rectangle its
+ * own box: the hard rectangles (none), and shapes with feathers. */
+static const struct
+{
+  const char *name;
+  CuconvShape shape;
+  double feather;
+} soft_cases[] = {
+  {"", CUCONV_SHAPE_BOX, 0.0},
+  {" ellipse", CUCONV_SHAPE_ELLIPSE, 0.0},
+  {" box feather 2.5", CUCONV_SHAPE_BOX, 2.5},
+  {" ellipse feather 9", CUCONV_SHAPE_ELLIPSE, 9.0},
+};
+
+#define N_SOFT ((int) (sizeof (soft_cases) / sizeof (soft_cases[0])))
+
+/* The samples of a plane subsampled by sx, sy that soft regions r weigh
+ * above 0: those the filter reaches. */
+static void
+soft_mask (uint8_t * mask, int pw, int ph, int sx, int sy,
+    const CuconvRegions * r)
+{
+  int i, x, y;
+
+  for (y = 0; y < ph; y++)
+    for (x = 0; x < pw; x++) {
+      float largest = 0.0f;
+
+      for (i = 0; i < r->n_rects; i++) {
+        const float w = cuconv_region_weight (cuconv_region_depth
+            (&r->boxes[i], r->shape, x, y, sx, sy), r->feather);
+
+        largest = w > largest ? w : largest;
+      }
+      mask[(size_t) y * pw + x] =
+          cuconv_region_mode_weight (r->mode, largest) > 0.0f;
+    }
+}
+
 static int
 format_index (const char *name)
 {
@@ -1533,6 +1574,7 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
   KeyPlane kp[3];
   Layout l;
   CuconvRect *rects = malloc (sizeof (CuconvRect) * MANY_RECTS);
+  CuconvBox *boxes = malloc (sizeof (CuconvBox) * MANY_RECTS);
   uint8_t *ref[3] = { NULL }, *exp[3] = { NULL }, *mask[3] = { NULL };
   uint8_t *out = NULL;
   int keys[3], n_keys = 0, ret = 0, j, k, b, set, mode;
@@ -1611,14 +1653,25 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           continue;
         if (opt.race && set != SET_EDGES && set != SET_TILES)
           continue;
-        for (mode = CUCONV_REGION_INSIDE; mode <= CUCONV_REGION_OUTSIDE;
-            mode++) {
-          const CuconvRegions reg = { (CuconvRegionMode) mode, rects, n };
+        for (j = 0; j < n; j++)
+          boxes[j] = (CuconvBox) {
+          rects[j].x, rects[j].y, rects[j].x + rects[j].w,
+                rects[j].y + rects[j].h};
+        for (int c = 0; c < 2 * N_SOFT; c++) {
+          const int mode = CUCONV_REGION_INSIDE + c % 2, soft = c / 2;
+          const CuconvRegions reg = { (CuconvRegionMode) mode, rects, n,
+            soft ? boxes : NULL, soft_cases[soft].shape,
+            soft_cases[soft].feather
+          };
           CuconvPlane e[3];
           CuconvStatus cst;
           char what[256];
           int err;
 
+          /* soft regions: not on the many small rectangles, and on big
+           * frames only along the edges */
+          if (soft && (set == SET_MANY || (big && set != SET_EDGES)))
+            continue;
           /* the definition: the reference with the input put back */
           for (j = 0; j < fmt->n_planes; j++) {
             const KeyPlane *kk = &kp[keys[j]];
@@ -1626,17 +1679,20 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
             memcpy (exp[j], ref[j], kk->row * kk->h);
             e[j] = cpu[j];
             e[j].dst = exp[j];
-            region_mask (mask[j], kk->w, kk->h, kk->sub_x, kk->sub_y, rects,
-                n);
-            if (mode == CUCONV_REGION_OUTSIDE)
+            if (soft)
+              soft_mask (mask[j], kk->w, kk->h, kk->sub_x, kk->sub_y, &reg);
+            else
+              region_mask (mask[j], kk->w, kk->h, kk->sub_x, kk->sub_y,
+                  rects, n);
+            if (!soft && mode == CUCONV_REGION_OUTSIDE)
               for (size_t q = 0; q < (size_t) kk->w * kk->h; q++)
                 mask[j][q] = !mask[j][q];
           }
           cuconv_regions_restore (e, fmt->n_planes, &reg);
 
-          snprintf (what, sizeof (what), "%s/%s %s, %s (%d), %s",
+          snprintf (what, sizeof (what), "%s/%s %s%s, %s (%d), %s",
               st.label, border_names[b], mode == CUCONV_REGION_INSIDE ?
-              "inside" : "outside", set_names[set], n,
+              "inside" : "outside", soft_cases[soft].name, set_names[set], n,
               padded ? "padded" : "tight");
           rs->cases++;
           err = cudaMemsetAsync (l.d_dst, POISON_A, l.dst_size, stream);
@@ -1695,6 +1751,7 @@ done:
   for (j = 0; j < n_keys; j++)
     free (kp[j].in);
   free (rects);
+  free (boxes);
   return ret;
 }
 

@@ -1835,6 +1835,177 @@ GST_START_TEST (test_regions_restore)
 
 GST_END_TEST;
 
+/* Soft regions, from docs/semantics.md alone ("Soft regions"): a
+ * sample's depth in a box or ellipse, its weight, the largest over the
+ * regions, the blend. */
+static double
+doc_depth (const CuconvBox * b, CuconvShape shape, int u, int v, int sx,
+    int sy)
+{
+  if (shape == CUCONV_SHAPE_ELLIPSE) {
+    const double a = 0.5 * ((double) b->x1 - (double) b->x0);
+    const double c = 0.5 * ((double) b->y1 - (double) b->y0);
+    const double mx = 0.5 * (double) b->x0 + 0.5 * (double) b->x1;
+    const double my = 0.5 * (double) b->y0 + 0.5 * (double) b->y1;
+    const double tx = ((u + 0.5) * sx - mx) / a, ty = ((v + 0.5) * sy - my) / c;
+
+    return (1 - sqrt (tx * tx + ty * ty)) * MIN (a, c);
+  } else {
+    const double x0 = floor ((double) b->x0 / sx), x1 = ceil ((double) b->x1 / sx);
+    const double y0 = floor ((double) b->y0 / sy), y1 = ceil ((double) b->y1 / sy);
+
+    return MIN (MIN (u + 0.5 - x0, x1 - u - 0.5) * sx,
+        MIN (v + 0.5 - y0, y1 - v - 0.5) * sy);
+  }
+}
+
+static float
+doc_weight (const CuconvRegions * r, int sx, int sy, int u, int v)
+{
+  float largest = 0;
+  int i;
+
+  for (i = 0; i < r->n_rects; i++) {
+    const double d = doc_depth (&r->boxes[i], r->shape, u, v, sx, sy);
+    double t;
+    float w;
+
+    if (d <= 0)
+      continue;
+    t = d / r->feather;
+    w = r->feather == 0 || d >= r->feather ? 1.0f :
+        (float) (t * t * (3 - 2 * t));
+    largest = MAX (largest, w);
+  }
+  return r->mode == CUCONV_REGION_OUTSIDE ? (float) (1.0 - largest) :
+      largest;
+}
+
+/* The worked example of the document: 100 in, 200 filtered, a 20x20
+ * region with a feather of 4; and its 4:2:0 chroma plane. */
+GST_START_TEST (test_regions_soft_example)
+{
+  const int w = 64, h = 48;
+  guint8 *src = g_malloc (w * h), *dst = g_malloc (w * h);
+  CuconvPlane p = { src, dst, w, w, w, h, 1, 1, 1, 8 };
+  const CuconvRect rect = { 10, 10, 20, 20 };
+  const CuconvBox box = { 10, 10, 30, 30 };
+  const CuconvRegions r = { CUCONV_REGION_INSIDE, &rect, 1, &box,
+    CUCONV_SHAPE_BOX, 4.0
+  };
+  const guint8 row20[] = { 100, 104, 132, 168, 196, 200, 200, 200, 200, 200,
+    200, 200, 200, 200, 200, 200, 200, 196, 168, 132, 104, 100
+  };
+  guint x;
+
+  memset (src, 100, w * h);
+  memset (dst, 200, w * h);
+  cuconv_regions_restore (&p, 1, &r);
+  for (x = 0; x < G_N_ELEMENTS (row20); x++)
+    fail_unless_equals_int (dst[20 * w + 9 + x], row20[x]);
+  /* the chroma plane: the box is [5, 15) there */
+  p.width = w / 2;
+  p.height = h / 2;
+  p.sub_x = p.sub_y = 2;
+  memset (dst, 200, w * h);
+  cuconv_regions_restore (&p, 1, &r);
+  fail_unless_equals_int (dst[10 * w + 4], 100);
+  fail_unless_equals_int (dst[10 * w + 5], 116);
+  g_free (src);
+  g_free (dst);
+}
+
+GST_END_TEST;
+
+/* Random soft regions on planes of 1 to 4 components, 8 and 16 bits
+ * (P010's shift too), subsampled or not, against the document's
+ * formulas sample by sample. */
+GST_START_TEST (test_regions_soft)
+{
+  GRand *rand = g_rand_new_with_seed (0x50f7);
+  int round, checked_between = 0;
+
+  for (round = 0; round < 400; round++) {
+    const int w = g_rand_int_range (rand, 1, 70);
+    const int h = g_rand_int_range (rand, 1, 50);
+    const int nc = g_rand_int_range (rand, 1, 5);
+    const int depth = (int[]) {8, 10, 16}[g_rand_int_range (rand, 0, 3)];
+    const int shift = depth == 10 && g_rand_boolean (rand) ? 6 : 0;
+    const int bytes = depth > 8 ? 2 : 1;
+    const int sx = g_rand_int_range (rand, 1, 3), sy = g_rand_int_range (rand, 1, 3);
+    const int stride = w * nc * bytes + g_rand_int_range (rand, 0, 5);
+    const int n = g_rand_int_range (rand, 1, 5);
+    guint8 *src = g_malloc (stride * h), *dst = g_malloc (stride * h);
+    guint8 *filtered = g_malloc (stride * h);
+    CuconvRect rects[4];
+    CuconvBox boxes[4];
+    CuconvRegions r = { g_rand_boolean (rand) ? CUCONV_REGION_INSIDE :
+      CUCONV_REGION_OUTSIDE, rects, 0, boxes,
+      g_rand_boolean (rand) ? CUCONV_SHAPE_ELLIPSE : CUCONV_SHAPE_BOX,
+      (double[]) {0, 0.5, 3.7, 40}[g_rand_int_range (rand, 0, 4)]
+    };
+    CuconvPlane p = { src, dst, stride, stride, w, h, nc, sx, sy, depth,
+      shift
+    };
+    int i, u, v, c;
+
+    for (i = 0; i < stride * h; i++)
+      src[i] = g_rand_int (rand), filtered[i] = g_rand_int (rand);
+    for (i = 0; i < n; i++) {
+      const long long x = g_rand_int_range (rand, -20, w * sx + 10);
+      const long long y = g_rand_int_range (rand, -20, h * sy + 10);
+      const long long bw = g_rand_int_range (rand, 1, 60);
+      const long long bh = g_rand_int_range (rand, 1, 60);
+
+      if (cuconv_rect_clip (x, y, bw, bh, 0, w * sx, h * sy, &rects[r.n_rects])) {
+        boxes[r.n_rects] = (CuconvBox) {
+        x, y, x + bw, y + bh};
+        r.n_rects++;
+      }
+    }
+    memcpy (dst, filtered, stride * h);
+    cuconv_regions_restore (&p, 1, &r);
+    for (v = 0; v < h; v++)
+      for (u = 0; u < w; u++) {
+        const float wt = doc_weight (&r, sx, sy, u, v);
+
+        for (c = 0; c < nc; c++) {
+          const int k = v * stride + (u * nc + c) * bytes;
+          const unsigned sw = bytes == 1 ? src[k] : src[k] | src[k + 1] << 8;
+          const unsigned fw = bytes == 1 ? filtered[k] :
+              filtered[k] | filtered[k + 1] << 8;
+          const unsigned out = bytes == 1 ? dst[k] : dst[k] | dst[k + 1] << 8;
+          unsigned want;
+
+          if (wt <= 0) {
+            want = sw;
+          } else if (wt >= 1) {
+            want = fw;
+          } else {
+            const float in = (float) (sw >> shift), f = (float) (fw >> shift);
+
+            want = cuconv_round_sat (in + wt * (f - in),
+                (1u << depth) - 1) << shift;
+            checked_between++;
+          }
+          fail_unless (out == want, "round %d (%dx%d, %d comp, depth %d, "
+              "sub %dx%d, %s, %s, feather %g): (%d, %d) comp %d is %u, not "
+              "%u (weight %g)", round, w, h, nc, depth, sx, sy,
+              r.mode == CUCONV_REGION_INSIDE ? "inside" : "outside",
+              r.shape == CUCONV_SHAPE_BOX ? "box" : "ellipse", r.feather, u,
+              v, c, out, want, wt);
+        }
+      }
+    g_free (src);
+    g_free (dst);
+    g_free (filtered);
+  }
+  fail_unless (checked_between > 1000);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -1865,6 +2036,8 @@ reference_suite (void)
   tcase_add_test (tc, test_rect_on_plane);
   tcase_add_test (tc, test_regions);
   tcase_add_test (tc, test_regions_restore);
+  tcase_add_test (tc, test_regions_soft_example);
+  tcase_add_test (tc, test_regions_soft);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include <gst/gst.h>
@@ -214,7 +215,8 @@ reset_filter (GstElement * e)
 {
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
-      "matrix=<> region=frame roi-margin=0 regions=<> roi-hold=0");
+      "matrix=<> region=frame roi-margin=0 regions=<> roi-hold=0 "
+      "roi-shape=box roi-feather=0");
   g_object_set (e, "roi-types", NULL, NULL);
 }
 
@@ -1366,6 +1368,221 @@ GST_START_TEST (test_metas_survive)
 
 GST_END_TEST;
 
+/* Soft regions, from docs/semantics.md ("Soft regions"): a sample's
+ * depth in its region's box or ellipse (the box before clipping), the
+ * weight, the largest over the regions, the blend of the input and the
+ * whole-frame output. */
+static double
+soft_depth (const Box * b, gboolean ellipse, gint u, gint v, gint sx, gint sy)
+{
+  const double x0 = (double) b->x, x1 = (double) (b->x + b->w);
+  const double y0 = (double) b->y, y1 = (double) (b->y + b->h);
+
+  if (ellipse) {
+    const double a = 0.5 * (x1 - x0), c = 0.5 * (y1 - y0);
+    const double tx = ((u + 0.5) * sx - (0.5 * x0 + 0.5 * x1)) / a;
+    const double ty = ((v + 0.5) * sy - (0.5 * y0 + 0.5 * y1)) / c;
+
+    return (1 - sqrt (tx * tx + ty * ty)) * MIN (a, c);
+  }
+  return MIN (MIN (u + 0.5 - floor (x0 / sx), ceil (x1 / sx) - u - 0.5) * sx,
+      MIN (v + 0.5 - floor (y0 / sy), ceil (y1 / sy) - v - 0.5) * sy);
+}
+
+static float
+soft_weight (const Box * boxes, guint n, gboolean ellipse, gdouble feather,
+    gint mode, gint sx, gint sy, gint u, gint v)
+{
+  float largest = 0;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const double d = soft_depth (&boxes[i], ellipse, u, v, sx, sy);
+    const double t = d / feather;
+
+    if (d > 0)
+      largest = MAX (largest, feather == 0 || d >= feather ? 1.0f :
+          (float) (t * t * (3 - 2 * t)));
+  }
+  return mode == MODE_OUTSIDE ? (float) (1.0 - largest) : largest;
+}
+
+/* Sample depth and shift of a format's planes, as their definitions have
+ * them. */
+static void
+format_depth (const gchar * format, gint * depth, gint * shift)
+{
+  *shift = g_str_equal (format, "P010_10LE") ? 6 : 0;
+  *depth = g_str_has_suffix (format, "10LE") ? 10 :
+      g_str_has_suffix (format, "12LE") ? 12 :
+      g_str_has_suffix (format, "16LE") || g_str_has_suffix (format, "16_LE")
+      ? 16 : 8;
+}
+
+/* Fails unless out blends in and full by the soft regions' weights,
+ * component by component, as the document defines it. */
+static void
+check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
+    GstBuffer * out, gint mode, const Box * boxes, guint n, gboolean ellipse,
+    gdouble feather, const gchar * what)
+{
+  const gint f = format_index (info);
+  GstVideoFrame fin, ffull, fout;
+  gint depth, shift;
+  guint p;
+
+  format_depth (GST_VIDEO_INFO_NAME (info), &depth, &shift);
+  fail_unless (gst_video_frame_map (&fin, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&ffull, (GstVideoInfo *) info, full,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, (GstVideoInfo *) info, out,
+          GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    const gint sx = p ? formats[f].sub_x : 1, sy = p ? formats[f].sub_y : 1;
+    const gint bytes = depth > 8 ? 2 : 1;
+    const gint nc = formats[f].pixel_bytes[p] / bytes;
+    const gint w = (GST_VIDEO_INFO_WIDTH (info) + sx - 1) / sx;
+    const gint h = (GST_VIDEO_INFO_HEIGHT (info) + sy - 1) / sy;
+    gint x, y, c;
+
+    for (y = 0; y < h; y++) {
+      for (x = 0; x < w; x++) {
+        const float wt = soft_weight (boxes, n, ellipse, feather, mode, sx,
+            sy, x, y);
+
+        for (c = 0; c < nc; c++) {
+          const gsize at = (gsize) (x * nc + c) * bytes;
+          const guint8 *pi = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&fin, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, p) + at;
+          const guint8 *pf = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&ffull, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&ffull, p) + at;
+          const guint8 *po = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&fout, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, p) + at;
+          const guint si = bytes == 1 ? pi[0] : GST_READ_UINT16_LE (pi);
+          const guint sf = bytes == 1 ? pf[0] : GST_READ_UINT16_LE (pf);
+          const guint so = bytes == 1 ? po[0] : GST_READ_UINT16_LE (po);
+          guint want;
+
+          if (wt <= 0) {
+            want = si;
+          } else if (wt >= 1) {
+            want = sf;
+          } else {
+            const float a = (float) (si >> shift), b = (float) (sf >> shift);
+            const float v = a + wt * (b - a);
+            const float r = v + 0.5f;
+
+            want = (r >= (float) ((1 << depth) - 1) ? (1u << depth) - 1 :
+                (guint) r) << shift;
+          }
+          if (so != want)
+            fail ("%s %s %dx%d region=%s: plane %u (%d, %d) component %d: "
+                "got %u, want %u (weight %g, input %u, filtered %u)", what,
+                GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+                GST_VIDEO_INFO_HEIGHT (info), mode_nicks[mode], p, x, y, c,
+                so, want, wt, si, sf);
+        }
+      }
+    }
+  }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&ffull);
+  gst_video_frame_unmap (&fin);
+}
+
+/* The document's worked example through the element: a flat 100 that the
+ * filter doubles, a 20x20 region (a face meta of 16x16 grown by a margin
+ * of 2) with a feather of 4. */
+GST_START_TEST (test_soft_regions_example)
+{
+  const guint8 row20[] = { 100, 104, 132, 168, 196, 200, 200, 200, 200, 200,
+    200, 200, 200, 200, 200, 200, 200, 196, 168, 132, 104, 100
+  };
+  GstVideoInfo info;
+  GstMapInfo map;
+  GstBuffer *in, *out;
+  GstElement *e;
+  GstHarness *h;
+  guint x;
+
+  frame_check_info_init (&info, "GRAY8", 64, 48);
+  h = harness_new (&e, &info);
+  frame_check_set_args (e, "kernel=custom kernel-x=<2> normalize=false "
+      "region=roi roi-margin=2 roi-feather=4");
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 100, info.size);
+  add_roi (in, "face", 12, 12, 16, 16);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  for (x = 0; x < G_N_ELEMENTS (row20); x++)
+    fail_unless_equals_int (map.data[20 * 64 + 9 + x], row20[x]);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Shapes and feathers on several formats, both modes, regions from metas
+ * partly off the frame (the box before clipping shapes them) and fixed
+ * ones, against the document's formulas. */
+GST_START_TEST (test_soft_regions)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "Y42B", "P010_10LE",
+    "I420_10LE", "AYUV", "GRAY16_LE"
+  };
+  static const gdouble feathers[] = { 0, 0.5, 3, 25 };
+  GRand *rand = g_rand_new_with_seed (0x50f7);
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    GstVideoInfo info;
+    GstElement *e;
+    GstHarness *h;
+
+    frame_check_info_init (&info, fmts[i], 41 + 2 * i, 29 + i);
+    h = harness_new (&e, &info);
+    for (k = 0; k < 8; k++) {
+      const gboolean ellipse = k % 2;
+      const gint mode = k % 4 < 2 ? MODE_ROI : MODE_OUTSIDE;
+      const gdouble feather = feathers[(k / 2 + i) % 4];
+      const Box meta = { -7 + (gint) i, 3, 24, 17 }, fixed = { 20, 10, 30, 30 };
+      Box boxes[2] = { {meta.x - 2, meta.y - 2, meta.w + 4, meta.h + 4},
+        fixed
+      };
+      GstBuffer *in = frame_check_buffer_random (&info, rand, TRUE), *full,
+          *out;
+      gchar *what = g_strdup_printf ("%s feather %g",
+          ellipse ? "ellipse" : "box", feather);
+
+      frame_check_set_args (e, kernel_configs[(i + k) %
+              G_N_ELEMENTS (kernel_configs)]);
+      frame_check_set_args (e, "roi-margin=2 regions=<<20,10,30,30>>");
+      gst_util_set_object_arg (G_OBJECT (e), "roi-shape",
+          ellipse ? "ellipse" : "box");
+      g_object_set (e, "roi-feather", feather, NULL);
+      add_roi (in, "face", meta.x < 0 ? 0 : meta.x, meta.y, meta.w, meta.h);
+      /* a meta cannot start left of the frame: the box does by the margin */
+      boxes[0].x = (meta.x < 0 ? 0 : meta.x) - 2;
+      full = push_whole_frame (h, e, &info, in, what);
+      gst_util_set_object_arg (G_OBJECT (e), "region", mode_nicks[mode]);
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      check_soft (&info, in, full, out, mode, boxes, 2, ellipse, feather,
+          what);
+      gst_buffer_unref (out);
+      gst_buffer_unref (full);
+      gst_buffer_unref (in);
+      g_free (what);
+      reset_filter (e);
+    }
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 regions_suite (void)
 {
@@ -1389,6 +1606,8 @@ regions_suite (void)
   tcase_add_test (tc, test_invalid_regions);
   tcase_add_test (tc, test_regions_while_playing);
   tcase_add_test (tc, test_metas_survive);
+  tcase_add_test (tc, test_soft_regions_example);
+  tcase_add_test (tc, test_soft_regions);
   return s;
 }
 

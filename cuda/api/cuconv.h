@@ -234,16 +234,49 @@ typedef enum
   CUCONV_REGION_OUTSIDE,        /* filtered outside the rectangles only */
 } CuconvRegionMode;
 
+/* A region's box before clipping, [x0, x1) x [y0, y1) in luma pixels of
+ * the frame: what soft regions weigh a sample by. */
+typedef struct
+{
+  long long x0, y0, x1, y1;
+} CuconvBox;
+
+/* The shape a soft region takes in its box. */
+typedef enum
+{
+  CUCONV_SHAPE_BOX = 0,
+  CUCONV_SHAPE_ELLIPSE,         /* inscribed in the box */
+} CuconvShape;
+
 /* Which pixels of a frame are filtered: inside them the output is the
  * whole-frame filter's output at that pixel, elsewhere the input sample
  * unchanged.  FRAME ignores rects; INSIDE with no rects filters nothing,
- * OUTSIDE with none filters the whole frame. */
+ * OUTSIDE with none filters the whole frame.
+ *
+ * Soft regions (cuconv_regions_soft): boxes[i] is rects[i] before
+ * clipping, and each sample is weighed by the shape in its box, going from
+ * the input to the filter's output across `feather` luma pixels inside
+ * the shape's edge (docs/semantics.md, "Soft regions"). */
 typedef struct
 {
   CuconvRegionMode mode;
   const CuconvRect *rects;
   int n_rects;
+  const CuconvBox *boxes;       /* NULL: hard rectangles */
+  CuconvShape shape;
+  double feather;               /* luma pixels, 0 to CUCONV_MAX_FEATHER */
 } CuconvRegions;
+
+#define CUCONV_MAX_FEATHER 4096.0
+
+/* Whether r's samples are weighed (the shape, the feather) rather than
+ * in or out. */
+static inline int
+cuconv_regions_soft (const CuconvRegions * r)
+{
+  return r && r->mode != CUCONV_REGION_FRAME && r->boxes &&
+      (r->shape != CUCONV_SHAPE_BOX || r->feather > 0);
+}
 
 /* The one rule for what regions leave: whether they filter the whole
  * frame (NULL, FRAME, OUTSIDE without a rectangle), and whether they
@@ -276,7 +309,8 @@ int cuconv_rect_on_plane (const CuconvRect * r, const CuconvPlane * p,
 
 /* After a whole-frame filter has written dst: copies the source samples
  * back where regions says the input stays (every component, host
- * memory).  Nothing for CUCONV_REGION_FRAME. */
+ * memory); soft regions blend the two by each sample's weight
+ * (cuconv-region-weight.h).  Nothing for CUCONV_REGION_FRAME. */
 void cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
     const CuconvRegions * regions);
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cuconv.h"
+#include "cuconv-region-weight.h"
+#include "cuconv-sample.h"
 
 /* a + b, saturated to the range of long long */
 static long long
@@ -151,18 +153,91 @@ restore_plane (const CuconvPlane * p, const CuconvRect * rects, int n_rects,
   }
 }
 
+/* Blends one sample of p: the source where w is 0, the filter's output
+ * (in dst) where it is 1, between them every component by
+ * cuconv_region_blend. */
+static void
+blend_sample (const CuconvPlane * p, int x, int y, float w)
+{
+  const int depth = sample_depth (p), shift = sample_shift (p);
+  const unsigned max = (1u << depth) - 1;
+  int c;
+
+  if (w >= 1.0f)
+    return;
+  if (w <= 0.0f) {
+    copy_span (p, y, x, x + 1);
+    return;
+  }
+  for (c = 0; c < p->n_comp; c++) {
+    const unsigned s = sample_read (p, x, y, c) >> shift;
+    const unsigned f = sample_row_read (p->dst + y * p->dst_stride,
+        x * p->n_comp + c, depth) >> shift;
+
+    sample_write (p, x, y, c, cuconv_region_blend (s, f, w, max) << shift);
+  }
+}
+
+/* Soft regions: each sample blended by the largest weight of the regions
+ * there (cuconv_region_mode_weight), row by row. */
+static void
+blend_plane (const CuconvPlane * p, const CuconvRegions * r)
+{
+  const int sx = p->sub_x > 1 ? p->sub_x : 1;
+  const int sy = p->sub_y > 1 ? p->sub_y : 1;
+  float largest[ROW_CHUNK];
+  int y, c0, i, x;
+
+  for (y = 0; y < p->height; y++) {
+    for (c0 = 0; c0 < p->width; c0 += ROW_CHUNK) {
+      const int c1 = p->width - c0 < ROW_CHUNK ? p->width : c0 + ROW_CHUNK;
+
+      for (x = c0; x < c1; x++)
+        largest[x - c0] = 0.0f;
+      for (i = 0; i < r->n_rects; i++) {
+        CuconvRect pr;
+        int a, b;
+
+        if (!cuconv_rect_on_plane (&r->rects[i], p, &pr) || y < pr.y
+            || y >= pr.y + pr.h)
+          continue;
+        a = pr.x > c0 ? pr.x : c0;
+        b = pr.x + pr.w < c1 ? pr.x + pr.w : c1;
+        for (x = a; x < b; x++) {
+          const float w = cuconv_region_weight (cuconv_region_depth
+              (&r->boxes[i], r->shape, x, y, sx, sy), r->feather);
+
+          if (w > largest[x - c0])
+            largest[x - c0] = w;
+        }
+      }
+      for (x = c0; x < c1; x++)
+        blend_sample (p, x, y, cuconv_region_mode_weight (r->mode,
+                largest[x - c0]));
+    }
+  }
+}
+
 void
 cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
     const CuconvRegions * regions)
 {
+  const int soft = cuconv_regions_soft (regions);
+  CuconvRegions r;
   int i;
 
   if (!regions || regions->mode == CUCONV_REGION_FRAME)
     return;
-  for (i = 0; i < n_planes; i++)
-    restore_plane (&planes[i], regions->rects,
-        regions->rects ? regions->n_rects : 0,
-        regions->mode == CUCONV_REGION_OUTSIDE);
+  r = *regions;
+  if (!r.rects || r.n_rects < 0)
+    r.n_rects = 0;
+  for (i = 0; i < n_planes; i++) {
+    if (soft)
+      blend_plane (&planes[i], &r);
+    else
+      restore_plane (&planes[i], r.rects, r.n_rects,
+          r.mode == CUCONV_REGION_OUTSIDE);
+  }
 }
 
 int

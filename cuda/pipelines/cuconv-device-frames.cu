@@ -449,6 +449,90 @@ filter_outside (CuconvDeviceFrames * rf, const CuconvPlane * planes,
       e);
 }
 
+/* Soft regions: the whole frame into dst, each sample's weight (the
+ * largest of the regions') into the scratch, then every sample blended
+ * between the source and dst by it. */
+static int
+filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
+    int n_planes, const CuconvFilter & f, const CuconvRegions & reg,
+    cudaStream_t stream, CuconvStatus * st)
+{
+  WeighParams wp;
+  BlendParams bp;
+  size_t weights = 0, jobs_at, bytes;
+  WeighJob *jobs;
+  uint8_t *work;
+  int rows = 0, blocks, ret;
+  cudaError_t e;
+
+  memset (&wp, 0, sizeof (wp));
+  memset (&bp, 0, sizeof (bp));
+  jobs_at = align_up (sizeof (CuconvBox) * reg.n_rects, 16);
+  bytes = jobs_at + sizeof (WeighJob) * (size_t) n_planes * reg.n_rects;
+  e = work_begin (rf, bytes, &work);
+  if (e != cudaSuccess)
+    return fail (st, "out of host memory for the regions", e);
+  memcpy (work, reg.boxes, sizeof (CuconvBox) * reg.n_rects);
+  jobs = (WeighJob *) (work + jobs_at);
+
+  /* each rectangle on each plane, weighed by its box */
+  for (int i = 0; i < n_planes; i++) {
+    const CuconvPlane & pl = planes[i];
+    const int bytes_per = cuconv_plane_sample_bytes (&pl);
+    const int depth = pl.depth > 8 ? pl.depth : 8;
+
+    for (int k = 0; k < reg.n_rects; k++) {
+      CuconvRect r;
+
+      if (cuconv_rect_on_plane (&reg.rects[k], &pl, &r))
+        jobs[wp.n_jobs++] = { i, r.x, r.y, r.w, r.h, k, 0 };
+    }
+    wp.plane[i] = { nullptr, pl.width, pl.sub_x > 1 ? pl.sub_x : 1,
+        pl.sub_y > 1 ? pl.sub_y : 1 };
+    bp.plane[i] = { pl.src, pl.dst, (size_t) pl.src_stride,
+        (size_t) pl.dst_stride, nullptr, pl.width, pl.n_comp, bytes_per,
+        bytes_per == 1 ? 0 : pl.shift, (1u << depth) - 1 };
+    bp.first_row[i] = rows;
+    rows += pl.height;
+    weights += align_up (sizeof (float) * pl.width * pl.height, 256);
+  }
+  bp.first_row[n_planes] = rows;
+  bp.n = n_planes;
+  bp.mode = reg.mode;
+  wp.shape = reg.shape;
+  wp.feather = reg.feather;
+  blocks = weigh_jobs_number_blocks (jobs, wp.n_jobs);
+
+  e = work_upload (rf, jobs_at + sizeof (WeighJob) * wp.n_jobs, stream);
+  if (e == cudaSuccess)
+    e = device_grow (rf, rf->scratch, weights);
+  if (e != cudaSuccess)
+    return fail (st, "cannot prepare the regions on the GPU", e);
+  ret = filter_frame (planes, n_planes, &f, CUCONV_PATH_AUTO, rf->wide,
+      stream, st);
+  if (ret != 0)
+    return ret;
+
+  weights = 0;
+  for (int i = 0; i < n_planes; i++) {
+    wp.plane[i].weight = (float *) (rf->scratch.ptr + weights);
+    bp.plane[i].weight = wp.plane[i].weight;
+    weights += align_up (sizeof (float) * planes[i].width *
+        planes[i].height, 256);
+  }
+  wp.boxes = (const CuconvBox *) rf->d_work.ptr;
+  wp.jobs = (const WeighJob *) (rf->d_work.ptr + jobs_at);
+  e = cudaMemsetAsync (rf->scratch.ptr, 0, weights, stream);
+  if (e == cudaSuccess)
+    e = launch_weigh_rects (wp, blocks, stream);
+  if (e == cudaSuccess)
+    e = launch_blend_planes (bp, stream);
+  if (e == cudaSuccess)
+    e = work_end (rf, stream);
+  return e == cudaSuccess ? 0 : fail (st, "the GPU failed to filter regions",
+      e);
+}
+
 }                               /* namespace cuconv */
 
 using namespace cuconv;
@@ -470,6 +554,8 @@ cuconv_device_frames_filter (CuconvDeviceFrames * rf,
   reg = *regions;
   if (!reg.rects || reg.n_rects < 0)
     reg.n_rects = 0;
+  if (cuconv_regions_soft (&reg) && reg.n_rects > 0)
+    return filter_soft (rf, planes, n_planes, *f, reg, s, st);
   if (reg.mode == CUCONV_REGION_OUTSIDE)
     return filter_outside (rf, planes, n_planes, *f, reg, s, st);
   return filter_inside (rf, planes, n_planes, *f, reg, s, st);

@@ -1,5 +1,6 @@
 /* gst-cudaconvolve: the region filter's internal declarations (CUDA C++),
- * shared by its files: the copies (cuconv-region-copy.cu), the direct
+ * shared by its files: the copies (cuconv-region-copy.cu), the soft
+ * regions' weights and blend (cuconv-region-blend.cu), the direct
  * kernel (cuconv-region-direct.cu), the region filter's memory
  * (cuconv-device-frames-memory.cu) and the work lists, the cost model and the
  * order of a frame's launches (cuconv-device-frames.cu).
@@ -72,6 +73,66 @@ cudaError_t launch_copy_rects (const CopyParams & p, int blocks,
 /* The source of every plane to dst, in one launch. */
 cudaError_t launch_copy_planes (const CuconvPlane * planes, int n_planes,
     cudaStream_t stream);
+
+/* Soft regions (cuconv-region-blend.cu) ---------------------------------- */
+
+/* One rectangle of a plane to weigh by boxes[box]: w x h samples from
+ * (x, y).  first_block: the blocks of the jobs before it. */
+struct WeighJob
+{
+  int plane;
+  int x, y, w, h;
+  int box;
+  int first_block;
+};
+
+struct WeighPlane
+{
+  float *weight;                /* a float a sample, width a row */
+  int width;
+  int sx, sy;                   /* the plane's subsampling */
+};
+
+struct WeighParams
+{
+  WeighPlane plane[CUCONV_MAX_PLANES];
+  const WeighJob *jobs;
+  const CuconvBox *boxes;
+  int n_jobs;
+  int shape;                    /* CuconvShape */
+  double feather;
+};
+
+/* Numbers the blocks of jobs [0, n); returns how many there are. */
+int weigh_jobs_number_blocks (WeighJob * jobs, int n);
+
+/* One launch that raises each sample's weight (zeroed before) to the
+ * weight of every job's box there. */
+cudaError_t launch_weigh_rects (const WeighParams & p, int blocks,
+    cudaStream_t stream);
+
+struct BlendPlane
+{
+  const uint8_t *src;
+  uint8_t *dst;                 /* the filter's output, blended in place */
+  size_t src_pitch, dst_pitch;
+  const float *weight;          /* launch_weigh_rects's */
+  int width;
+  int nc, bytes, shift;
+  unsigned max;                 /* 2^depth - 1 */
+};
+
+struct BlendParams
+{
+  BlendPlane plane[CUCONV_MAX_PLANES];
+  int first_row[CUCONV_MAX_PLANES + 1];
+  int n;
+  int mode;                     /* CuconvRegionMode */
+};
+
+/* One launch that blends every sample of the planes by its weight
+ * (cuconv_region_mode_weight). */
+cudaError_t launch_blend_planes (const BlendParams & b, cudaStream_t stream);
 
 /* The direct kernel (cuconv-region-direct.cu) ---------------------------- */
 
