@@ -27,24 +27,7 @@ constexpr int BLEND_WARPS = THREADS / 32;
 __global__ void
 weigh_rects (const __grid_constant__ WeighParams p)
 {
-  __shared__ int job_index;
-
-  if (threadIdx.x == 0) {
-    int lo = 0, hi = p.n_jobs - 1;
-
-    /* the last job whose first block is at most this one */
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (p.jobs[mid].first_block <= (int) blockIdx.x)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    job_index = lo;
-  }
-  __syncthreads ();
-
-  const WeighJob job = p.jobs[job_index];
+  const WeighJob job = p.jobs[block_job (p.jobs, p.n_jobs, blockIdx.x)];
   const WeighPlane & pl = p.plane[job.plane];
   const CuconvBox box = p.boxes[job.box];
   const int r0 = ((int) blockIdx.x - job.first_block) * WEIGH_ROWS;
@@ -108,13 +91,7 @@ blend_planes (const __grid_constant__ BlendParams b)
 int
 weigh_jobs_number_blocks (WeighJob * jobs, int n)
 {
-  int blocks = 0;
-
-  for (int i = 0; i < n; i++) {
-    jobs[i].first_block = blocks;
-    blocks += (jobs[i].h + WEIGH_ROWS - 1) / WEIGH_ROWS;
-  }
-  return blocks;
+  return jobs_number_blocks (jobs, n, WEIGH_ROWS);
 }
 
 cudaError_t

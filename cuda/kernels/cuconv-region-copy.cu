@@ -24,24 +24,7 @@ constexpr int COPY_ROWS = 4;    /* rows of a rectangle one block copies */
 __global__ void
 copy_rects (const __grid_constant__ CopyParams p)
 {
-  __shared__ int job_index;
-
-  if (threadIdx.x == 0) {
-    int lo = 0, hi = p.n_jobs - 1;
-
-    /* the last job whose first block is at most this one */
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (p.jobs[mid].first_block <= (int) blockIdx.x)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    job_index = lo;
-  }
-  __syncthreads ();
-
-  const CopyJob job = p.jobs[job_index];
+  const CopyJob job = p.jobs[block_job (p.jobs, p.n_jobs, blockIdx.x)];
   const CopyPlane & pl = p.plane[job.plane];
   const int r0 = ((int) blockIdx.x - job.first_block) * COPY_ROWS;
   const int r1 = min (r0 + COPY_ROWS, job.h);
@@ -118,13 +101,7 @@ copy_frame (const __grid_constant__ FrameCopy c)
 int
 copy_jobs_number_blocks (CopyJob * jobs, int n)
 {
-  int blocks = 0;
-
-  for (int i = 0; i < n; i++) {
-    jobs[i].first_block = blocks;
-    blocks += (jobs[i].h + COPY_ROWS - 1) / COPY_ROWS;
-  }
-  return blocks;
+  return jobs_number_blocks (jobs, n, COPY_ROWS);
 }
 
 cudaError_t

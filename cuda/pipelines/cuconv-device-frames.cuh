@@ -32,6 +32,44 @@ pixel_bytes (const CuconvPlane & pl)
   return pl.n_comp * cuconv_plane_sample_bytes (&pl);
 }
 
+/* Lists of jobs that a launch's blocks share, `rows` rows of a job a
+ * block: numbers the blocks of jobs [0, n) (their first_block), returns
+ * how many there are. */
+template < typename Job > int
+jobs_number_blocks (Job * jobs, int n, int rows)
+{
+  int blocks = 0;
+
+  for (int i = 0; i < n; i++) {
+    jobs[i].first_block = blocks;
+    blocks += (jobs[i].h + rows - 1) / rows;
+  }
+  return blocks;
+}
+
+/* The job block b falls in: the last whose first block is at most b
+ * (thread 0 looks it up, the block shares it). */
+template < typename Job > __device__ int
+block_job (const Job * jobs, int n, int b)
+{
+  __shared__ int found;
+
+  if (threadIdx.x == 0) {
+    int lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (jobs[mid].first_block <= b)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    found = lo;
+  }
+  __syncthreads ();
+  return found;
+}
+
 /* Copies (cuconv-region-copy.cu) ----------------------------------------- */
 
 /* One rectangle to copy: w x h pixels from (sx, sy) of its plane's source
