@@ -1459,9 +1459,10 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
               (&ffull, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&ffull, p) + at;
           const guint8 *po = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
               (&fout, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, p) + at;
-          const guint si = bytes == 1 ? pi[0] : GST_READ_UINT16_LE (pi);
-          const guint sf = bytes == 1 ? pf[0] : GST_READ_UINT16_LE (pf);
-          const guint so = bytes == 1 ? po[0] : GST_READ_UINT16_LE (po);
+          /* byte by byte: the rows need not be aligned */
+          const guint si = bytes == 1 ? pi[0] : pi[0] | pi[1] << 8;
+          const guint sf = bytes == 1 ? pf[0] : pf[0] | pf[1] << 8;
+          const guint so = bytes == 1 ? po[0] : po[0] | po[1] << 8;
           guint want;
 
           if (wt <= 0) {
