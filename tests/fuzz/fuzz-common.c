@@ -23,6 +23,28 @@
  * input's bytes and video metas reach it with no other element's checks
  * in between, as a hostile upstream in CUDA memory would send them. */
 static GstCudaContext *cuda_context;
+static GstAllocator *cuda_allocator;   /* GStreamer's default CUDA one */
+
+/* CUDA memory of the context for a frame of info, in the allocator's
+ * layout (which the memory's info holds). */
+static GstMemory *
+cuda_alloc (const GstVideoInfo * info)
+{
+  GstMemory *mem;
+
+#if GST_CHECK_VERSION (1, 24, 0)
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (cuda_allocator),
+      cuda_context, NULL, info);
+#else
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (cuda_allocator),
+      cuda_context, info);
+#endif
+  if (!mem)
+    g_error ("fuzz: cannot allocate CUDA memory for %ux%u %s",
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info));
+  return mem;
+}
 #endif
 
 gboolean
@@ -132,14 +154,7 @@ fuzz_memory_new (gsize size)
     /* a row of size bytes, cut to size from the allocator's pitch */
     gst_video_info_set_format (&line, GST_VIDEO_FORMAT_GRAY8, (guint) size,
         1);
-#if GST_CHECK_VERSION (1, 24, 0)
-    mem = gst_cuda_allocator_alloc (NULL, cuda_context, NULL, &line);
-#else
-    mem = gst_cuda_allocator_alloc (NULL, cuda_context, &line);
-#endif
-    if (!mem)
-      g_error ("fuzz: cannot allocate %" G_GSIZE_FORMAT " bytes of CUDA "
-          "memory", size);
+    mem = cuda_alloc (&line);
     gst_memory_resize (mem, 0, size);
     return mem;
   }
@@ -175,13 +190,7 @@ fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
   if (cuda_context) {
     GstCudaMemory *cmem;
 
-#if GST_CHECK_VERSION (1, 24, 0)
-    mem = gst_cuda_allocator_alloc (NULL, cuda_context, NULL, info);
-#else
-    mem = gst_cuda_allocator_alloc (NULL, cuda_context, info);
-#endif
-    if (!mem)
-      g_error ("fuzz: cannot allocate a frame of CUDA memory");
+    mem = cuda_alloc (info);
     cmem = GST_CUDA_MEMORY_CAST (mem);
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (&cmem->info), GST_VIDEO_INFO_WIDTH (&cmem->info),
@@ -403,7 +412,11 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 #ifdef HAVE_CUDA
     if (gst_cuda_load_library ())
       cuda_context = gst_cuda_context_new (0);
-    if (!cuda_context) {
+    if (cuda_context) {
+      gst_cuda_memory_init_once ();
+      cuda_allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+    }
+    if (!cuda_context || !cuda_allocator) {
       g_printerr ("fuzz: CUCONV_FUZZ_MEMORY=cuda: no CUDA device\n");
       exit (77);
     }
