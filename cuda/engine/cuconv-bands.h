@@ -11,7 +11,8 @@
 G_BEGIN_DECLS
 
 /* Runs the bands of one job side by side: band 0 in the calling thread,
- * the others on threads that live as long as the object. */
+ * the others on the process's band threads (one a processor, kept until
+ * the process ends). */
 typedef struct _CuconvBands CuconvBands;
 
 typedef gboolean (*CuconvBandFunc) (guint band, gpointer data);
