@@ -6,15 +6,18 @@
 # entry for the face, as an inference element followed by a tracker would:
 #
 #   appsrc ! cudaconvolve region=roi roi-types=face roi-min-confidence=0.5
-#            roi-margin=8 roi-hold=2 sigma=12 radius=0 ! appsink
+#            roi-margin=8 roi-hold=2 roi-shape=ellipse roi-feather=6
+#            sigma=12 radius=0 ! appsink
 #
 # Each frame has a face (confidence 0.9, tracked as object 1) that moves,
 # and a second, weak "face" (confidence 0.3) that stays below
 # roi-min-confidence.  In frame 2 the detector misses the face: roi-hold
-# keeps blurring where it was last seen.  The check on the frames pulled
-# from appsink: inside the face box grown by the margin the picture
-# changed, everywhere else (the weak detection included) it is the input
-# bit for bit.
+# keeps blurring where it was last seen.  The blur is an oval (the ellipse
+# inscribed in the face box grown by the margin) that fades in over 6
+# pixels inside its edge.  The check on the frames pulled from appsink:
+# deeper in the oval than the fade the picture changed, outside the oval
+# (the box's corners, the weak detection, the rest of the frame) it is the
+# input bit for bit.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
@@ -26,6 +29,7 @@
 # Exits 0 when the frames are as they should be, 1 otherwise, 77 where
 # GStreamer's analytics library is missing.
 
+import math
 import random
 import sys
 
@@ -44,8 +48,10 @@ except (ValueError, ImportError):
 
 WIDTH, HEIGHT, FRAMES = 320, 240, 5
 MARGIN = 8
+FEATHER = 6
 BLUR = (f"region=roi roi-types=face roi-min-confidence=0.5 "
-        f"roi-margin={MARGIN} roi-hold=2 sigma=12 radius=0")
+        f"roi-margin={MARGIN} roi-hold=2 roi-shape=ellipse "
+        f"roi-feather={FEATHER} sigma=12 radius=0")
 
 # Where the detector finds the face in each frame (x, y, w, h), None where
 # it misses it; the weak detection never moves.
@@ -75,38 +81,42 @@ def planes():
             (WIDTH * HEIGHT + cw * ch, cw, ch, 2)]
 
 
-def grown(box, plane_w, plane_h, sub):
-    """The box grown by the margin, clipped to the frame, in a plane's
-    samples (rounded outward on chroma)."""
-    x, y, w, h = box
-    x0, y0 = max(0, x - MARGIN), max(0, y - MARGIN)
-    x1, y1 = min(WIDTH, x + w + MARGIN), min(HEIGHT, y + h + MARGIN)
-    return (x0 // sub, y0 // sub, min(plane_w, -(-x1 // sub)),
-            min(plane_h, -(-y1 // sub)))
+def depth(box, x, y, sub):
+    """How far the centre of sample (x, y) of a plane subsampled by sub
+    lies inside the ellipse inscribed in the face box grown by the margin,
+    in luma pixels; 0 or less outside it (docs/semantics.md, "Soft
+    regions")."""
+    bx, by, bw, bh = box
+    x0, y0 = bx - MARGIN, by - MARGIN
+    x1, y1 = bx + bw + MARGIN, by + bh + MARGIN
+    a, b = (x1 - x0) / 2, (y1 - y0) / 2
+    tx = ((x + 0.5) * sub - (x0 + x1) / 2) / a
+    ty = ((y + 0.5) * sub - (y0 + y1) / 2) / b
+    return (1 - math.sqrt(tx * tx + ty * ty)) * min(a, b)
 
 
 def check(n, before, after):
     errors = []
     for index, (offset, pw, ph, sub) in enumerate(planes()):
-        x0, y0, x1, y1 = grown(blurred_box(n), pw, ph, sub)
         changed_inside = inside = changed_outside = 0
         for y in range(ph):
             row = offset + y * pw
             for x in range(pw):
                 changed = before[row + x] != after[row + x]
-                if x0 <= x < x1 and y0 <= y < y1:
+                d = depth(blurred_box(n), x, y, sub)
+                if d >= FEATHER:
                     inside += 1
                     changed_inside += changed
-                else:
+                elif d <= 0:
                     changed_outside += changed
         print(f"frame {n} plane {index}: {changed_inside}/{inside} samples "
-              f"changed inside the face box, {changed_outside} outside")
+              f"changed inside the oval, {changed_outside} outside it")
         if changed_inside < 0.9 * inside:
             errors.append(f"frame {n} plane {index}: only {changed_inside} "
-                          f"of {inside} samples changed inside the face box")
+                          f"of {inside} samples changed inside the oval")
         if changed_outside:
             errors.append(f"frame {n} plane {index}: {changed_outside} "
-                          "samples changed outside the face box")
+                          "samples changed outside the oval")
     return errors
 
 
