@@ -2,14 +2,20 @@
  * on the CPU, against the definitions it composes: the reference with
  * its regions (within ±1 where it filters, exact where the input stays),
  * the temporal denoise row by row (exact) and when its state starts
- * afresh; and what it refuses.
+ * afresh; what it refuses; and its CPU bands' threads, which the process
+ * keeps.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gst/check/gstcheck.h>
 
+#include "cuconv-bands.h"
 #include "cuconv-engine.h"
 
 #define SEED 4242
@@ -300,6 +306,83 @@ GST_START_TEST (test_engine_refuses)
 
 GST_END_TEST;
 
+/* The threads bands ran on, by kernel thread id. */
+typedef struct
+{
+  GMutex lock;
+  GHashTable *tids;
+} Tids;
+
+static gboolean
+note_thread (guint band, gpointer data)
+{
+  Tids *t = data;
+
+  g_mutex_lock (&t->lock);
+  g_hash_table_add (t->tids, GINT_TO_POINTER ((gint) syscall (SYS_gettid)));
+  g_mutex_unlock (&t->lock);
+  return TRUE;
+}
+
+/* Band objects made and freed again and again, as a stream that stops
+ * and starts makes them, run on the same few threads: the process's, a
+ * processor's worth, and the callers'. */
+GST_START_TEST (test_bands_threads_kept)
+{
+  Tids t;
+  guint round;
+
+  g_mutex_init (&t.lock);
+  t.tids = g_hash_table_new (NULL, NULL);
+  for (round = 0; round < 40; round++) {
+    CuconvBands *b = cuconv_bands_new (6);
+
+    fail_unless (cuconv_bands_run (b, note_thread, &t));
+    cuconv_bands_free (b);
+  }
+  fail_unless (g_hash_table_size (t.tids) > 1, "one thread ran every band");
+  fail_unless (g_hash_table_size (t.tids) <= g_get_num_processors () + 1,
+      "%u threads ran the bands of 40 objects", g_hash_table_size (t.tids));
+  g_hash_table_unref (t.tids);
+  g_mutex_clear (&t.lock);
+}
+
+GST_END_TEST;
+
+/* A child process made with fork () after bands ran has none of its
+ * parent's threads: its bands still run. */
+GST_START_TEST (test_bands_after_fork)
+{
+  Tids t;
+  CuconvBands *b = cuconv_bands_new (4);
+  int status = 0, waited = 0;
+  pid_t child;
+
+  g_mutex_init (&t.lock);
+  t.tids = g_hash_table_new (NULL, NULL);
+  fail_unless (cuconv_bands_run (b, note_thread, &t));
+  child = fork ();
+  fail_if (child < 0);
+  if (child == 0) {
+    CuconvBands *c = cuconv_bands_new (4);
+
+    _exit (cuconv_bands_run (c, note_thread, &t) ? 0 : 1);
+  }
+  while (waitpid (child, &status, WNOHANG) == 0 && waited++ < 1000)
+    g_usleep (10000);
+  if (waited > 1000) {
+    kill (child, SIGKILL);
+    waitpid (child, &status, 0);
+    fail ("the child's bands never finished");
+  }
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  cuconv_bands_free (b);
+  g_hash_table_unref (t.tids);
+  g_mutex_clear (&t.lock);
+}
+
+GST_END_TEST;
+
 static Suite *
 engine_suite (void)
 {
@@ -310,6 +393,8 @@ engine_suite (void)
   tcase_add_test (tc, test_engine_filter_and_regions);
   tcase_add_test (tc, test_engine_temporal);
   tcase_add_test (tc, test_engine_refuses);
+  tcase_add_test (tc, test_bands_threads_kept);
+  tcase_add_test (tc, test_bands_after_fork);
   suite_add_tcase (s, tc);
   return s;
 }
