@@ -142,6 +142,29 @@ plane_pixel_inside (const Box * boxes, guint n, gint sx, gint sy, gint x,
   return FALSE;
 }
 
+/* Maps the input, the whole-frame output and the output for reading. */
+static void
+map_three (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
+    GstBuffer * out, GstVideoFrame * fin, GstVideoFrame * ffull,
+    GstVideoFrame * fout)
+{
+  fail_unless (gst_video_frame_map (fin, (GstVideoInfo *) info, in,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (ffull, (GstVideoInfo *) info, full,
+          GST_MAP_READ));
+  fail_unless (gst_video_frame_map (fout, (GstVideoInfo *) info, out,
+          GST_MAP_READ));
+}
+
+static void
+unmap_three (GstVideoFrame * fin, GstVideoFrame * ffull,
+    GstVideoFrame * fout)
+{
+  gst_video_frame_unmap (fout);
+  gst_video_frame_unmap (ffull);
+  gst_video_frame_unmap (fin);
+}
+
 /* Fails unless out is full (the whole-frame output) where mode filters,
  * given the clipped boxes, and in elsewhere, byte for byte. */
 static void
@@ -153,12 +176,7 @@ check_composition (const GstVideoInfo * info, GstBuffer * in,
   GstVideoFrame fin, ffull, fout;
   guint p;
 
-  fail_unless (gst_video_frame_map (&fin, (GstVideoInfo *) info, in,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&ffull, (GstVideoInfo *) info, full,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fout, (GstVideoInfo *) info, out,
-          GST_MAP_READ));
+  map_three (info, in, full, out, &fin, &ffull, &fout);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     const gint sx = p ? formats[f].sub_x : 1, sy = p ? formats[f].sub_y : 1;
     const gint bytes = formats[f].pixel_bytes[p];
@@ -189,9 +207,7 @@ check_composition (const GstVideoInfo * info, GstBuffer * in,
       }
     }
   }
-  gst_video_frame_unmap (&fout);
-  gst_video_frame_unmap (&ffull);
-  gst_video_frame_unmap (&fin);
+  unmap_three (&fin, &ffull, &fout);
 }
 
 /* A cudaconvolve on the CPU backend in a playing harness. */
@@ -1432,12 +1448,7 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
   guint p;
 
   format_depth (GST_VIDEO_INFO_NAME (info), &depth, &shift);
-  fail_unless (gst_video_frame_map (&fin, (GstVideoInfo *) info, in,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&ffull, (GstVideoInfo *) info, full,
-          GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fout, (GstVideoInfo *) info, out,
-          GST_MAP_READ));
+  map_three (info, in, full, out, &fin, &ffull, &fout);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     const gint sx = p ? formats[f].sub_x : 1, sy = p ? formats[f].sub_y : 1;
     const gint bytes = depth > 8 ? 2 : 1;
@@ -1487,9 +1498,7 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
       }
     }
   }
-  gst_video_frame_unmap (&fout);
-  gst_video_frame_unmap (&ffull);
-  gst_video_frame_unmap (&fin);
+  unmap_three (&fin, &ffull, &fout);
 }
 
 /* The document's worked example through the element: a flat 100 that the
