@@ -14,7 +14,7 @@
 #   core   build/tests/test-gpu (full matrix, then again with the
 #          streaming kernel forced: --stream), compute-sanitizer memcheck
 #          on test-gpu --quick (and --quick --stream) and racecheck on
-#          test-gpu --race
+#          test-gpu --race (and --race --regions)
 #   bench  bench-kernel built here with nvcc against NPP (falls back to
 #          build/tests/bench-kernel without NPP), then build/tests/bench-element
 #   all    both (the default)
@@ -138,6 +138,9 @@ run_core () {
       step "racecheck test-gpu --race" 300 racecheck.log \
         "$cs" --tool racecheck --error-exitcode 1 \
         $RUN "$BUILD/tests/test-gpu" --race
+      step "racecheck test-gpu --race --regions" 300 racecheck-regions.log \
+        "$cs" --tool racecheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --race --regions
     fi
   fi
 }
@@ -444,7 +447,7 @@ esac
     tail -n 14 "$OUT/$f"
   done
   for f in memcheck.log memcheck-stream.log memcheck-mma.log racecheck.log \
-      racecheck-mma.log \
+      racecheck-regions.log racecheck-mma.log \
       racecheck-pipeline.log \
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log \

@@ -1577,7 +1577,7 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
   CuconvBox *boxes = malloc (sizeof (CuconvBox) * MANY_RECTS);
   uint8_t *ref[3] = { NULL }, *exp[3] = { NULL }, *mask[3] = { NULL };
   uint8_t *out = NULL;
-  int keys[3], n_keys = 0, ret = 0, j, k, b, set, mode;
+  int keys[3], n_keys = 0, ret = 0, j, k, b, set;
 
   for (j = 0; j < fmt->n_planes; j++)
     keys[j] = key_of (kp, &n_keys, fi, j);
@@ -1961,10 +1961,9 @@ usage (const char *argv0)
       "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
-      "  --race       a handful of cases for compute-sanitizer racecheck,\n"
-      "               the regions' too\n"
-      "  --regions    the regions matrix only (with --quick: its quick "
-      "run)\n"
+      "  --race       a handful of cases for compute-sanitizer racecheck\n"
+      "  --regions    the regions matrix only (with --quick or --race: its "
+      "small runs)\n"
       "  --wide       the wide filters only (with --quick, --race: their "
       "small runs)\n"
       "  --untruncated  the untruncated gaussian only (with --quick or "
@@ -2530,7 +2529,8 @@ main (int argc, char **argv)
       break;
     }
   }
-  if (!aborted && !opt.race && !opt.wide_only && !opt.untruncated_only) {
+  if (!aborted && !opt.wide_only && !opt.untruncated_only
+      && (!opt.race || opt.regions_only)) {
     const int r = run_regions (stream);
 
     aborted |= r < 0;
