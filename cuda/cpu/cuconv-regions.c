@@ -105,6 +105,21 @@ cuconv_rect_on_plane (const CuconvRect * r, const CuconvPlane * p,
  * bytes lives on the stack, so the restore allocates nothing. */
 #define ROW_CHUNK 4096
 
+/* The columns [*a, *b) of row y of p, within [c0, c1), that rectangle r
+ * covers on the plane; 0 when there are none. */
+static int
+rect_span (const CuconvRect * r, const CuconvPlane * p, int y, int c0,
+    int c1, int *a, int *b)
+{
+  CuconvRect pr;
+
+  if (!cuconv_rect_on_plane (r, p, &pr) || y < pr.y || y >= pr.y + pr.h)
+    return 0;
+  *a = pr.x > c0 ? pr.x : c0;
+  *b = pr.x + pr.w < c1 ? pr.x + pr.w : c1;
+  return *a < *b;
+}
+
 /* Copies the source samples of columns [x0, x1) of row y of p to dst. */
 static void
 copy_span (const CuconvPlane * p, int y, int x0, int x1)
@@ -132,15 +147,9 @@ restore_plane (const CuconvPlane * p, const CuconvRect * rects, int n_rects,
 
       memset (mask, 0, (size_t) (c1 - c0));
       for (i = 0; i < n_rects; i++) {
-        CuconvRect pr;
         int a, b;
 
-        if (!cuconv_rect_on_plane (&rects[i], p, &pr) || y < pr.y
-            || y >= pr.y + pr.h)
-          continue;
-        a = pr.x > c0 ? pr.x : c0;
-        b = pr.x + pr.w < c1 ? pr.x + pr.w : c1;
-        if (a < b)
+        if (rect_span (&rects[i], p, y, c0, c1, &a, &b))
           memset (mask + (a - c0), 1, (size_t) (b - a));
       }
       /* copy the runs of columns whose mask is `covered` */
@@ -195,14 +204,10 @@ blend_plane (const CuconvPlane * p, const CuconvRegions * r)
       for (x = c0; x < c1; x++)
         largest[x - c0] = 0.0f;
       for (i = 0; i < r->n_rects; i++) {
-        CuconvRect pr;
         int a, b;
 
-        if (!cuconv_rect_on_plane (&r->rects[i], p, &pr) || y < pr.y
-            || y >= pr.y + pr.h)
+        if (!rect_span (&r->rects[i], p, y, c0, c1, &a, &b))
           continue;
-        a = pr.x > c0 ? pr.x : c0;
-        b = pr.x + pr.w < c1 ? pr.x + pr.w : c1;
         for (x = a; x < b; x++) {
           const float w = cuconv_region_weight (cuconv_region_depth
               (&r->boxes[i], r->shape, x, y, sx, sy), r->feather);

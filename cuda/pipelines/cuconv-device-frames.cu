@@ -459,7 +459,7 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
 {
   WeighParams wp;
   BlendParams bp;
-  size_t weights = 0, jobs_at, bytes;
+  size_t offset[CUCONV_MAX_PLANES], weights = 0, jobs_at, bytes;
   WeighJob *jobs;
   uint8_t *work;
   int rows = 0, blocks, ret;
@@ -494,6 +494,7 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
         bytes_per == 1 ? 0 : pl.shift, (1u << depth) - 1 };
     bp.first_row[i] = rows;
     rows += pl.height;
+    offset[i] = weights;
     weights += align_up (sizeof (float) * pl.width * pl.height, 256);
   }
   bp.first_row[n_planes] = rows;
@@ -513,12 +514,9 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
   if (ret != 0)
     return ret;
 
-  weights = 0;
   for (int i = 0; i < n_planes; i++) {
-    wp.plane[i].weight = (float *) (rf->scratch.ptr + weights);
+    wp.plane[i].weight = (float *) (rf->scratch.ptr + offset[i]);
     bp.plane[i].weight = wp.plane[i].weight;
-    weights += align_up (sizeof (float) * planes[i].width *
-        planes[i].height, 256);
   }
   wp.boxes = (const CuconvBox *) rf->d_work.ptr;
   wp.jobs = (const WeighJob *) (rf->d_work.ptr + jobs_at);
