@@ -148,6 +148,7 @@ enum
   PROP_ROI_HOLD,
   PROP_ROI_SHAPE,
   PROP_ROI_FEATHER,
+  PROP_ROI_SCALE,
   N_PROPERTIES
 };
 
@@ -164,8 +165,8 @@ enum
 #define MAX_CPU_THREADS 256
 
 static GParamSpec *properties[N_PROPERTIES];
-G_STATIC_ASSERT (PROP_ROI_FEATHER - PROP_REGION ==
-    GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER &&
+G_STATIC_ASSERT (PROP_ROI_SCALE - PROP_REGION ==
+    GST_CUDA_CONVOLVE_REGION_PROP_ROI_SCALE &&
     N_PROPERTIES - PROP_REGION == GST_CUDA_CONVOLVE_REGION_N_PROPS);
 G_STATIC_ASSERT (PROP_REGION - PROP_TEMPORAL ==
     GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS);
@@ -479,6 +480,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
     case PROP_ROI_HOLD:
     case PROP_ROI_SHAPE:
     case PROP_ROI_FEATHER:
+    case PROP_ROI_SCALE:
       valid = gst_cuda_convolve_region_props_set (&self->region_props,
           prop_id - PROP_REGION, value, &why);
       break;
@@ -557,6 +559,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
     case PROP_ROI_HOLD:
     case PROP_ROI_SHAPE:
     case PROP_ROI_FEATHER:
+    case PROP_ROI_SCALE:
       gst_cuda_convolve_region_props_get (&self->region_props,
           prop_id - PROP_REGION, value);
       break;
@@ -680,6 +683,8 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter, GstBuffer * inbuf)
       || gst_cuda_convolve_region_frame_prepare (&self->frame_regions,
       GST_ELEMENT (self), &region_props, inbuf,
       &GST_VIDEO_FILTER (self)->in_info);
+  gst_cuda_convolve_region_frame_scale (&self->frame_regions, &region_props,
+      &self->frame_settings);
   gst_cuda_convolve_region_props_clear (&region_props);
   return self->frame_spatial_off && !temporal;
 }

@@ -134,6 +134,16 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "edge of each region's shape (roi-shape), so that no hard edge shows "
       "where a region ends; 0 = a hard edge", 0.0, CUCONV_MAX_FEATHER, 0.0,
       live);
+  specs[GST_CUDA_CONVOLVE_REGION_PROP_ROI_SCALE] =
+      g_param_spec_double ("roi-scale", "ROI scale",
+      "With region=roi and kernel=gaussian: each region's own sigma, this "
+      "times the shorter side of its box (grown by roi-margin) in luma "
+      "pixels, at most " G_STRINGIFY (CUCONV_MAX_SIGMA) " (radius from "
+      "sigma), so that a large face is blurred as hard as a small one: "
+      "0.1 gives a 40-pixel face sigma 4, a 400-pixel face sigma 40. The "
+      "strongest applies where regions overlap. 0 = off: every region "
+      "takes radius, sigma and sigma-y. Other kernels and regions ignore it",
+      0.0, GST_CUDA_CONVOLVE_REGIONS_MAX_SCALE, 0.0, live);
 }
 
 void
@@ -162,6 +172,7 @@ gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
   dst->hold = src->hold;
   dst->shape = src->shape;
   dst->feather = src->feather;
+  dst->scale = src->scale;
   /* the string stays behind: frames need the quarks only */
   dst->types = src->types ? g_array_ref (src->types) : NULL;
   dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
@@ -325,6 +336,9 @@ gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER:
       props->feather = g_value_get_double (value);
       break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_SCALE:
+      props->scale = g_value_get_double (value);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -359,6 +373,9 @@ gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps * props,
       break;
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER:
       g_value_set_double (value, props->feather);
+      break;
+    case GST_CUDA_CONVOLVE_REGION_PROP_ROI_SCALE:
+      g_value_set_double (value, props->scale);
       break;
     default:
       g_assert_not_reached ();
@@ -543,6 +560,8 @@ gst_cuda_convolve_region_frame_init (GstCudaConvolveRegionFrame * frame)
   frame->boxes = g_new (CuconvBox, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
   frame->dets = g_new (GstCudaConvolveDetection,
       GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  frame->strength = g_new (gdouble, GST_CUDA_CONVOLVE_REGIONS_MAX_FRAME);
+  frame->scaled = g_new0 (CuconvSettings, 1);
   gst_cuda_convolve_hold_init (&frame->hold);
   frame->regions.mode = CUCONV_REGION_FRAME;
   frame->regions.rects = frame->rects;
@@ -555,6 +574,8 @@ gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame)
   g_clear_pointer (&frame->rects, g_free);
   g_clear_pointer (&frame->boxes, g_free);
   g_clear_pointer (&frame->dets, g_free);
+  g_clear_pointer (&frame->strength, g_free);
+  g_clear_pointer (&frame->scaled, g_free);
   gst_cuda_convolve_hold_clear (&frame->hold);
 }
 
@@ -570,6 +591,7 @@ gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame * frame,
   frame->regions.mode = CUCONV_REGION_FRAME;
   frame->regions.rects = frame->rects;
   frame->regions.n_rects = 0;
+  frame->regions.strength = NULL;
   if (props->mode == CUCONV_REGION_FRAME)
     return FALSE;
 
@@ -612,4 +634,41 @@ too_many:
     frame->over_cap = TRUE;
     return FALSE;
   }
+}
+
+/* A rectangle's filter: the frame's gaussian with the rectangle's sigma. */
+static void
+make_scaled_filter (CuconvFilter * f, double sigma, void *data)
+{
+  CuconvSettings *scaled = data;
+
+  scaled->radius = 0;
+  scaled->sigma = sigma;
+  scaled->sigma_y = sigma;
+  cuconv_filter_init (f, scaled);
+}
+
+void
+gst_cuda_convolve_region_frame_scale (GstCudaConvolveRegionFrame * frame,
+    const GstCudaConvolveRegionProps * props, const CuconvSettings * settings)
+{
+  CuconvRegions *r = &frame->regions;
+  gint i;
+
+  r->strength = NULL;
+  if (!(props->scale > 0.0) || r->mode != CUCONV_REGION_INSIDE ||
+      r->n_rects <= 0 || settings->kernel != CUCONV_KERNEL_GAUSSIAN)
+    return;
+  for (i = 0; i < r->n_rects; i++) {
+    const CuconvBox *b = &frame->boxes[i];
+    /* boxes hold a non-empty rectangle: the sides are 1 to 2^64 - 1 */
+    const gdouble side = MIN ((gdouble) ((guint64) b->x1 - (guint64) b->x0),
+        (gdouble) ((guint64) b->y1 - (guint64) b->y0));
+
+    frame->strength[i] = MIN (props->scale * side, CUCONV_MAX_SIGMA);
+  }
+  *frame->scaled = *settings;
+  r->strength = frame->strength;
+  r->make_filter = make_scaled_filter;
+  r->make_data = frame->scaled;
 }

@@ -61,6 +61,7 @@ enum
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_HOLD,
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_SHAPE,
   GST_CUDA_CONVOLVE_REGION_PROP_ROI_FEATHER,
+  GST_CUDA_CONVOLVE_REGION_PROP_ROI_SCALE,
   GST_CUDA_CONVOLVE_REGION_N_PROPS
 };
 
@@ -78,7 +79,12 @@ typedef struct
   guint hold;                   /* frames a detection outlasts its meta */
   CuconvShape shape;            /* soft regions: the shape in each box */
   gdouble feather;              /* and the band it fades in, luma pixels */
+  gdouble scale;                /* roi-scale: sigma per luma pixel of the
+                                 * shorter side; 0 = off */
 } GstCudaConvolveRegionProps;
+
+/* The largest roi-scale. */
+#define GST_CUDA_CONVOLVE_REGIONS_MAX_SCALE 4.0
 
 /* Fills specs[0 .. GST_CUDA_CONVOLVE_REGION_N_PROPS - 1]. */
 void gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs);
@@ -106,6 +112,9 @@ typedef struct
   CuconvRect *rects;            /* room for ..._REGIONS_MAX_FRAME */
   CuconvBox *boxes;             /* each rectangle before clipping */
   GstCudaConvolveDetection *dets;       /* the same */
+  gdouble *strength;            /* roi-scale: each rectangle's sigma */
+  CuconvSettings *scaled;       /* the settings a rectangle's sigma is
+                                 * put into */
   GstCudaConvolveHold hold;     /* roi-hold's detections */
   gboolean over_cap;            /* the last frame had more */
 } GstCudaConvolveRegionFrame;
@@ -139,6 +148,15 @@ void gst_cuda_convolve_region_frame_clear (GstCudaConvolveRegionFrame * frame);
 gboolean gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame *
     frame, GstElement * element, const GstCudaConvolveRegionProps * props,
     GstBuffer * buf, const GstVideoInfo * info);
+
+/* roi-scale (docs/semantics.md, "Strength that follows the region"):
+ * with props->scale above 0, region=roi, a rectangle and a gaussian
+ * (settings), each rectangle of frame->regions gets a filter of its own,
+ * settings' gaussian with sigma and sigma-y props->scale times the
+ * shorter side of its box (at most CUCONV_MAX_SIGMA) and radius 0 (from
+ * sigma).  Call after gst_cuda_convolve_region_frame_prepare (). */
+void gst_cuda_convolve_region_frame_scale (GstCudaConvolveRegionFrame * frame,
+    const GstCudaConvolveRegionProps * props, const CuconvSettings * settings);
 
 G_END_DECLS
 #endif /* __GST_CUDA_CONVOLVE_REGIONS_H__ */

@@ -2006,6 +2006,255 @@ GST_START_TEST (test_regions_soft)
 
 GST_END_TEST;
 
+/* Region-relative filters, from docs/semantics.md alone ("Strength that
+ * follows the region"): each region's gaussian of its own sigma computed
+ * for the whole frame, and at each sample the region of the largest
+ * weight, then of the largest sigma, blended by that weight. */
+typedef struct
+{
+  CuconvBorder border;
+} RelativeData;
+
+static void
+relative_gaussian (CuconvFilter * f, double sigma, void *data)
+{
+  const RelativeData *d = data;
+  CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, d->border, 0, sigma);
+
+  s.sigma_y = sigma;
+  cuconv_filter_init (f, &s);
+}
+
+static float
+doc_region_weight (const CuconvRegions * r, int i, int sx, int sy, int u,
+    int v)
+{
+  const double d = doc_depth (&r->boxes[i], r->shape, u, v, sx, sy);
+  const double t = d / r->feather;
+
+  if (!cuconv_regions_soft (r))
+    return naive_in_region (&r->rects[i], 1, sx, sy, u, v) ? 1.0f : 0.0f;
+  if (d <= 0)
+    return 0.0f;
+  return r->feather == 0 || d >= r->feather ? 1.0f :
+      (float) (t * t * (3 - 2 * t));
+}
+
+static unsigned
+word_of (const guint8 * p, int bytes)
+{
+  return bytes == 1 ? p[0] : p[0] | (unsigned) p[1] << 8;
+}
+
+/* One case: cuconv_reference_frame_regions () against the document's
+ * definition, every sample of every plane.  Returns the samples some
+ * region reached. */
+static guint64
+check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
+    const CuconvRegions * r)
+{
+  RelativeData data = { b };
+  CuconvPlane planes[3], whole[3];
+  guint8 *src[3], *dst[3], *ref[3][4];
+  int stride[3], ph[3], pw[3];
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  const int bytes = rf->depth > 8 ? 2 : 1;
+  const unsigned max = (1u << rf->depth) - 1;
+  guint64 reached = 0;
+  int i, k, x, y, c;
+
+  g_assert (r->n_rects <= 4);
+  for (i = 0; i < rf->n_planes; i++) {
+    Geometry g = { 0 };
+
+    pw[i] = (w + rf->sub_x[i] - 1) / rf->sub_x[i];
+    ph[i] = (h + rf->sub_y[i] - 1) / rf->sub_y[i];
+    stride[i] = pw[i] * rf->n_comp[i] * bytes + 3;
+    g.width = pw[i];
+    g.height = ph[i];
+    g.n_comp = rf->n_comp[i];
+    g.depth = rf->depth;
+    g.shift = rf->shift;
+    src[i] = g_malloc ((size_t) stride[i] * ph[i]);
+    dst[i] = g_malloc0 ((size_t) stride[i] * ph[i]);
+    fill_source (&g, src[i], stride[i], 0);
+    planes[i] = (CuconvPlane) {
+    src[i], dst[i], stride[i], stride[i], pw[i], ph[i], rf->n_comp[i],
+          rf->sub_x[i], rf->sub_y[i], rf->depth, rf->shift};
+    memcpy (planes[i].op, rf->op[i], CUCONV_MAX_COMP);
+    planes[i].fill = 1u << (rf->depth - 1);
+  }
+  /* each region's filter over the whole frame */
+  for (k = 0; k < r->n_rects; k++) {
+    relative_gaussian (f, r->strength[k], &data);
+    for (i = 0; i < rf->n_planes; i++) {
+      ref[i][k] = g_malloc ((size_t) stride[i] * ph[i]);
+      whole[i] = planes[i];
+      whole[i].dst = ref[i][k];
+    }
+    fail_unless (cuconv_reference_frame (whole, rf->n_planes, f) == 0);
+  }
+  fail_unless (cuconv_reference_frame_regions (planes, rf->n_planes, NULL,
+          r) == 0);
+
+  for (i = 0; i < rf->n_planes; i++) {
+    const int bpp = rf->n_comp[i] * bytes;
+
+    for (y = 0; y < ph[i]; y++)
+      for (x = 0; x < pw[i]; x++) {
+        const size_t at = (size_t) y * stride[i] + (size_t) x * bpp;
+        float wk = 0.0f;
+        int best = -1;
+
+        for (k = 0; k < r->n_rects; k++) {
+          const float wt = doc_region_weight (r, k, rf->sub_x[i],
+              rf->sub_y[i], x, y);
+
+          if (wt > 0 && (best < 0 || wt > wk || (wt == wk &&
+                      r->strength[k] > r->strength[best]))) {
+            best = k;
+            wk = wt;
+          }
+        }
+        reached += best >= 0;
+        for (c = 0; c < rf->n_comp[i]; c++) {
+          const guint8 *sp = src[i] + at + c * bytes;
+          const unsigned out = word_of (dst[i] + at + c * bytes, bytes);
+          unsigned want;
+
+          if (best < 0) {
+            want = word_of (sp, bytes);
+          } else {
+            const unsigned fw = word_of (ref[i][best] + at + c * bytes, bytes);
+            const int sh = bytes == 1 ? 0 : rf->shift;
+            const float in = (float) (word_of (sp, bytes) >> sh);
+
+            want = wk >= 1.0f ? fw : cuconv_round_sat (in + wk *
+                ((float) (fw >> sh) - in), max) << sh;
+          }
+          fail_unless (out == want, "%s %dx%d border %d, %d regions, %s, "
+              "feather %g: plane %d (%d, %d) comp %d is %u, not %u (region "
+              "%d, weight %g)", rf->name, w, h, b, r->n_rects,
+              r->shape == CUCONV_SHAPE_BOX ? "box" : "ellipse", r->feather,
+              i, x, y, c, out, want, best, wk);
+        }
+      }
+  }
+  for (i = 0; i < rf->n_planes; i++) {
+    for (k = 0; k < r->n_rects; k++)
+      g_free (ref[i][k]);
+    g_free (src[i]);
+    g_free (dst[i]);
+  }
+  g_free (f);
+  return reached;
+}
+
+/* Random regions with random sigmas (truncated and untruncated, some
+ * equal), hard and soft, every border, the region formats, frames from
+ * 1x1 to 70x50: crops that reach an edge, cover the frame or not. */
+GST_START_TEST (test_regions_relative)
+{
+  GRand *rand = g_rand_new_with_seed (0x5ca1e);
+  guint64 reached = 0;
+  int round;
+
+  for (round = 0; round < 160; round++) {
+    const RegionFormat *rf =
+        &region_formats[round % G_N_ELEMENTS (region_formats)];
+    const int w = g_rand_int_range (rand, 1, 71);
+    const int h = g_rand_int_range (rand, 1, 51);
+    const int n = g_rand_int_range (rand, 1, 5);
+    const double sigmas[] = { 0.05, 0.7, 1.5, 3, 3, 6.4, 25 };
+    CuconvRect rects[4];
+    CuconvBox boxes[4];
+    double strength[4];
+    RelativeData data = { (CuconvBorder) (round / 7 % CUCONV_BORDER_N) };
+    CuconvRegions r = { CUCONV_REGION_INSIDE, rects, 0, boxes,
+      g_rand_boolean (rand) ? CUCONV_SHAPE_ELLIPSE : CUCONV_SHAPE_BOX,
+      (double[]) {0, 0, 2.5, 9}[g_rand_int_range (rand, 0, 4)],
+      strength, relative_gaussian, &data
+    };
+    int i;
+
+    for (i = 0; i < n; i++) {
+      const long long x = g_rand_int_range (rand, -10, w + 5);
+      const long long y = g_rand_int_range (rand, -10, h + 5);
+      const long long bw = g_rand_int_range (rand, 1, w + 10);
+      const long long bh = g_rand_int_range (rand, 1, h + 10);
+
+      if (cuconv_rect_clip (x, y, bw, bh, 0, w, h, &rects[r.n_rects])) {
+        boxes[r.n_rects] = (CuconvBox) {
+        x, y, x + bw, y + bh};
+        strength[r.n_rects] = sigmas[g_rand_int_range (rand, 0,
+                G_N_ELEMENTS (sigmas))];
+        r.n_rects++;
+      }
+    }
+    if (r.n_rects == 0)
+      continue;
+    reached += check_relative_case (rf, w, h, data.border, &r);
+  }
+  fail_unless (reached > 20000, "only %" G_GUINT64_FORMAT " samples reached",
+      reached);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The document's example: sigma 4 in the first box, sigma 6 in the
+ * second and in the overlap, the input elsewhere. */
+GST_START_TEST (test_regions_relative_example)
+{
+  const int w = 200, h = 200;
+  guint8 *src = g_malloc (w * h), *dst = g_malloc (w * h);
+  guint8 *g4 = g_malloc (w * h), *g6 = g_malloc (w * h);
+  RelativeData data = { CUCONV_BORDER_CLAMP };
+  const CuconvRect rects[] = { {10, 10, 40, 40}, {30, 30, 100, 60} };
+  const CuconvBox boxes[] = { {10, 10, 50, 50}, {30, 30, 130, 90} };
+  double strength[2];
+  const double scale = 0.1;
+  CuconvRegions r = { CUCONV_REGION_INSIDE, rects, 2, boxes,
+    CUCONV_SHAPE_BOX, 0, strength, relative_gaussian, &data
+  };
+  CuconvPlane p = { src, dst, w, w, w, h, 1, 1, 1, 8 };
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  int i;
+
+  for (i = 0; i < 2; i++)
+    strength[i] = scale * MIN (boxes[i].x1 - boxes[i].x0,
+        boxes[i].y1 - boxes[i].y0);
+  fail_unless (strength[0] == 4.0 && strength[1] == 6.0);
+  /* a ramp with noise: the two blurs differ */
+  rng_state = 4;
+  for (i = 0; i < w * h; i++)
+    src[i] = (i % w) + rnd () % 50;
+  relative_gaussian (f, 4.0, &data);
+  fail_unless_equals_int (f->x[0].radius, 12);
+  p.dst = g4;
+  cuconv_reference_frame (&p, 1, f);
+  relative_gaussian (f, 6.0, &data);
+  fail_unless_equals_int (f->x[0].radius, 18);
+  p.dst = g6;
+  cuconv_reference_frame (&p, 1, f);
+  p.dst = dst;
+  fail_unless (cuconv_reference_frame_regions (&p, 1, NULL, &r) == 0);
+  /* the first box only, the overlap, the second only, outside */
+  fail_unless_equals_int (dst[15 * w + 15], g4[15 * w + 15]);
+  fail_unless_equals_int (dst[40 * w + 40], g6[40 * w + 40]);
+  fail_unless_equals_int (dst[80 * w + 120], g6[80 * w + 120]);
+  fail_unless_equals_int (dst[100 * w + 20], src[100 * w + 20]);
+  fail_unless (g4[15 * w + 15] != src[15 * w + 15] &&
+      g4[40 * w + 40] != g6[40 * w + 40]);
+  g_free (src);
+  g_free (dst);
+  g_free (g4);
+  g_free (g6);
+  g_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -2038,6 +2287,8 @@ reference_suite (void)
   tcase_add_test (tc, test_regions_restore);
   tcase_add_test (tc, test_regions_soft_example);
   tcase_add_test (tc, test_regions_soft);
+  tcase_add_test (tc, test_regions_relative);
+  tcase_add_test (tc, test_regions_relative_example);
   return s;
 }
 

@@ -265,6 +265,12 @@ typedef struct
   const CuconvBox *boxes;       /* NULL: hard rectangles */
   CuconvShape shape;
   double feather;               /* luma pixels, 0 to CUCONV_MAX_FEATHER */
+  /* Region-relative filters (INSIDE only, cuconv_regions_relative): NULL,
+   * or strength[i] for rects[i], which is then filtered with the filter
+   * make_filter makes of its strength instead of the frame's. */
+  const double *strength;
+  void (*make_filter) (CuconvFilter * f, double strength, void *data);
+  void *make_data;
 } CuconvRegions;
 
 #define CUCONV_MAX_FEATHER 4096.0
@@ -276,6 +282,17 @@ cuconv_regions_soft (const CuconvRegions * r)
 {
   return r && r->mode != CUCONV_REGION_FRAME && r->boxes &&
       (r->shape != CUCONV_SHAPE_BOX || r->feather > 0);
+}
+
+/* Whether each of r's rectangles has a filter of its own
+ * (docs/semantics.md, "Strength that follows the region"): where several
+ * cover a sample, that of the largest weight there applies, and among
+ * equal weights that of the largest strength. */
+static inline int
+cuconv_regions_relative (const CuconvRegions * r)
+{
+  return r && r->mode == CUCONV_REGION_INSIDE && r->strength &&
+      r->make_filter && r->rects && r->n_rects > 0;
 }
 
 /* The one rule for what regions leave: whether they filter the whole
@@ -313,6 +330,33 @@ int cuconv_rect_on_plane (const CuconvRect * r, const CuconvPlane * p,
  * (cuconv-region-weight.h).  Nothing for CUCONV_REGION_FRAME. */
 void cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
     const CuconvRegions * regions);
+
+/* Region-relative filters (cuconv_regions_relative), on host memory:
+ * dst becomes the source, then each rectangle, in the order of their
+ * strengths, is filtered by `filter` from a crop of the source around it
+ * (wide enough that the crop's edges change nothing inside it) into a
+ * crop of scratch memory, and written into dst where it applies.  The
+ * reference passes cuconv_reference_frame, the CPU engine its own.
+ * Returns 0, -1 without memory, or what `filter` returned. */
+typedef int (*CuconvPlanesFilter) (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *data);
+int cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
+    const CuconvRegions * regions, CuconvPlanesFilter filter, void *data);
+
+/* order[0 .. n_rects - 1] becomes the indices of regions' rectangles by
+ * strength, then index: the order in which they are written, so that the
+ * strongest of equal weights is the last.  Returns 0, -1 without
+ * memory. */
+int cuconv_regions_relative_order (const CuconvRegions * regions,
+    int *order);
+
+/* The crop of plane p a region-relative filter f reads for the rectangle
+ * pr (on p): pr grown by the filter's reach in each
+ * direction where that stays on the plane, the whole plane's width or
+ * height where it does not (so that borders see the plane's edges) and
+ * for the untruncated gaussian. */
+void cuconv_regions_relative_crop (const CuconvRect * pr,
+    const CuconvPlane * p, const CuconvFilter * f, CuconvRect * crop);
 
 /* Bytes of one sample of p: 1 or 2. */
 static inline int

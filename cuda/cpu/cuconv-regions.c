@@ -245,12 +245,22 @@ cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
   }
 }
 
+static int
+reference_crop (const CuconvPlane * planes, int n_planes,
+    const CuconvFilter * f, void *data)
+{
+  return cuconv_reference_frame (planes, n_planes, f);
+}
+
 int
 cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, const CuconvRegions * regions)
 {
   int ret;
 
+  if (cuconv_regions_relative (regions))
+    return cuconv_regions_relative_filter (planes, n_planes, regions,
+        reference_crop, NULL);
   /* nothing to filter: the restore alone gives the input */
   if (cuconv_regions_filter_nothing (regions)) {
     cuconv_regions_restore (planes, n_planes, regions);

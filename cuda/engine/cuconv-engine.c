@@ -229,6 +229,35 @@ temporal_band (guint band, gpointer data)
   return TRUE;
 }
 
+/* Filters planes with f on the CPU: in bands where the CPU engine takes
+ * f, else with the reference.  0, or -1 without memory. */
+static int
+cpu_planes (const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    void *data)
+{
+  CuconvEngine *e = data;
+  CpuJob job = { e, planes, n_planes, f, 0 };
+  int ok;
+
+  if (!cuconv_cpu_takes (f))
+    return cuconv_reference_frame (planes, n_planes, f);
+  ok = cuconv_cpu_prepare (e->cpu, planes, n_planes, f) == 0;
+  for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (f); job.pass++)
+    ok = cuconv_bands_run (e->bands, cpu_band, &job);
+  return ok ? 0 : -1;
+}
+
+/* Region-relative filters on host memory, on the CPU. */
+static int
+relative_cpu (CuconvEngine * e, const CuconvPlane * planes, int n_planes,
+    const CuconvRegions * regions, unsigned cpu_threads)
+{
+  if (ensure_bands (e, cpu_threads) != 0)
+    return -1;
+  return cuconv_regions_relative_filter (planes, n_planes, regions,
+      cpu_planes, e);
+}
+
 /* A frame on the CPU: the denoise into the host state, which then is the
  * filter's source; the filter in bands (or the reference); the source
  * back where the regions leave it. */
@@ -237,8 +266,7 @@ filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
     CuconvStatus * st)
 {
   CuconvPlane planes[CUCONV_MAX_PLANES];
-  CpuJob job = { e, planes, fr->n_planes, fr->filter, 0 };
-  int ok = 1;
+  int ok;
 
   memcpy (planes, fr->planes, sizeof (CuconvPlane) * fr->n_planes);
   if (ensure_bands (e, fr->cpu_threads) != 0)
@@ -263,17 +291,11 @@ filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
     copy_planes (planes, fr->n_planes);
     return 0;
   }
-  if (cuconv_cpu_takes (fr->filter)) {
-    ok = cuconv_cpu_prepare (e->cpu, planes, fr->n_planes, fr->filter) == 0;
-    for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (fr->filter);
-        job.pass++)
-      ok = cuconv_bands_run (e->bands, cpu_band, &job);
-    if (ok)
-      cuconv_regions_restore (planes, fr->n_planes, fr->regions);
-  } else {
-    ok = cuconv_reference_frame_regions (planes, fr->n_planes, fr->filter,
-        fr->regions) == 0;
-  }
+  if (cuconv_regions_relative (fr->regions))
+    ok = cuconv_regions_relative_filter (planes, fr->n_planes, fr->regions,
+        cpu_planes, e) == 0;
+  else if ((ok = cpu_planes (planes, fr->n_planes, fr->filter, e) == 0))
+    cuconv_regions_restore (planes, fr->n_planes, fr->regions);
   if (ok)
     return 0;
 
@@ -300,6 +322,13 @@ filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
         fr->planes, fr->n_planes, on_host, fr->temporal, restart,
         fr->filter, fr->regions, stream, st);
   }
+
+  /* region-relative filters on host memory: on the CPU, at the cost of
+   * the regions' area (the frame is done when the call returns) */
+  if (on_host && cuconv_regions_relative (fr->regions))
+    return relative_cpu (e, fr->planes, fr->n_planes, fr->regions,
+        fr->cpu_threads) == 0 ? 0 : fail (st, CUCONV_ENGINE_NO_MEMORY,
+        "out of memory while filtering regions on the CPU");
 
   switch (fr->memory) {
     case CUCONV_MEMORY_HOST:

@@ -1,0 +1,230 @@
+/* gst-cudaconvolve: region-relative filters on the CPU (docs/semantics.md,
+ * "Strength that follows the region"): each rectangle filtered with a
+ * filter of its own strength from a crop of the frame around it, written
+ * where it applies.  The reference and the CPU engine differ only in the
+ * function that filters a crop.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuconv.h"
+#include "cuconv-region-weight.h"
+#include "cuconv-sample.h"
+
+typedef struct
+{
+  double strength;
+  int index;
+} Order;
+
+static int
+order_compare (const void *pa, const void *pb)
+{
+  const Order *a = pa, *b = pb;
+
+  if (a->strength != b->strength)
+    return a->strength < b->strength ? -1 : 1;
+  return a->index - b->index;
+}
+
+int
+cuconv_regions_relative_order (const CuconvRegions * r, int *order)
+{
+  Order *o = malloc (sizeof (Order) * (size_t) (r->n_rects > 0 ?
+          r->n_rects : 1));
+  int i;
+
+  if (!o)
+    return -1;
+  for (i = 0; i < r->n_rects; i++) {
+    o[i].strength = r->strength[i];
+    o[i].index = i;
+  }
+  qsort (o, (size_t) r->n_rects, sizeof (Order), order_compare);
+  for (i = 0; i < r->n_rects; i++)
+    order[i] = o[i].index;
+  free (o);
+  return 0;
+}
+
+/* How far filter f reads from a sample of a plane subsampled by sub in
+ * one direction (x or y taps); -1: without limit (the untruncated
+ * gaussian). */
+static int
+reach (const CuconvFilter * f, const CuconvTaps * t, const CuconvTaps * t2)
+{
+  int r;
+
+  if (f->n_terms == 0)
+    return f->m.radius;
+  if (t->untruncated || (f->n_terms > 1 && t2->untruncated))
+    return -1;
+  r = t->radius;
+  if (f->n_terms > 1 && t2->radius > r)
+    r = t2->radius;
+  return r;
+}
+
+/* [lo - h, hi + h) when it lies in [0, n), else [0, n). */
+static void
+grow (int lo, int hi, int h, int n, int *a, int *b)
+{
+  if (h < 0 || lo - h < 0 || (long long) hi + h > n) {
+    *a = 0;
+    *b = n;
+  } else {
+    *a = lo - h;
+    *b = hi + h;
+  }
+}
+
+void
+cuconv_regions_relative_crop (const CuconvRect * pr, const CuconvPlane * p,
+    const CuconvFilter * f, CuconvRect * crop)
+{
+  const int sx = p->sub_x > 1 ? 1 : 0, sy = p->sub_y > 1 ? 1 : 0;
+  int a, b;
+
+  grow (pr->x, pr->x + pr->w, reach (f, &f->x[sx], &f->x2[sx]), p->width,
+      &a, &b);
+  crop->x = a;
+  crop->w = b - a;
+  grow (pr->y, pr->y + pr->h, reach (f, &f->y[sy], &f->y2[sy]), p->height,
+      &a, &b);
+  crop->y = a;
+  crop->h = b - a;
+}
+
+static size_t
+pixel_bytes (const CuconvPlane * p)
+{
+  return (size_t) p->n_comp * cuconv_plane_sample_bytes (p);
+}
+
+/* Writes the filtered crop c (a plane at cr of p whose dst holds the
+ * filter's output) into p's dst inside the rectangle pr of region i: all
+ * of it
+ * for hard regions; for soft ones each sample whose weight is at least
+ * the largest written there so far (weights, a float a sample of p). */
+static void
+write_region (const CuconvPlane * p, const CuconvPlane * c,
+    const CuconvRect * cr, const CuconvRect * pr, const CuconvRegions * r,
+    int i, float *weights)
+{
+  const size_t bpp = pixel_bytes (p);
+  const int depth = sample_depth (p), shift = sample_shift (p);
+  const unsigned max = (1u << depth) - 1;
+  const int sx = p->sub_x > 1 ? p->sub_x : 1;
+  const int sy = p->sub_y > 1 ? p->sub_y : 1;
+  const int cx = pr->x - cr->x, cy = pr->y - cr->y;
+  int u, v, k;
+
+  for (v = pr->y; v < pr->y + pr->h; v++) {
+    const uint8_t *frow = c->dst + (v - pr->y + cy) * c->dst_stride;
+
+    if (!weights) {
+      memcpy (p->dst + v * p->dst_stride + pr->x * bpp, frow + cx * bpp,
+          (size_t) pr->w * bpp);
+      continue;
+    }
+    for (u = pr->x; u < pr->x + pr->w; u++) {
+      float *largest = &weights[(size_t) v * p->width + u];
+      const float w = cuconv_region_weight (cuconv_region_depth
+          (&r->boxes[i], r->shape, u, v, sx, sy), r->feather);
+      const int fu = u - pr->x + cx;
+
+      if (!(w > 0.0f) || w < *largest)
+        continue;
+      *largest = w;
+      for (k = 0; k < p->n_comp; k++) {
+        const unsigned f = sample_row_read (frow, fu * p->n_comp + k,
+            depth);
+        const unsigned s = sample_read (p, u, v, k);
+
+        sample_write (p, u, v, k, w >= 1.0f ? f :
+            cuconv_region_blend (s >> shift, f >> shift, w, max) << shift);
+      }
+    }
+  }
+}
+
+int
+cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
+    const CuconvRegions * r, CuconvPlanesFilter filter, void *data)
+{
+  const int soft = cuconv_regions_soft (r);
+  CuconvPlane crop[CUCONV_MAX_PLANES];
+  CuconvRect pr[CUCONV_MAX_PLANES], cr[CUCONV_MAX_PLANES];
+  float *weights[CUCONV_MAX_PLANES] = { NULL };
+  CuconvFilter *f = malloc (sizeof (CuconvFilter));
+  int *order = malloc (sizeof (int) * (size_t) r->n_rects);
+  uint8_t *scratch = NULL;
+  size_t scratch_size = 0;
+  int ret = -1, p, k, y;
+
+  if (!f || !order || cuconv_regions_relative_order (r, order) != 0)
+    goto done;
+  for (p = 0; p < n_planes; p++) {
+    const CuconvPlane *pl = &planes[p];
+
+    for (y = 0; y < pl->height; y++)
+      memcpy (pl->dst + y * pl->dst_stride, pl->src + y * pl->src_stride,
+          (size_t) pl->width * pixel_bytes (pl));
+    if (soft && !(weights[p] = calloc ((size_t) pl->width * pl->height,
+                sizeof (float))))
+      goto done;
+  }
+
+  for (k = 0; k < r->n_rects; k++) {
+    const int i = order[k];
+    size_t need = 0, at;
+    int skip = 0;
+
+    if (k == 0 || r->strength[i] != r->strength[order[k - 1]])
+      r->make_filter (f, r->strength[i], r->make_data);
+    for (p = 0; p < n_planes && !skip; p++) {
+      const CuconvRect *c = &cr[p];
+
+      /* (a rectangle clipped to the frame is on every plane) */
+      if ((skip = !cuconv_rect_on_plane (&r->rects[i], &planes[p], &pr[p])))
+        break;
+      cuconv_regions_relative_crop (&pr[p], &planes[p], f, &cr[p]);
+      crop[p] = planes[p];
+      crop[p].src = planes[p].src + c->y * planes[p].src_stride +
+          c->x * pixel_bytes (&planes[p]);
+      crop[p].width = c->w;
+      crop[p].height = c->h;
+      crop[p].dst_stride = (ptrdiff_t) (c->w * pixel_bytes (&planes[p]));
+      need += (size_t) crop[p].dst_stride * c->h;
+    }
+    if (skip)
+      continue;
+    if (need > scratch_size) {
+      free (scratch);
+      scratch_size = need;
+      if (!(scratch = malloc (need)))
+        goto done;
+    }
+    for (p = 0, at = 0; p < n_planes; p++) {
+      crop[p].dst = scratch + at;
+      at += (size_t) crop[p].dst_stride * crop[p].height;
+    }
+    if ((ret = filter (crop, n_planes, f, data)) != 0)
+      goto done;
+    ret = -1;
+    for (p = 0; p < n_planes; p++)
+      write_region (&planes[p], &crop[p], &cr[p], &pr[p], r, i,
+          weights[p]);
+  }
+  ret = 0;
+
+done:
+  for (p = 0; p < n_planes; p++)
+    free (weights[p]);
+  free (scratch);
+  free (order);
+  free (f);
+  return ret;
+}
