@@ -232,7 +232,7 @@ reset_filter (GstElement * e)
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
       "matrix=<> region=frame roi-margin=0 regions=<> roi-hold=0 "
-      "roi-shape=box roi-feather=0");
+      "roi-shape=box roi-feather=0 roi-scale=0");
   g_object_set (e, "roi-types", NULL, NULL);
 }
 
@@ -1435,20 +1435,56 @@ format_depth (const gchar * format, gint * depth, gint * shift)
       ? 16 : 8;
 }
 
-/* Fails unless out blends in and full by the soft regions' weights,
- * component by component, as the document defines it. */
+/* The region that decides sample (u, v) of a plane subsampled by (sx,
+ * sy) and its weight in *wt: with sigmas NULL the largest weight of the
+ * regions (its complement outside them, mode) and region 0; else (roi-scale)
+ * the region of the largest weight, then of the largest sigma. */
+static gint
+deciding_region (const Box * boxes, guint n, const gdouble * sigmas,
+    gboolean ellipse, gdouble feather, gint mode, gint sx, gint sy, gint u,
+    gint v, float *wt)
+{
+  gint best = -1;
+  guint k;
+
+  if (!sigmas) {
+    *wt = soft_weight (boxes, n, ellipse, feather, mode, sx, sy, u, v);
+    return 0;
+  }
+  *wt = 0;
+  for (k = 0; k < n; k++) {
+    const float w = soft_weight (&boxes[k], 1, ellipse, feather, MODE_ROI,
+        sx, sy, u, v);
+
+    if (w > 0 && (best < 0 || w > *wt || (w == *wt &&
+                sigmas[k] > sigmas[best]))) {
+      best = k;
+      *wt = w;
+    }
+  }
+  return MAX (best, 0);
+}
+
+/* Fails unless out blends in and a whole-frame output by the regions'
+ * weights, component by component, as the document defines it: with
+ * sigmas NULL soft regions and fulls[0]; else each region k its own
+ * output fulls[k] of sigma sigmas[k] (roi-scale). */
 static void
-check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
-    GstBuffer * out, gint mode, const Box * boxes, guint n, gboolean ellipse,
-    gdouble feather, const gchar * what)
+check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer ** fulls,
+    const gdouble * sigmas, GstBuffer * out, gint mode, const Box * boxes,
+    guint n, gboolean ellipse, gdouble feather, const gchar * what)
 {
   const gint f = format_index (info);
-  GstVideoFrame fin, ffull, fout;
+  GstVideoFrame fin, ffull[4], fout;
   gint depth, shift;
-  guint p;
+  guint p, k, n_fulls = sigmas ? n : 1;
 
+  g_assert (n_fulls <= 4);
   format_depth (GST_VIDEO_INFO_NAME (info), &depth, &shift);
-  map_three (info, in, full, out, &fin, &ffull, &fout);
+  map_three (info, in, fulls[0], out, &fin, &ffull[0], &fout);
+  for (k = 1; k < n_fulls; k++)
+    fail_unless (gst_video_frame_map (&ffull[k], (GstVideoInfo *) info,
+            fulls[k], GST_MAP_READ));
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     const gint sx = p ? formats[f].sub_x : 1, sy = p ? formats[f].sub_y : 1;
     const gint bytes = depth > 8 ? 2 : 1;
@@ -1459,15 +1495,17 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
 
     for (y = 0; y < h; y++) {
       for (x = 0; x < w; x++) {
-        const float wt = soft_weight (boxes, n, ellipse, feather, mode, sx,
-            sy, x, y);
+        float wt;
+        const gint r = deciding_region (boxes, n, sigmas, ellipse, feather,
+            mode, sx, sy, x, y, &wt);
 
         for (c = 0; c < nc; c++) {
           const gsize at = (gsize) (x * nc + c) * bytes;
           const guint8 *pi = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
               (&fin, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, p) + at;
           const guint8 *pf = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
-              (&ffull, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&ffull, p) + at;
+              (&ffull[r], p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&ffull[r],
+              p) + at;
           const guint8 *po = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
               (&fout, p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, p) + at;
           /* byte by byte: the rows need not be aligned */
@@ -1483,22 +1521,24 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer * full,
           } else {
             const float a = (float) (si >> shift), b = (float) (sf >> shift);
             const float v = a + wt * (b - a);
-            const float r = v + 0.5f;
+            const float rv = v + 0.5f;
 
-            want = (r >= (float) ((1 << depth) - 1) ? (1u << depth) - 1 :
-                (guint) r) << shift;
+            want = (rv >= (float) ((1 << depth) - 1) ? (1u << depth) - 1 :
+                (guint) rv) << shift;
           }
           if (so != want)
             fail ("%s %s %dx%d region=%s: plane %u (%d, %d) component %d: "
-                "got %u, want %u (weight %g, input %u, filtered %u)", what,
-                GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
-                GST_VIDEO_INFO_HEIGHT (info), mode_nicks[mode], p, x, y, c,
-                so, want, wt, si, sf);
+                "got %u, want %u (region %d, weight %g, input %u, filtered "
+                "%u)", what, GST_VIDEO_INFO_NAME (info),
+                GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+                mode_nicks[mode], p, x, y, c, so, want, r, wt, si, sf);
         }
       }
     }
   }
-  unmap_three (&fin, &ffull, &fout);
+  for (k = 1; k < n_fulls; k++)
+    gst_video_frame_unmap (&ffull[k]);
+  unmap_three (&fin, &ffull[0], &fout);
 }
 
 /* The document's worked example through the element: a flat 100 that the
@@ -1578,10 +1618,95 @@ GST_START_TEST (test_soft_regions)
       full = push_whole_frame (h, e, &info, in, what);
       gst_util_set_object_arg (G_OBJECT (e), "region", mode_nicks[mode]);
       out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
-      check_soft (&info, in, full, out, mode, boxes, 2, ellipse, feather,
-          what);
+      check_soft (&info, in, &full, NULL, out, mode, boxes, 2, ellipse,
+          feather, what);
       gst_buffer_unref (out);
       gst_buffer_unref (full);
+      gst_buffer_unref (in);
+      g_free (what);
+      reset_filter (e);
+    }
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* roi-scale: a face meta (grown by the margin, partly off the frame) and
+ * two fixed rectangles, overlapping, each blurred by the gaussian of its
+ * own sigma (the scale times its box's shorter side), hard and soft,
+ * against each sigma's whole-frame output as the document defines it;
+ * other kernels and outside-roi ignore the scale. */
+GST_START_TEST (test_roi_scale)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "Y42B", "P010_10LE",
+    "AYUV", "GRAY16_LE"
+  };
+  GRand *rand = g_rand_new_with_seed (0x5ca1e);
+  guint i, k, j;
+
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    GstVideoInfo info;
+    GstElement *e;
+    GstHarness *h;
+
+    frame_check_info_init (&info, fmts[i], 97 + 2 * i, 71 + i);
+    h = harness_new (&e, &info);
+    for (k = 0; k < 4; k++) {
+      const gboolean ellipse = k == 2, soft = k >= 2;
+      const gdouble feather = k == 3 ? 6 : 0, scale = k == 1 ? 0.9 : 0.2;
+      /* a face at (x, 4) 30x24, the margin 3: its box (x - 3, 1, 36, 30) */
+      const gint mx = (gint) i % 3 * 30;
+      Box boxes[3] = { {mx - 3, 1, 36, 30}, {40, 20, 50, 60}, {5, 40, 20, 9}
+      };
+      GstBuffer *in = frame_check_buffer_random (&info, rand, TRUE), *out;
+      GstBuffer *fulls[3];
+      gdouble sigmas[3];
+      gchar *what = g_strdup_printf ("roi-scale=%g%s%s", scale,
+          ellipse ? " ellipse" : "", feather > 0 ? " feathered" : "");
+
+      frame_check_set_args (e, i % 2 ? "border=mirror" : "border=wrap");
+      for (j = 0; j < 3; j++) {
+        gchar *args;
+
+        sigmas[j] = MIN (scale * MIN (boxes[j].w, boxes[j].h), 256.0);
+        args = g_strdup_printf ("radius=0 sigma=%.17g sigma-y=%.17g",
+            sigmas[j], sigmas[j]);
+        frame_check_set_args (e, args);
+        fulls[j] = push_whole_frame (h, e, &info, in, what);
+        g_free (args);
+      }
+      frame_check_set_args (e, "radius=2 sigma=0 sigma-y=0 region=roi "
+          "roi-margin=3 regions=<<40,20,50,60>,<5,40,20,9>>");
+      gst_util_set_object_arg (G_OBJECT (e), "roi-shape",
+          ellipse ? "ellipse" : "box");
+      g_object_set (e, "roi-feather", feather, "roi-scale", scale, NULL);
+      add_roi (in, "face", mx, 4, 30, 24);
+      out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+      check_soft (&info, in, fulls, sigmas, out, MODE_ROI, boxes, 3,
+          ellipse, soft ? feather : 0, what);
+      gst_buffer_unref (out);
+
+      /* outside-roi and other kernels: as without the scale */
+      if (k == 0) {
+        GstBuffer *plain;
+
+        gst_util_set_object_arg (G_OBJECT (e), "region", "outside-roi");
+        push_and_check_regions (h, e, &info, in, boxes, 3, "outside-roi");
+        frame_check_set_args (e, "kernel=box region=roi");
+        g_object_set (e, "roi-scale", 0.0, NULL);
+        plain = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+        g_object_set (e, "roi-scale", scale, NULL);
+        out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+        /* every sample as without it */
+        check_composition (&info, in, plain, out, MODE_FRAME, NULL, 0,
+            "kernel=box with roi-scale");
+        gst_buffer_unref (plain);
+        gst_buffer_unref (out);
+      }
+      for (j = 0; j < 3; j++)
+        gst_buffer_unref (fulls[j]);
       gst_buffer_unref (in);
       g_free (what);
       reset_filter (e);
@@ -1618,6 +1743,7 @@ regions_suite (void)
   tcase_add_test (tc, test_metas_survive);
   tcase_add_test (tc, test_soft_regions_example);
   tcase_add_test (tc, test_soft_regions);
+  tcase_add_test (tc, test_roi_scale);
   return s;
 }
 
