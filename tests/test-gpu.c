@@ -33,7 +33,9 @@
  * rectangles at every edge, overlapping, 1x1, the whole frame, none, a
  * sample past and short of the direct kernel's tiles, and 1500 small
  * ones, at 1x1, 3x7, 333x211 and 1921x1081; each set but the 1500 also
- * as soft regions: ellipses, and boxes and ellipses with a feather.
+ * as soft regions: ellipses, and boxes and ellipses with a feather; and
+ * with region-relative filters (a gaussian of its own sigma a rectangle,
+ * hard and as feathered ellipses).
  *
  * Then the wide filters: radii 65 to 1024 of every kernel type through the
  * dispatch (the global path, the box's running sums), and the global path
@@ -1433,6 +1435,25 @@ static const struct
 
 #define N_SOFT ((int) (sizeof (soft_cases) / sizeof (soft_cases[0])))
 
+/* Region-relative filters (docs/semantics.md, "Strength that follows the
+ * region"): each rectangle a gaussian of its own sigma, the border of the
+ * case; sigmas from below 0.1 to the untruncated gaussian (not on the
+ * many small rectangles, where the reference would filter the frame
+ * hundreds of times). */
+static const double relative_sigmas[] = { 0.05, 2.0, 3.3, 7.5, 25.0 };
+
+static void
+relative_gaussian (CuconvFilter * f, double sigma, void *data)
+{
+  CuconvSettings s;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = CUCONV_KERNEL_GAUSSIAN;
+  s.border = *(const CuconvBorder *) data;
+  s.sigma = s.sigma_y = sigma;
+  cuconv_filter_init (f, &s);
+}
+
 /* The samples of a plane subsampled by sx, sy that soft regions r weigh
  * above 0: those the filter reaches. */
 static void
@@ -1575,6 +1596,7 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
   Layout l;
   CuconvRect *rects = malloc (sizeof (CuconvRect) * MANY_RECTS);
   CuconvBox *boxes = malloc (sizeof (CuconvBox) * MANY_RECTS);
+  double *strength = malloc (sizeof (double) * MANY_RECTS);
   uint8_t *ref[3] = { NULL }, *exp[3] = { NULL }, *mask[3] = { NULL };
   uint8_t *out = NULL;
   int keys[3], n_keys = 0, ret = 0, j, k, b, set;
@@ -1657,11 +1679,20 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           boxes[j] = (CuconvBox) {
           rects[j].x, rects[j].y, rects[j].x + rects[j].w,
                 rects[j].y + rects[j].h};
-        for (int c = 0; c < 2 * N_SOFT; c++) {
-          const int mode = CUCONV_REGION_INSIDE + c % 2, soft = c / 2;
+        for (j = 0; j < n; j++)
+          strength[j] = relative_sigmas[j % (n > 16 ? 4 : 5)];
+        /* then region-relative filters (INSIDE), hard and soft, with the
+         * first setting and the privacy one */
+        for (int c = 0; c < 2 * N_SOFT + 2; c++) {
+          const int relative = c >= 2 * N_SOFT;
+          const int mode = relative ? CUCONV_REGION_INSIDE :
+              CUCONV_REGION_INSIDE + c % 2;
+          const int soft = relative ? (c % 2) * (N_SOFT - 1) : c / 2;
+          CuconvBorder border = (CuconvBorder) b;
           const CuconvRegions reg = { (CuconvRegionMode) mode, rects, n,
             soft ? boxes : NULL, soft_cases[soft].shape,
-            soft_cases[soft].feather
+            soft_cases[soft].feather, relative ? strength : NULL,
+            relative ? relative_gaussian : NULL, &border
           };
           CuconvPlane e[3];
           CuconvStatus cst;
@@ -1671,6 +1702,9 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           /* soft regions: not on the many small rectangles, and on big
            * frames only along the edges */
           if (soft && (set == SET_MANY || (big && set != SET_EDGES)))
+            continue;
+          if (relative && ((k != 0 && k != N_REGION_SETTINGS - 1) ||
+                  (big && set != SET_EDGES)))
             continue;
           /* the definition: the reference with the input put back */
           for (j = 0; j < fmt->n_planes; j++) {
@@ -1688,10 +1722,20 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
               for (size_t q = 0; q < (size_t) kk->w * kk->h; q++)
                 mask[j][q] = !mask[j][q];
           }
-          cuconv_regions_restore (e, fmt->n_planes, &reg);
+          if (relative) {
+            if (cuconv_reference_frame_regions (e, fmt->n_planes, NULL,
+                    &reg) < 0) {
+              printf ("  ERROR: out of host memory for the reference\n");
+              ret = -1;
+              break;
+            }
+          } else {
+            cuconv_regions_restore (e, fmt->n_planes, &reg);
+          }
 
-          snprintf (what, sizeof (what), "%s/%s %s%s, %s (%d), %s",
-              st.label, border_names[b], mode == CUCONV_REGION_INSIDE ?
+          snprintf (what, sizeof (what), "%s%s/%s %s%s, %s (%d), %s",
+              relative ? "relative sigmas, not " : "", st.label,
+              border_names[b], mode == CUCONV_REGION_INSIDE ?
               "inside" : "outside", soft_cases[soft].name, set_names[set], n,
               padded ? "padded" : "tight");
           rs->cases++;
@@ -1752,6 +1796,7 @@ done:
     free (kp[j].in);
   free (rects);
   free (boxes);
+  free (strength);
   return ret;
 }
 

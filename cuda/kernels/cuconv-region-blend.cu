@@ -3,7 +3,8 @@
  * (cuconv-region-weight.h), into a float a sample, from a list of jobs in
  * device memory, a few rows of one rectangle a block; then every plane's
  * samples blended between the source and the filter's output by them, a
- * warp a row.
+ * warp a row.  And the region-relative filters' write of each region's
+ * filtered crop, a warp a row of its rectangle.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -86,6 +87,61 @@ blend_planes (const __grid_constant__ BlendParams b)
                   pl.bytes) >> pl.shift, w, pl.max) << pl.shift);
     }
   }
+}
+
+/* A row of a region's rectangle on one of the planes a warp (words read
+ * and written a byte at a time, as in blend_planes). */
+__global__ void
+__launch_bounds__ (THREADS)
+write_region (const __grid_constant__ RegionParams p)
+{
+  const int row = blockIdx.x * BLEND_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  int i = 0;
+
+  if (row >= p.first_row[p.n])
+    return;
+  while (row >= p.first_row[i + 1])
+    i++;
+
+  const RegionPlane pl = p.plane[i];
+  const int y = pl.y + row - p.first_row[i];
+  const uint8_t *s = pl.src + (size_t) y * pl.src_pitch;
+  uint8_t *d = pl.dst + (size_t) y * pl.dst_pitch;
+  const uint8_t *f = pl.crop + (size_t) (y - pl.cy) * pl.crop_pitch;
+  float *largest = pl.weight + (size_t) y * pl.width;
+
+  for (int x = pl.x + lane; x < pl.x + pl.w; x += 32) {
+    float w = 1.0f;
+
+    if (p.soft) {
+      w = cuconv_region_weight (cuconv_region_depth (&p.box,
+              (CuconvShape) p.shape, x, y, pl.sx, pl.sy), p.feather);
+      if (!(w > 0.0f) || w < largest[x])
+        continue;
+      largest[x] = w;
+    }
+    for (int c = 0; c < pl.nc; c++) {
+      const int k = x * pl.nc + c;
+      const unsigned fw = load_word (f, (x - pl.cx) * pl.nc + c, pl.bytes);
+
+      store_word (d, k, pl.bytes, w >= 1.0f ? fw :
+          cuconv_region_blend (load_word (s, k, pl.bytes) >> pl.shift,
+              fw >> pl.shift, w, pl.max) << pl.shift);
+    }
+  }
+}
+
+cudaError_t
+launch_write_region (const RegionParams & p, cudaStream_t stream)
+{
+  const int rows = p.first_row[p.n];
+
+  if (rows == 0)
+    return cudaSuccess;
+  write_region <<< (rows + BLEND_WARPS - 1) / BLEND_WARPS, THREADS, 0,
+      stream >>> (p);
+  return cudaGetLastError ();
 }
 
 int

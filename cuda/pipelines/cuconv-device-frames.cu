@@ -15,6 +15,10 @@
  * OUTSIDE: the whole frame is filtered into dst, then one launch copies
  * the source back inside the rectangles.
  *
+ * Soft regions: the whole frame, then the weights and a blend.  Region-
+ * relative filters: each region filtered from a crop around it and
+ * written where it applies (filter_relative).
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <limits.h>
@@ -531,6 +535,113 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
       e);
 }
 
+/* Region-relative filters (cuconv_regions_relative): the source into
+ * dst; then each region, in the order of their strengths, filtered from
+ * a crop of the planes around it (cuconv_regions_relative_crop) into the
+ * scratch and written into dst inside its rectangle where it applies
+ * (launch_write_region), one after the other on the stream.  The scratch
+ * holds a whole frame, the largest crop there can be, and the soft
+ * regions' weights. */
+static int
+filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
+    int n_planes, const CuconvRegions & reg, cudaStream_t stream,
+    CuconvStatus * st)
+{
+  const int soft = cuconv_regions_soft (&reg);
+  size_t crop_at[CUCONV_MAX_PLANES], weight_at[CUCONV_MAX_PLANES];
+  size_t bytes = 0;
+  CuconvFilter *f = (CuconvFilter *) malloc (sizeof (CuconvFilter));
+  int *order = (int *) malloc (sizeof (int) * reg.n_rects);
+  RegionParams rp;
+  int ret = 0;
+  cudaError_t e;
+
+  if (!f || !order || cuconv_regions_relative_order (&reg, order) != 0) {
+    free (f);
+    free (order);
+    return fail (st, "out of host memory for the regions",
+        cudaErrorMemoryAllocation);
+  }
+  for (int i = 0; i < n_planes; i++) {
+    crop_at[i] = bytes;
+    bytes += align_up (align_up ((size_t) planes[i].width *
+            pixel_bytes (planes[i]), SCRATCH_PITCH_ALIGN) *
+        planes[i].height, SCRATCH_PLANE_ALIGN);
+  }
+  for (int i = 0; i < n_planes && soft; i++) {
+    weight_at[i] = bytes;
+    bytes += align_up (sizeof (float) * planes[i].width * planes[i].height,
+        SCRATCH_PLANE_ALIGN);
+  }
+  e = gpu_use_follow (rf->use, stream);
+  if (e == cudaSuccess)
+    e = device_grow (rf, rf->scratch, bytes);
+  if (e == cudaSuccess)
+    e = launch_copy_planes (planes, n_planes, stream);
+  if (e == cudaSuccess && soft)
+    e = cudaMemsetAsync (rf->scratch.ptr + weight_at[0], 0,
+        bytes - weight_at[0], stream);
+
+  memset (&rp, 0, sizeof (rp));
+  rp.n = n_planes;
+  rp.shape = reg.shape;
+  rp.feather = reg.feather;
+  rp.soft = soft;
+  for (int k = 0; k < reg.n_rects && e == cudaSuccess && ret == 0; k++) {
+    const int r = order[k];
+    CuconvPlane crop[CUCONV_MAX_PLANES];
+    bool on = true;
+    int rows = 0;
+
+    if (k == 0 || reg.strength[r] != reg.strength[order[k - 1]])
+      reg.make_filter (f, reg.strength[r], reg.make_data);
+    rp.box = reg.boxes ? reg.boxes[r] : CuconvBox { 0, 0, 0, 0 };
+    for (int i = 0; i < n_planes && on; i++) {
+      const CuconvPlane & pl = planes[i];
+      const int bytes_per = cuconv_plane_sample_bytes (&pl);
+      const int depth = pl.depth > 8 ? pl.depth : 8;
+      RegionPlane & q = rp.plane[i];
+      CuconvRect pr, c;
+
+      /* (a rectangle clipped to the frame is on every plane) */
+      if (!(on = cuconv_rect_on_plane (&reg.rects[r], &pl, &pr)))
+        break;
+      cuconv_regions_relative_crop (&pr, &pl, f, &c);
+      crop[i] = pl;
+      crop[i].src = pl.src + (size_t) c.y * pl.src_stride +
+          (size_t) c.x * pixel_bytes (pl);
+      crop[i].dst = rf->scratch.ptr + crop_at[i];
+      crop[i].dst_stride = (ptrdiff_t) align_up ((size_t) c.w *
+          pixel_bytes (pl), SCRATCH_PITCH_ALIGN);
+      crop[i].width = c.w;
+      crop[i].height = c.h;
+      q = { pl.src, pl.dst, crop[i].dst, (size_t) pl.src_stride,
+        (size_t) pl.dst_stride, (size_t) crop[i].dst_stride,
+        soft ? (float *) (rf->scratch.ptr + weight_at[i]) : nullptr,
+        pl.width, pr.x, pr.y, pr.w, pr.h, c.x, c.y, pl.n_comp, bytes_per,
+        bytes_per == 1 ? 0 : pl.shift, pl.sub_x > 1 ? pl.sub_x : 1,
+        pl.sub_y > 1 ? pl.sub_y : 1, (1u << depth) - 1 };
+      rp.first_row[i] = rows;
+      rows += pr.h;
+    }
+    if (!on)
+      continue;
+    rp.first_row[n_planes] = rows;
+    ret = filter_frame (crop, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
+        stream, st);
+    if (ret == 0)
+      e = launch_write_region (rp, stream);
+  }
+  if (e == cudaSuccess && ret == 0)
+    e = work_end (rf, stream);
+  free (f);
+  free (order);
+  if (ret != 0)
+    return ret;
+  return e == cudaSuccess ? 0 : fail (st, "the GPU failed to filter regions",
+      e);
+}
+
 }                               /* namespace cuconv */
 
 using namespace cuconv;
@@ -552,6 +663,8 @@ cuconv_device_frames_filter (CuconvDeviceFrames * rf,
   reg = *regions;
   if (!reg.rects || reg.n_rects < 0)
     reg.n_rects = 0;
+  if (cuconv_regions_relative (&reg))
+    return filter_relative (rf, planes, n_planes, reg, s, st);
   if (cuconv_regions_soft (&reg) && reg.n_rects > 0)
     return filter_soft (rf, planes, n_planes, *f, reg, s, st);
   if (reg.mode == CUCONV_REGION_OUTSIDE)

@@ -172,6 +172,42 @@ struct BlendParams
  * (cuconv_region_mode_weight). */
 cudaError_t launch_blend_planes (const BlendParams & b, cudaStream_t stream);
 
+/* Region-relative filters (cuconv-region-blend.cu) ----------------------- */
+
+/* One plane of a region whose crop was filtered: its rectangle on the
+ * plane, [x, x + w) x [y, y + h), and the crop's output, whose first
+ * sample is the plane's (cx, cy). */
+struct RegionPlane
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  const uint8_t *crop;
+  size_t src_pitch, dst_pitch, crop_pitch;
+  float *weight;                /* soft: the largest written, a float a
+                                 * sample, width a row */
+  int width;
+  int x, y, w, h, cx, cy;
+  int nc, bytes, shift, sx, sy;
+  unsigned max;
+};
+
+struct RegionParams
+{
+  RegionPlane plane[CUCONV_MAX_PLANES];
+  int first_row[CUCONV_MAX_PLANES + 1];
+  int n;
+  CuconvBox box;
+  int shape;                    /* CuconvShape */
+  double feather;
+  int soft;
+};
+
+/* One launch that writes a region's filtered crop into dst inside its
+ * rectangle on every plane: all of it for hard regions; for soft ones
+ * each sample whose weight is at least the largest written there before,
+ * blended by it. */
+cudaError_t launch_write_region (const RegionParams & p, cudaStream_t stream);
+
 /* The direct kernel (cuconv-region-direct.cu) ---------------------------- */
 
 constexpr int DIRECT_W = 32;    /* output pixels of a tile row */
