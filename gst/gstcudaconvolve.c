@@ -129,6 +129,7 @@ enum
   PROP_SIGMA_Y,
   PROP_AMOUNT,
   PROP_SIGMA_RANGE,
+  PROP_BLOCK_SIZE,
   PROP_BORDER,
   PROP_PLANES,
   PROP_KERNEL_X,
@@ -158,6 +159,7 @@ enum
 #define DEFAULT_SIGMA_Y 0.0
 #define DEFAULT_AMOUNT 1.0
 #define DEFAULT_SIGMA_RANGE 25.0
+#define DEFAULT_BLOCK_SIZE 16
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
@@ -255,7 +257,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "mask), sobel (gradient magnitude) or laplacian edges, custom (the "
       "kernel in kernel-x/kernel-y or matrix), or bilateral (a gaussian "
       "blur that keeps edges: weights fall with distance, sigma, and with "
-      "the difference of the samples, sigma-range)",
+      "the difference of the samples, sigma-range), or pixelate (a mosaic "
+      "of blocks of block-size)",
       GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-1024: the kernel spans 2 * radius + 1 "
@@ -293,6 +296,14 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "samples). Differences well below it are smoothed, edges well above "
       "it kept. 0 = only equal samples are averaged: passthrough",
       0.0, CUCONV_MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, live);
+  properties[PROP_BLOCK_SIZE] = g_param_spec_uint ("block-size",
+      "Block size", "kernel=pixelate: the side of the blocks in luma pixels "
+      "(halved on subsampled chroma), 1-" G_STRINGIFY (CUCONV_MAX_BLOCK)
+      ": each block becomes the mean of its samples, rounded. The blocks "
+      "start at the frame's top-left corner, and with region=roi at each "
+      "region's box (grown by roi-margin); roi-scale sets a side for each "
+      "region instead. 1 = passthrough", 1, CUCONV_MAX_BLOCK,
+      DEFAULT_BLOCK_SIZE, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
@@ -376,6 +387,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.sigma_y = DEFAULT_SIGMA_Y;
   self->settings.amount = DEFAULT_AMOUNT;
   self->settings.sigma_range = DEFAULT_SIGMA_RANGE;
+  self->settings.block_size = DEFAULT_BLOCK_SIZE;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
@@ -439,6 +451,9 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_RANGE:
       self->settings.sigma_range = g_value_get_double (value);
+      break;
+    case PROP_BLOCK_SIZE:
+      self->settings.block_size = g_value_get_uint (value);
       break;
     case PROP_BORDER:
       self->settings.border = (CuconvBorder) g_value_get_enum (value);
@@ -521,6 +536,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_RANGE:
       g_value_set_double (value, self->settings.sigma_range);
+      break;
+    case PROP_BLOCK_SIZE:
+      g_value_set_uint (value, self->settings.block_size);
       break;
     case PROP_BORDER:
       g_value_set_enum (value, self->settings.border);
@@ -648,6 +666,7 @@ settings_equal (const CuconvSettings * a, const CuconvSettings * b)
       a->radius == b->radius && a->sigma == b->sigma &&
       a->sigma_y == b->sigma_y && a->amount == b->amount &&
       a->sigma_range == b->sigma_range && a->normalize == b->normalize &&
+      a->block_size == b->block_size &&
       a->custom_x_len == b->custom_x_len &&
       a->custom_y_len == b->custom_y_len &&
       a->matrix_side == b->matrix_side &&
@@ -683,7 +702,7 @@ gst_cuda_convolve_prepare_frame (GstCudaVideoFilter * filter, GstBuffer * inbuf)
       || gst_cuda_convolve_region_frame_prepare (&self->frame_regions,
       GST_ELEMENT (self), &region_props, inbuf,
       &GST_VIDEO_FILTER (self)->in_info);
-  gst_cuda_convolve_region_frame_scale (&self->frame_regions, &region_props,
+  gst_cuda_convolve_region_frame_relative (&self->frame_regions, &region_props,
       &self->frame_settings);
   gst_cuda_convolve_region_props_clear (&region_props);
   return self->frame_spatial_off && !temporal;

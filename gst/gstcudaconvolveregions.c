@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "gstcudaconvolveregions.h"
@@ -638,7 +639,8 @@ too_many:
 
 /* A rectangle's filter: the frame's gaussian with the rectangle's sigma. */
 static void
-make_scaled_filter (CuconvFilter * f, double sigma, void *data)
+make_scaled_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
+    void *data)
 {
   CuconvSettings *scaled = data;
 
@@ -648,16 +650,43 @@ make_scaled_filter (CuconvFilter * f, double sigma, void *data)
   cuconv_filter_init (f, scaled);
 }
 
+/* floor (a / d) * d, the grid's origin nearest below a */
+static gint64
+grid_down (gint64 a, gint64 d)
+{
+  return a - ((a % d) + d) % d;
+}
+
+/* A rectangle's mosaic: blocks of its side on the grid of its box. */
+static void
+make_pixelate (CuconvFilter * f, double side, const CuconvBox * box,
+    void *data)
+{
+  CuconvSettings *scaled = data;
+  gint s;
+
+  scaled->block_size = (guint) side;
+  cuconv_filter_init (f, scaled);
+  /* the same grid through a point near the frame: no overflow after */
+  for (s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
+    f->block_x0[s] = box->x0 - grid_down (box->x0, f->block);
+    f->block_y0[s] = box->y0 - grid_down (box->y0, f->block);
+  }
+}
+
 void
-gst_cuda_convolve_region_frame_scale (GstCudaConvolveRegionFrame * frame,
+gst_cuda_convolve_region_frame_relative (GstCudaConvolveRegionFrame * frame,
     const GstCudaConvolveRegionProps * props, const CuconvSettings * settings)
 {
+  const gboolean pixelate = settings->kernel == CUCONV_KERNEL_PIXELATE;
+  const gboolean scaled = props->scale > 0.0 && (pixelate ||
+      settings->kernel == CUCONV_KERNEL_GAUSSIAN);
   CuconvRegions *r = &frame->regions;
   gint i;
 
   r->strength = NULL;
-  if (!(props->scale > 0.0) || r->mode != CUCONV_REGION_INSIDE ||
-      r->n_rects <= 0 || settings->kernel != CUCONV_KERNEL_GAUSSIAN)
+  if (r->mode != CUCONV_REGION_INSIDE || r->n_rects <= 0 ||
+      !(scaled || pixelate))
     return;
   for (i = 0; i < r->n_rects; i++) {
     const CuconvBox *b = &frame->boxes[i];
@@ -665,10 +694,16 @@ gst_cuda_convolve_region_frame_scale (GstCudaConvolveRegionFrame * frame,
     const gdouble side = MIN ((gdouble) ((guint64) b->x1 - (guint64) b->x0),
         (gdouble) ((guint64) b->y1 - (guint64) b->y0));
 
-    frame->strength[i] = MIN (props->scale * side, CUCONV_MAX_SIGMA);
+    if (!scaled)
+      frame->strength[i] = settings->block_size;
+    else if (pixelate)
+      frame->strength[i] = CLAMP (floor (props->scale * side + 0.5), 1,
+          CUCONV_MAX_BLOCK);
+    else
+      frame->strength[i] = MIN (props->scale * side, CUCONV_MAX_SIGMA);
   }
   *frame->scaled = *settings;
   r->strength = frame->strength;
-  r->make_filter = make_scaled_filter;
+  r->make_filter = pixelate ? make_pixelate : make_scaled_gaussian;
   r->make_data = frame->scaled;
 }

@@ -149,14 +149,17 @@ gboolean gst_cuda_convolve_region_frame_prepare (GstCudaConvolveRegionFrame *
     frame, GstElement * element, const GstCudaConvolveRegionProps * props,
     GstBuffer * buf, const GstVideoInfo * info);
 
-/* roi-scale (docs/semantics.md, "Strength that follows the region"):
- * with props->scale above 0, region=roi, a rectangle and a gaussian
- * (settings), each rectangle of frame->regions gets a filter of its own,
- * settings' gaussian with sigma and sigma-y props->scale times the
- * shorter side of its box (at most CUCONV_MAX_SIGMA) and radius 0 (from
- * sigma).  Call after gst_cuda_convolve_region_frame_prepare (). */
-void gst_cuda_convolve_region_frame_scale (GstCudaConvolveRegionFrame * frame,
-    const GstCudaConvolveRegionProps * props, const CuconvSettings * settings);
+/* Filters of their own for frame->regions' rectangles (docs/semantics.md,
+ * "Strength that follows the region"), with region=roi and a rectangle:
+ * for kernel=pixelate, each rectangle's mosaic on the grid of its box,
+ * of blocks of block-size or, with roi-scale, of props->scale times the
+ * shorter side of its box (rounded, 1 to CUCONV_MAX_BLOCK); for a
+ * gaussian with roi-scale, settings' gaussian with sigma and sigma-y
+ * props->scale times that side (at most CUCONV_MAX_SIGMA) and radius 0.
+ * Call after gst_cuda_convolve_region_frame_prepare (). */
+void gst_cuda_convolve_region_frame_relative (GstCudaConvolveRegionFrame *
+    frame, const GstCudaConvolveRegionProps * props,
+    const CuconvSettings * settings);
 
 G_END_DECLS
 #endif /* __GST_CUDA_CONVOLVE_REGIONS_H__ */

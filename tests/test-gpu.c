@@ -1443,7 +1443,8 @@ static const struct
 static const double relative_sigmas[] = { 0.05, 2.0, 3.3, 7.5, 25.0 };
 
 static void
-relative_gaussian (CuconvFilter * f, double sigma, void *data)
+relative_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
+    void *data)
 {
   CuconvSettings s;
 

@@ -2016,13 +2016,31 @@ typedef struct
 } RelativeData;
 
 static void
-relative_gaussian (CuconvFilter * f, double sigma, void *data)
+relative_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
+    void *data)
 {
   const RelativeData *d = data;
   CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, d->border, 0, sigma);
 
   s.sigma_y = sigma;
   cuconv_filter_init (f, &s);
+}
+
+/* A mosaic of blocks of `side` on the grid of the region's box. */
+static void
+relative_pixelate (CuconvFilter * f, double side, const CuconvBox * box,
+    void *data)
+{
+  CuconvSettings s = settings (CUCONV_KERNEL_PIXELATE, CUCONV_BORDER_CLAMP,
+      0, 0.0);
+  int i;
+
+  s.block_size = (unsigned) side;
+  cuconv_filter_init (f, &s);
+  for (i = 0; i < CUCONV_MAX_SUBSAMPLE; i++) {
+    f->block_x0[i] = box->x0;
+    f->block_y0[i] = box->y0;
+  }
 }
 
 static float
@@ -2053,7 +2071,6 @@ static guint64
 check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
     const CuconvRegions * r)
 {
-  RelativeData data = { b };
   CuconvPlane planes[3], whole[3];
   guint8 *src[3], *dst[3], *ref[3][4];
   int stride[3], ph[3], pw[3];
@@ -2086,7 +2103,7 @@ check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
   }
   /* each region's filter over the whole frame */
   for (k = 0; k < r->n_rects; k++) {
-    relative_gaussian (f, r->strength[k], &data);
+    r->make_filter (f, r->strength[k], &r->boxes[k], r->make_data);
     for (i = 0; i < rf->n_planes; i++) {
       ref[i][k] = g_malloc ((size_t) stride[i] * ph[i]);
       whole[i] = planes[i];
@@ -2110,8 +2127,9 @@ check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
           const float wt = doc_region_weight (r, k, rf->sub_x[i],
               rf->sub_y[i], x, y);
 
+          /* the largest weight, then strength, then the later region */
           if (wt > 0 && (best < 0 || wt > wk || (wt == wk &&
-                      r->strength[k] > r->strength[best]))) {
+                      r->strength[k] >= r->strength[best]))) {
             best = k;
             wk = wt;
           }
@@ -2151,8 +2169,9 @@ check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
 }
 
 /* Random regions with random sigmas (truncated and untruncated, some
- * equal), hard and soft, every border, the region formats, frames from
- * 1x1 to 70x50: crops that reach an edge, cover the frame or not. */
+ * equal) or mosaics on their boxes' grids (some of equal blocks), hard
+ * and soft, every border, the region formats, frames from 1x1 to 70x50:
+ * crops that reach an edge, cover the frame or not. */
 GST_START_TEST (test_regions_relative)
 {
   GRand *rand = g_rand_new_with_seed (0x5ca1e);
@@ -2166,6 +2185,8 @@ GST_START_TEST (test_regions_relative)
     const int h = g_rand_int_range (rand, 1, 51);
     const int n = g_rand_int_range (rand, 1, 5);
     const double sigmas[] = { 0.05, 0.7, 1.5, 3, 3, 6.4, 25 };
+    const double sides[] = { 1, 2, 3, 3, 5, 8, 64 };
+    const gboolean pixelate = round % 3 == 2;
     CuconvRect rects[4];
     CuconvBox boxes[4];
     double strength[4];
@@ -2173,7 +2194,7 @@ GST_START_TEST (test_regions_relative)
     CuconvRegions r = { CUCONV_REGION_INSIDE, rects, 0, boxes,
       g_rand_boolean (rand) ? CUCONV_SHAPE_ELLIPSE : CUCONV_SHAPE_BOX,
       (double[]) {0, 0, 2.5, 9}[g_rand_int_range (rand, 0, 4)],
-      strength, relative_gaussian, &data
+      strength, pixelate ? relative_pixelate : relative_gaussian, &data
     };
     int i;
 
@@ -2186,8 +2207,8 @@ GST_START_TEST (test_regions_relative)
       if (cuconv_rect_clip (x, y, bw, bh, 0, w, h, &rects[r.n_rects])) {
         boxes[r.n_rects] = (CuconvBox) {
         x, y, x + bw, y + bh};
-        strength[r.n_rects] = sigmas[g_rand_int_range (rand, 0,
-                G_N_ELEMENTS (sigmas))];
+        strength[r.n_rects] = (pixelate ? sides : sigmas)[g_rand_int_range
+            (rand, 0, G_N_ELEMENTS (sigmas))];
         r.n_rects++;
       }
     }
@@ -2229,11 +2250,11 @@ GST_START_TEST (test_regions_relative_example)
   rng_state = 4;
   for (i = 0; i < w * h; i++)
     src[i] = (i % w) + rnd () % 50;
-  relative_gaussian (f, 4.0, &data);
+  relative_gaussian (f, 4.0, NULL, &data);
   fail_unless_equals_int (f->x[0].radius, 12);
   p.dst = g4;
   cuconv_reference_frame (&p, 1, f);
-  relative_gaussian (f, 6.0, &data);
+  relative_gaussian (f, 6.0, NULL, &data);
   fail_unless_equals_int (f->x[0].radius, 18);
   p.dst = g6;
   cuconv_reference_frame (&p, 1, f);
@@ -2250,6 +2271,120 @@ GST_START_TEST (test_regions_relative_example)
   g_free (dst);
   g_free (g4);
   g_free (g6);
+  g_free (f);
+}
+
+GST_END_TEST;
+
+/* Pixelate from docs/semantics.md alone ("Pixelate"): a sample's block
+ * on its plane, the mean of the block's samples found by scanning the
+ * whole plane, rounded half up; random planes of 1 to 4 components, 8,
+ * 10 (P010's shift too) and 16 bits, subsampled or not, copied and filled
+ * components, blocks of 1 to 40 on grids anywhere. */
+GST_START_TEST (test_pixelate)
+{
+  GRand *rand = g_rand_new_with_seed (0x9e1a);
+  int round, checked = 0;
+
+  for (round = 0; round < 300; round++) {
+    const int w = g_rand_int_range (rand, 1, 40);
+    const int h = g_rand_int_range (rand, 1, 30);
+    const int nc = g_rand_int_range (rand, 1, 5);
+    const int depth = (int[]) {8, 10, 16}[g_rand_int_range (rand, 0, 3)];
+    const int shift = depth == 10 && g_rand_boolean (rand) ? 6 : 0;
+    const int bytes = depth > 8 ? 2 : 1;
+    const int sx = g_rand_int_range (rand, 1, 3), sy = g_rand_int_range (rand, 1, 3);
+    const int stride = w * nc * bytes + g_rand_int_range (rand, 0, 5);
+    const int block = (int[]) {1, 2, 3, 4, 7, 16, 40}[g_rand_int_range (rand,
+          0, 7)];
+    const long long x0 = g_rand_int_range (rand, -50, 50);
+    const long long y0 = g_rand_int_range (rand, -50, 50);
+    guint8 *src = g_malloc (stride * h), *dst = g_malloc (stride * h);
+    CuconvPlane p = { src, dst, stride, stride, w, h, nc, sx, sy, depth,
+      shift
+    };
+    CuconvSettings st = settings (CUCONV_KERNEL_PIXELATE, CUCONV_BORDER_CLAMP,
+        0, 0.0);
+    CuconvFilter *f = g_new (CuconvFilter, 1);
+    int i, u, v, c, a, b;
+
+    for (i = 0; i < stride * h; i++)
+      src[i] = g_rand_int (rand);
+    for (c = 0; c < nc; c++)
+      p.op[c] = g_rand_int_range (rand, 0, 5) == 0 ? CUCONV_COMP_COPY :
+          g_rand_int_range (rand, 0, 5) == 0 ? CUCONV_COMP_FILL :
+          CUCONV_COMP_FILTER;
+    p.fill = 1u << (depth - 1);
+    st.block_size = block;
+    cuconv_filter_init (f, &st);
+    fail_unless (f->combine == CUCONV_COMBINE_PIXELATE && f->block == block);
+    f->block_x0[sx - 1] = x0;
+    f->block_y0[sy - 1] = y0;
+    fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+    for (v = 0; v < h; v++)
+      for (u = 0; u < w; u++) {
+        /* the block of the sample's first luma pixel */
+        const long long bu = (long long) floor ((double) (u * sx - x0) / block);
+        const long long bv = (long long) floor ((double) (v * sy - y0) / block);
+
+        for (c = 0; c < nc; c++) {
+          const int k = v * stride + (u * nc + c) * bytes;
+          const unsigned out = word_of (dst + k, bytes);
+          unsigned long long sum = 0, n = 0;
+          unsigned want;
+
+          for (b = 0; b < h; b++)
+            for (a = 0; a < w; a++)
+              if ((long long) floor ((double) (a * sx - x0) / block) == bu &&
+                  (long long) floor ((double) (b * sy - y0) / block) == bv) {
+                sum += word_of (src + b * stride + (a * nc + c) * bytes,
+                    bytes) >> (bytes == 1 ? 0 : shift);
+                n++;
+              }
+          if (p.op[c] == CUCONV_COMP_COPY)
+            want = word_of (src + k, bytes);
+          else if (p.op[c] == CUCONV_COMP_FILL)
+            want = p.fill << (bytes == 1 ? 0 : shift);
+          else
+            want = (unsigned) ((sum + n / 2.0) / n) << (bytes == 1 ? 0 :
+                shift);
+          fail_unless (out == want, "round %d (%dx%d, %d comp, depth %d, "
+              "sub %dx%d, block %d at %lld,%lld): (%d, %d) comp %d is %u, "
+              "not %u (%llu samples)", round, w, h, nc, depth, sx, sy, block,
+              x0, y0, u, v, c, out, want, n);
+          checked++;
+        }
+      }
+    g_free (src);
+    g_free (dst);
+    g_free (f);
+  }
+  fail_unless (checked > 50000);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The document's pixelate example. */
+GST_START_TEST (test_pixelate_example)
+{
+  /* 6x2 gray, block 4 on the frame's grid: [0, 4) and [4, 6) */
+  const guint8 src[] = { 10, 20, 30, 40, 50, 61, 11, 21, 31, 41, 51, 60 };
+  const guint8 want[] = { 26, 26, 26, 26, 56, 56, 26, 26, 26, 26, 56, 56 };
+  guint8 dst[12];
+  CuconvPlane p = { src, dst, 6, 6, 6, 2, 1, 1, 1, 8 };
+  CuconvSettings st = settings (CUCONV_KERNEL_PIXELATE, CUCONV_BORDER_CLAMP,
+      0, 0.0);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  int i;
+
+  st.block_size = 4;
+  cuconv_filter_init (f, &st);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+  for (i = 0; i < 12; i++)
+    fail_unless_equals_int (dst[i], want[i]);
+  st.block_size = 1;
+  fail_unless (cuconv_settings_is_identity (&st));
   g_free (f);
 }
 
@@ -2289,6 +2424,8 @@ reference_suite (void)
   tcase_add_test (tc, test_regions_soft);
   tcase_add_test (tc, test_regions_relative);
   tcase_add_test (tc, test_regions_relative_example);
+  tcase_add_test (tc, test_pixelate);
+  tcase_add_test (tc, test_pixelate_example);
   return s;
 }
 

@@ -43,6 +43,8 @@ extern "C" {
  * levels, up to 1000 (past a few hundred the range weights are all 1). */
 #define CUCONV_MAX_BILATERAL_RADIUS 16
 #define CUCONV_MAX_SIGMA_RANGE 1000.0
+/* pixelate: blocks of 1 (the identity) to 4096 luma pixels a side. */
+#define CUCONV_MAX_BLOCK 4096
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
 #define CUCONV_MAX_MATRIX_RADIUS 15
 #define CUCONV_MAX_MATRIX_SIDE (2 * CUCONV_MAX_MATRIX_RADIUS + 1)
@@ -71,7 +73,10 @@ extern "C" {
       "The user's kernel: kernel-x/kernel-y (separable) or matrix (2-D)") \
   X (BILATERAL, "bilateral", \
       "Edge-preserving blur: gaussian weights in space (sigma) times " \
-      "gaussian weights of the sample difference (sigma-range)")
+      "gaussian weights of the sample difference (sigma-range)") \
+  X (PIXELATE, "pixelate", \
+      "Mosaic: each block of block-size luma pixels becomes its mean " \
+      "(blocks aligned to the frame, or to each region with region=roi)")
 
 typedef enum
 {
@@ -122,6 +127,8 @@ typedef struct
   /* bilateral: the range sigma in 8-bit levels, 0..1000, scaled by
    * 2^(depth - 8) on deeper samples; 0 weighs only equal samples */
   double sigma_range;
+  /* pixelate: the blocks' side in luma pixels, 1..CUCONV_MAX_BLOCK */
+  unsigned block_size;
 } CuconvSettings;
 
 /* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 1024); w[radius] is
@@ -158,6 +165,9 @@ typedef enum
   CUCONV_COMBINE_BILATERAL,        /* not a sum of taps: the bilateral
                                     * (cuconv_bilateral_rows), x and y
                                     * holding its spatial weights */
+  CUCONV_COMBINE_PIXELATE,         /* not a sum of taps: each block's mean
+                                    * (cuconv_pixelate_plane); the taps
+                                    * are the one tap [1] */
 } CuconvCombine;
 
 /* What the settings compute, for every plane geometry of a frame.  A
@@ -183,6 +193,12 @@ typedef struct
   CuconvTaps x2[CUCONV_MAX_SUBSAMPLE];
   CuconvTaps y2[CUCONV_MAX_SUBSAMPLE];
   CuconvMatrix m;
+  /* CUCONV_COMBINE_PIXELATE: blocks of `block` luma pixels a side on the
+   * grid through (block_x0[s - 1], block_y0[s - 1]), in luma pixels from
+   * the first sample of a plane subsampled by s (the frame's origin: 0) */
+  int block;
+  long long block_x0[CUCONV_MAX_SUBSAMPLE];
+  long long block_y0[CUCONV_MAX_SUBSAMPLE];
 } CuconvFilter;
 
 /* What happens to one component of a plane.  Zero is FILTER, so a
@@ -267,9 +283,13 @@ typedef struct
   double feather;               /* luma pixels, 0 to CUCONV_MAX_FEATHER */
   /* Region-relative filters (INSIDE only, cuconv_regions_relative): NULL,
    * or strength[i] for rects[i], which is then filtered with the filter
-   * make_filter makes of its strength instead of the frame's. */
+   * make_filter makes of its strength and its box (boxes[i], or the
+   * rectangle where boxes is NULL) instead of the frame's.  A pixelate
+   * filter is made anew for each rectangle (its grid may follow the box),
+   * any other only when the strength changes. */
   const double *strength;
-  void (*make_filter) (CuconvFilter * f, double strength, void *data);
+  void (*make_filter) (CuconvFilter * f, double strength,
+      const CuconvBox * box, void *data);
   void *make_data;
 } CuconvRegions;
 
@@ -350,13 +370,22 @@ int cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
 int cuconv_regions_relative_order (const CuconvRegions * regions,
     int *order);
 
-/* The crop of plane p a region-relative filter f reads for the rectangle
- * pr (on p): pr grown by the filter's reach in each
- * direction where that stays on the plane, the whole plane's width or
- * height where it does not (so that borders see the plane's edges) and
- * for the untruncated gaussian. */
-void cuconv_regions_relative_crop (const CuconvRect * pr,
-    const CuconvPlane * p, const CuconvFilter * f, CuconvRect * crop);
+/* Makes f for the k-th rectangle of `order` (cuconv_regions_relative_order)
+ * with regions->make_filter: anew for a pixelate filter or a strength
+ * other than the last one's, else f stays. */
+void cuconv_regions_relative_make (const CuconvRegions * regions,
+    const int *order, int k, CuconvFilter * f);
+
+/* For the rectangle rect (clipped to the frame) and f, just made for it:
+ * pr[p], rect on each plane, and cr[p], the crop of the plane f reads
+ * for it (pr grown by the filter's reach where that stays on the plane,
+ * the plane's whole width or height where it does not and for the
+ * untruncated gaussian, pixelate's whole blocks); a pixelate f's grid
+ * then counts from each crop's first sample.  Returns 0 when the
+ * rectangle is on no plane. */
+int cuconv_regions_relative_crops (const CuconvRect * rect,
+    const CuconvPlane * planes, int n_planes, CuconvFilter * f,
+    CuconvRect * pr, CuconvRect * cr);
 
 /* Bytes of one sample of p: 1 or 2. */
 static inline int
@@ -414,6 +443,22 @@ cuconv_filter_taps_y (const CuconvFilter * f, const CuconvPlane * p)
  * pointers.  Returns 0, or -1 when memory for the row buffer could not be
  * allocated (dst is then untouched). */
 int cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f);
+
+/* pixelate (f->combine CUCONV_COMBINE_PIXELATE, docs/semantics.md,
+ * "Pixelate"): each filtered component of p becomes the mean of its
+ * block's samples, rounded half up; copied and filled ones as p->op
+ * says.  The definition, and fast enough for the CPU engine: one pass to
+ * sum, one to write.  Host pointers.  Returns 0, or -1 without memory. */
+int cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f);
+
+/* The samples [*a, *b) of a plane subsampled by s (width n) that block i
+ * of the grid through x0 (luma pixels from the plane's first sample) of
+ * side `block` covers, clipped to [0, n); block_of gives the block of
+ * sample u. */
+long long cuconv_pixelate_block_of (long long u, int s, long long x0,
+    int block);
+void cuconv_pixelate_span (long long i, int s, long long x0, int block,
+    int n, int *a, int *b);
 
 /* One separable term with the given taps (combine NONE). */
 int cuconv_reference_plane (const CuconvPlane * p, const CuconvTaps * kx,

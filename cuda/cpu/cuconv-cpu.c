@@ -94,6 +94,9 @@ cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
+  /* the reference's block sums are the CPU's way */
+  if (f->combine == CUCONV_COMBINE_PIXELATE)
+    return 0;
   if (is_box (f) || cpu_is_recursive (f)
       || f->combine == CUCONV_COMBINE_BILATERAL)
     return 1;

@@ -308,6 +308,8 @@ cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f)
   /* not a sum of taps: its own definition */
   if (f->combine == CUCONV_COMBINE_BILATERAL)
     return cuconv_bilateral_rows (p, f, 0, p->height);
+  if (f->combine == CUCONV_COMBINE_PIXELATE)
+    return cuconv_pixelate_plane (p, f);
   return filter_plane (p, &pf);
 }
 

@@ -80,21 +80,102 @@ grow (int lo, int hi, int h, int n, int *a, int *b)
   }
 }
 
-void
-cuconv_regions_relative_crop (const CuconvRect * pr, const CuconvPlane * p,
-    const CuconvFilter * f, CuconvRect * crop)
+/* The whole blocks of pixelate f that samples [lo, hi) of a plane
+ * subsampled by s (n samples) lie in, as [*a, *b). */
+static void
+whole_blocks (const CuconvFilter * f, int lo, int hi, int s, long long x0,
+    int n, int *a, int *b)
 {
-  const int sx = p->sub_x > 1 ? 1 : 0, sy = p->sub_y > 1 ? 1 : 0;
+  int unused;
+
+  cuconv_pixelate_span (cuconv_pixelate_block_of (lo, s, x0, f->block), s,
+      x0, f->block, n, a, &unused);
+  cuconv_pixelate_span (cuconv_pixelate_block_of (hi - 1, s, x0, f->block),
+      s, x0, f->block, n, &unused, b);
+}
+
+/* The crop of plane p that f reads for the rectangle pr on it: pr grown
+ * by the filter's reach in each direction where that stays on the plane,
+ * the plane's whole width or height where it does not (so that borders
+ * see the plane's edges) and for the untruncated gaussian; for pixelate,
+ * the whole blocks pr lies in. */
+static void
+crop_of (const CuconvRect * pr, const CuconvPlane * p, const CuconvFilter * f,
+    CuconvRect * crop)
+{
+  const int sx = p->sub_x > 1 ? p->sub_x : 1, sy = p->sub_y > 1 ? p->sub_y : 1;
   int a, b;
 
-  grow (pr->x, pr->x + pr->w, reach (f, &f->x[sx], &f->x2[sx]), p->width,
-      &a, &b);
+  if (f->combine == CUCONV_COMBINE_PIXELATE)
+    whole_blocks (f, pr->x, pr->x + pr->w, sx, f->block_x0[sx - 1],
+        p->width, &a, &b);
+  else
+    grow (pr->x, pr->x + pr->w, reach (f, &f->x[sx - 1], &f->x2[sx - 1]),
+        p->width, &a, &b);
   crop->x = a;
   crop->w = b - a;
-  grow (pr->y, pr->y + pr->h, reach (f, &f->y[sy], &f->y2[sy]), p->height,
-      &a, &b);
+  if (f->combine == CUCONV_COMBINE_PIXELATE)
+    whole_blocks (f, pr->y, pr->y + pr->h, sy, f->block_y0[sy - 1],
+        p->height, &a, &b);
+  else
+    grow (pr->y, pr->y + pr->h, reach (f, &f->y[sy - 1], &f->y2[sy - 1]),
+        p->height, &a, &b);
   crop->y = a;
   crop->h = b - a;
+}
+
+void
+cuconv_regions_relative_make (const CuconvRegions * r, const int *order,
+    int k, CuconvFilter * f)
+{
+  const int i = order[k];
+  CuconvBox box;
+
+  if (k > 0 && r->strength[i] == r->strength[order[k - 1]] &&
+      f->combine != CUCONV_COMBINE_PIXELATE)
+    return;
+  if (r->boxes) {
+    box = r->boxes[i];
+  } else {
+    box.x0 = r->rects[i].x;
+    box.y0 = r->rects[i].y;
+    box.x1 = (long long) r->rects[i].x + r->rects[i].w;
+    box.y1 = (long long) r->rects[i].y + r->rects[i].h;
+  }
+  r->make_filter (f, r->strength[i], &box, r->make_data);
+}
+
+int
+cuconv_regions_relative_crops (const CuconvRect * rect,
+    const CuconvPlane * planes, int n_planes, CuconvFilter * f,
+    CuconvRect * pr, CuconvRect * cr)
+{
+  int p;
+
+  for (p = 0; p < n_planes; p++) {
+    /* (a rectangle clipped to the frame is on every plane) */
+    if (!cuconv_rect_on_plane (rect, &planes[p], &pr[p]))
+      return 0;
+    crop_of (&pr[p], &planes[p], f, &cr[p]);
+  }
+  /* the grid from each crop's first sample (planes alike subsampled have
+   * alike crops) */
+  if (f->combine == CUCONV_COMBINE_PIXELATE) {
+    int done_x[CUCONV_MAX_SUBSAMPLE] = { 0 }, done_y[CUCONV_MAX_SUBSAMPLE] = {
+    0};
+
+    for (p = 0; p < n_planes; p++) {
+      const int sx = planes[p].sub_x > 1 ? planes[p].sub_x : 1;
+      const int sy = planes[p].sub_y > 1 ? planes[p].sub_y : 1;
+
+      if (!done_x[sx - 1])
+        f->block_x0[sx - 1] -= (long long) cr[p].x * sx;
+      if (!done_y[sy - 1])
+        f->block_y0[sy - 1] -= (long long) cr[p].y * sy;
+      done_x[sx - 1] = done_y[sy - 1] = 1;
+    }
+  }
+  return 1;
 }
 
 static size_t
@@ -180,17 +261,14 @@ cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
   for (k = 0; k < r->n_rects; k++) {
     const int i = order[k];
     size_t need = 0, at;
-    int skip = 0;
 
-    if (k == 0 || r->strength[i] != r->strength[order[k - 1]])
-      r->make_filter (f, r->strength[i], r->make_data);
-    for (p = 0; p < n_planes && !skip; p++) {
+    cuconv_regions_relative_make (r, order, k, f);
+    if (!cuconv_regions_relative_crops (&r->rects[i], planes, n_planes, f,
+            pr, cr))
+      continue;
+    for (p = 0; p < n_planes; p++) {
       const CuconvRect *c = &cr[p];
 
-      /* (a rectangle clipped to the frame is on every plane) */
-      if ((skip = !cuconv_rect_on_plane (&r->rects[i], &planes[p], &pr[p])))
-        break;
-      cuconv_regions_relative_crop (&pr[p], &planes[p], f, &cr[p]);
       crop[p] = planes[p];
       crop[p].src = planes[p].src + c->y * planes[p].src_stride +
           c->x * pixel_bytes (&planes[p]);
@@ -199,8 +277,6 @@ cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
       crop[p].dst_stride = (ptrdiff_t) (c->w * pixel_bytes (&planes[p]));
       need += (size_t) crop[p].dst_stride * c->h;
     }
-    if (skip)
-      continue;
     if (need > scratch_size) {
       free (scratch);
       scratch_size = need;

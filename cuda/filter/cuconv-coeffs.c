@@ -25,6 +25,9 @@ cuconv_settings_is_identity (const CuconvSettings * s)
     case CUCONV_KERNEL_CUSTOM:
       return s->matrix_side <= 0 && s->custom_x_len <= 0
           && s->custom_y_len <= 0;
+    case CUCONV_KERNEL_PIXELATE:
+      /* blocks of one pixel are the pixels themselves */
+      return s->block_size <= 1;
     default:
       /* sobel and laplacian always change the picture */
       return 0;
@@ -344,6 +347,16 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
   f->combine = CUCONV_COMBINE_NONE;
   f->amount = (float) s->amount;
 
+  if (s->kernel == CUCONV_KERNEL_PIXELATE) {
+    f->combine = CUCONV_COMBINE_PIXELATE;
+    f->block = s->block_size < 1 ? 1 : s->block_size > CUCONV_MAX_BLOCK ?
+        CUCONV_MAX_BLOCK : (int) s->block_size;
+    for (sub = 0; sub < CUCONV_MAX_SUBSAMPLE; sub++) {
+      f->x[sub].w[0] = 1.0f;
+      f->y[sub].w[0] = 1.0f;
+    }
+    return;
+  }
   if (s->kernel == CUCONV_KERNEL_CUSTOM) {
     if (s->matrix_side > 0) {
       f->n_terms = 0;

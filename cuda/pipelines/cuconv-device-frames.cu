@@ -537,7 +537,7 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
 
 /* Region-relative filters (cuconv_regions_relative): the source into
  * dst; then each region, in the order of their strengths, filtered from
- * a crop of the planes around it (cuconv_regions_relative_crop) into the
+ * a crop of the planes around it (cuconv_regions_relative_crops) into the
  * scratch and written into dst inside its rectangle where it applies
  * (launch_write_region), one after the other on the stream.  The scratch
  * holds a whole frame, the largest crop there can be, and the soft
@@ -590,23 +590,20 @@ filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
   for (int k = 0; k < reg.n_rects && e == cudaSuccess && ret == 0; k++) {
     const int r = order[k];
     CuconvPlane crop[CUCONV_MAX_PLANES];
-    bool on = true;
+    CuconvRect pr[CUCONV_MAX_PLANES], cr[CUCONV_MAX_PLANES];
     int rows = 0;
 
-    if (k == 0 || reg.strength[r] != reg.strength[order[k - 1]])
-      reg.make_filter (f, reg.strength[r], reg.make_data);
+    cuconv_regions_relative_make (&reg, order, k, f);
+    if (!cuconv_regions_relative_crops (&reg.rects[r], planes, n_planes, f,
+            pr, cr))
+      continue;
     rp.box = reg.boxes ? reg.boxes[r] : CuconvBox { 0, 0, 0, 0 };
-    for (int i = 0; i < n_planes && on; i++) {
+    for (int i = 0; i < n_planes; i++) {
       const CuconvPlane & pl = planes[i];
       const int bytes_per = cuconv_plane_sample_bytes (&pl);
       const int depth = pl.depth > 8 ? pl.depth : 8;
-      RegionPlane & q = rp.plane[i];
-      CuconvRect pr, c;
+      const CuconvRect & c = cr[i];
 
-      /* (a rectangle clipped to the frame is on every plane) */
-      if (!(on = cuconv_rect_on_plane (&reg.rects[r], &pl, &pr)))
-        break;
-      cuconv_regions_relative_crop (&pr, &pl, f, &c);
       crop[i] = pl;
       crop[i].src = pl.src + (size_t) c.y * pl.src_stride +
           (size_t) c.x * pixel_bytes (pl);
@@ -615,17 +612,15 @@ filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
           pixel_bytes (pl), SCRATCH_PITCH_ALIGN);
       crop[i].width = c.w;
       crop[i].height = c.h;
-      q = { pl.src, pl.dst, crop[i].dst, (size_t) pl.src_stride,
+      rp.plane[i] = { pl.src, pl.dst, crop[i].dst, (size_t) pl.src_stride,
         (size_t) pl.dst_stride, (size_t) crop[i].dst_stride,
         soft ? (float *) (rf->scratch.ptr + weight_at[i]) : nullptr,
-        pl.width, pr.x, pr.y, pr.w, pr.h, c.x, c.y, pl.n_comp, bytes_per,
-        bytes_per == 1 ? 0 : pl.shift, pl.sub_x > 1 ? pl.sub_x : 1,
+        pl.width, pr[i].x, pr[i].y, pr[i].w, pr[i].h, c.x, c.y, pl.n_comp,
+        bytes_per, bytes_per == 1 ? 0 : pl.shift, pl.sub_x > 1 ? pl.sub_x : 1,
         pl.sub_y > 1 ? pl.sub_y : 1, (1u << depth) - 1 };
       rp.first_row[i] = rows;
-      rows += pr.h;
+      rows += pr[i].h;
     }
-    if (!on)
-      continue;
     rp.first_row[n_planes] = rows;
     ret = filter_frame (crop, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
         stream, st);
