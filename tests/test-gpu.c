@@ -34,8 +34,8 @@
  * sample past and short of the direct kernel's tiles, and 1500 small
  * ones, at 1x1, 3x7, 333x211 and 1921x1081; each set but the 1500 also
  * as soft regions: ellipses, and boxes and ellipses with a feather; and
- * with region-relative filters (a gaussian of its own sigma a rectangle,
- * hard and as feathered ellipses).
+ * with region-relative filters (a gaussian of its own sigma, or a mosaic
+ * on the grid of its box, a rectangle, hard and as feathered ellipses).
  *
  * Then the wide filters: radii 65 to 1024 of every kernel type through the
  * dispatch (the global path, the box's running sums), and the global path
@@ -222,6 +222,7 @@ typedef struct
                                  * 17 but the byte bilateral's), 0: all */
   int race;                     /* in --race */
   double sigma_range;           /* bilateral */
+  unsigned block;               /* pixelate */
 } General;
 
 static const General general[] = {
@@ -276,6 +277,12 @@ static const General general[] = {
       .max_w = 385, .sigma_range = 30.0},
   {"bilateral r=3 sr=0", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_AUTO, 3,
       .sigma_range = 0.0},
+  /* pixelate: blocks of one sample, odd blocks that split chroma samples'
+   * luma pairs, blocks larger than small planes */
+  {"pixelate 1", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_ALL, .block = 1},
+  {"pixelate 7", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_AUTO, .block = 7,
+      .race = 1},
+  {"pixelate 64", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_LUMA, .block = 64},
 };
 
 #define N_GENERAL ((int) (sizeof (general) / sizeof (general[0])))
@@ -933,6 +940,7 @@ setting_from_general (Setting * out, const General * gs, int b)
   out->s.amount = gs->amount;
   out->s.normalize = gs->normalize;
   out->s.sigma_range = gs->sigma_range;
+  out->s.block_size = gs->block;
   out->s.custom_x_len = gs->x_len;
   out->s.custom_y_len = gs->y_len;
   memcpy (out->s.custom_x, gs->x, sizeof (gs->x));
@@ -1441,6 +1449,7 @@ static const struct
  * many small rectangles, where the reference would filter the frame
  * hundreds of times). */
 static const double relative_sigmas[] = { 0.05, 2.0, 3.3, 7.5, 25.0 };
+static const double relative_blocks[] = { 1, 3, 8, 8, 33 };
 
 static void
 relative_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
@@ -1453,6 +1462,23 @@ relative_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
   s.border = *(const CuconvBorder *) data;
   s.sigma = s.sigma_y = sigma;
   cuconv_filter_init (f, &s);
+}
+
+/* A mosaic of blocks of `side` on the grid of the region's box. */
+static void
+relative_pixelate (CuconvFilter * f, double side, const CuconvBox * box,
+    void *data)
+{
+  CuconvSettings s;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = CUCONV_KERNEL_PIXELATE;
+  s.block_size = (unsigned) side;
+  cuconv_filter_init (f, &s);
+  for (int i = 0; i < CUCONV_MAX_SUBSAMPLE; i++) {
+    f->block_x0[i] = box->x0;
+    f->block_y0[i] = box->y0;
+  }
 }
 
 /* The samples of a plane subsampled by sx, sy that soft regions r weigh
@@ -1680,12 +1706,11 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           boxes[j] = (CuconvBox) {
           rects[j].x, rects[j].y, rects[j].x + rects[j].w,
                 rects[j].y + rects[j].h};
-        for (j = 0; j < n; j++)
-          strength[j] = relative_sigmas[j % (n > 16 ? 4 : 5)];
-        /* then region-relative filters (INSIDE), hard and soft, with the
-         * first setting and the privacy one */
-        for (int c = 0; c < 2 * N_SOFT + 2; c++) {
+        /* then region-relative filters (INSIDE), gaussians and mosaics,
+         * hard and soft, with the first setting and the privacy one */
+        for (int c = 0; c < 2 * N_SOFT + 4; c++) {
           const int relative = c >= 2 * N_SOFT;
+          const int mosaic = c >= 2 * N_SOFT + 2;
           const int mode = relative ? CUCONV_REGION_INSIDE :
               CUCONV_REGION_INSIDE + c % 2;
           const int soft = relative ? (c % 2) * (N_SOFT - 1) : c / 2;
@@ -1693,7 +1718,7 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           const CuconvRegions reg = { (CuconvRegionMode) mode, rects, n,
             soft ? boxes : NULL, soft_cases[soft].shape,
             soft_cases[soft].feather, relative ? strength : NULL,
-            relative ? relative_gaussian : NULL, &border
+            mosaic ? relative_pixelate : relative_gaussian, &border
           };
           CuconvPlane e[3];
           CuconvStatus cst;
@@ -1707,6 +1732,9 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           if (relative && ((k != 0 && k != N_REGION_SETTINGS - 1) ||
                   (big && set != SET_EDGES)))
             continue;
+          for (j = 0; relative && j < n; j++)
+            strength[j] = (mosaic ? relative_blocks :
+                relative_sigmas)[j % (n > 16 ? 4 : 5)];
           /* the definition: the reference with the input put back */
           for (j = 0; j < fmt->n_planes; j++) {
             const KeyPlane *kk = &kp[keys[j]];
@@ -1735,7 +1763,8 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
           }
 
           snprintf (what, sizeof (what), "%s%s/%s %s%s, %s (%d), %s",
-              relative ? "relative sigmas, not " : "", st.label,
+              mosaic ? "relative mosaics, not " : relative ?
+              "relative sigmas, not " : "", st.label,
               border_names[b], mode == CUCONV_REGION_INSIDE ?
               "inside" : "outside", soft_cases[soft].name, set_names[set], n,
               padded ? "padded" : "tight");

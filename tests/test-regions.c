@@ -1718,6 +1718,89 @@ GST_START_TEST (test_roi_scale)
 
 GST_END_TEST;
 
+/* True when the luma samples [x, x + w) x [y, y + h) of out (one
+ * component a pixel) all hold the same value. */
+static gboolean
+luma_uniform (const GstVideoInfo * info, GstBuffer * out, gint x, gint y,
+    gint w, gint h)
+{
+  GstVideoFrame f;
+  gboolean same = TRUE;
+  const guint8 *d;
+  gint stride, ps, u, v;
+
+  fail_unless (gst_video_frame_map (&f, (GstVideoInfo *) info, out,
+          GST_MAP_READ));
+  d = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
+  for (v = y; v < y + h; v++)
+    for (u = x; u < x + w; u++)
+      same &= memcmp (d + v * stride + u * ps, d + y * stride + x * ps,
+          ps) == 0;
+  gst_video_frame_unmap (&f);
+  return same;
+}
+
+/* kernel=pixelate: the whole frame against the reference; region=roi on
+ * a box on the frame's grid is the whole frame's mosaic there; on a box
+ * off it, the blocks start at the box (the first block uniform, the one
+ * before it across the box's edge not); roi-scale makes each region's
+ * block its share of the box. */
+GST_START_TEST (test_pixelate_regions)
+{
+  static const gchar *fmts[] = { "GRAY8", "I420", "NV12", "P010_10LE" };
+  GRand *rand = g_rand_new_with_seed (0x91e);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    GstVideoInfo info;
+    GstElement *e;
+    GstHarness *h;
+    GstBuffer *in, *full, *out;
+    const Box aligned = { 16, 8, 40, 24 };
+
+    frame_check_info_init (&info, fmts[i], 101, 67);
+    h = harness_new (&e, &info);
+    in = frame_check_buffer_random (&info, rand, TRUE);
+    frame_check_set_args (e, "kernel=pixelate block-size=8");
+    full = push_whole_frame (h, e, &info, in, "pixelate 8");
+    frame_check_set_args (e, "region=roi regions=<<16,8,40,24>>");
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    check_composition (&info, in, full, out, MODE_ROI, &aligned, 1,
+        "pixelate on the frame's grid");
+    gst_buffer_unref (out);
+
+    /* a box at (21, 13): blocks [21, 29) x [13, 21) and so on */
+    frame_check_set_args (e, "regions=<<21,13,40,24>>");
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (luma_uniform (&info, out, 21, 13, 8, 8), "%s: the first "
+        "block of the region is not uniform", fmts[i]);
+    fail_unless (luma_uniform (&info, out, 53, 29, 8, 8), "%s: the last "
+        "whole block of the region is not uniform", fmts[i]);
+    fail_unless (!luma_uniform (&info, out, 20, 13, 2, 1), "%s: the block "
+        "runs past the region's edge", fmts[i]);
+    gst_buffer_unref (out);
+
+    /* roi-scale 0.25: a 40x24 box gets blocks of 6 */
+    g_object_set (e, "roi-scale", 0.25, NULL);
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (luma_uniform (&info, out, 21, 13, 6, 6) &&
+        luma_uniform (&info, out, 27, 19, 6, 6), "%s: roi-scale blocks",
+        fmts[i]);
+    fail_unless (!luma_uniform (&info, out, 21, 13, 7, 1), "%s: roi-scale "
+        "blocks wider than 6", fmts[i]);
+    gst_buffer_unref (out);
+
+    gst_buffer_unref (full);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 regions_suite (void)
 {
@@ -1744,6 +1827,7 @@ regions_suite (void)
   tcase_add_test (tc, test_soft_regions_example);
   tcase_add_test (tc, test_soft_regions);
   tcase_add_test (tc, test_roi_scale);
+  tcase_add_test (tc, test_pixelate_regions);
   return s;
 }
 

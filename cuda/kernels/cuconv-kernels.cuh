@@ -255,6 +255,14 @@ cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 cudaError_t launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, cudaStream_t stream);
 
+/* Pixelate (cuconv-pixelate.cu) ------------------------------------------ */
+
+/* Plane pl (device pointers, whole) made a mosaic by f (f.combine
+ * CUCONV_COMBINE_PIXELATE): each block's mean, exact; components copied
+ * or filled as pl.op says.  Any alignment. */
+cudaError_t launch_pixelate (const CuconvPlane & pl, const CuconvFilter & f,
+    cudaStream_t stream);
+
 /* Scratch (cuconv-scratch.cu) ------------------------------------------ */
 
 /* Device memory for a frame's intermediates, owned by an engine and kept
@@ -287,9 +295,10 @@ void scratch_free_async (Scratch & s, cudaStream_t stream);
 
 /* Wide filters (cuconv-wide.cu) ------------------------------------------ */
 
-/* Whether f's taps are beyond the fused tiles: any of them wider than
- * CUCONV_TILE_MAX_RADIUS, or untruncated.  (The bilateral is not a sum of
- * taps: its own kernel, launch_bilateral, whatever its window.) */
+/* Whether f reaches beyond the fused tiles, so that it takes whole planes:
+ * any of its taps wider than CUCONV_TILE_MAX_RADIUS, or untruncated, or
+ * pixelate's blocks.  (The bilateral is not a sum of taps: its own
+ * kernel, launch_bilateral, whatever its window.) */
 bool filter_is_wide (const CuconvFilter & f);
 
 /* Filters all rows of plane pl (device pointers) with a wide filter f:

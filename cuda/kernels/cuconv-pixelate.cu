@@ -1,0 +1,148 @@
+/* gst-cudaconvolve: pixelate on the GPU (docs/semantics.md, "Pixelate"):
+ * a thread block a block of the grid, its samples summed in 64-bit
+ * integers component by component, then each written as the block's mean
+ * rounded half up.  Exact: the CPU's sums and the same rounding.  Words
+ * are read and written a byte at a time: any alignment.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-kernels.cuh"
+#include "cuconv-tile.cuh"
+
+namespace cuconv {
+
+constexpr int PIXELATE_THREADS = 256;
+/* the most rows of blocks a launch spans (gridDim.y); more are looped */
+constexpr int PIXELATE_MAX_GRID_Y = 65535;
+
+struct PixelateParams
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;
+  int width, height, nc, bytes, shift;
+  uint32_t fill;                /* a FILL sample as it is stored */
+  uint8_t op[CUCONV_MAX_COMP];
+  int sx, sy, block;
+  long long x0, y0;             /* the grid's origin (CuconvFilter) */
+  long long bx0, by0, by1;      /* the plane's first blocks, its last row */
+};
+
+__device__ __host__ static long long
+floor_div_ll (long long a, long long d)
+{
+  return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
+
+/* The samples [*a, *b) of [0, n) in block i (cuconv_pixelate_span). */
+__device__ static void
+block_span (long long i, int s, long long x0, int block, int n, int *a,
+    int *b)
+{
+  const long long lo = -floor_div_ll (-(x0 + i * block), s);
+  const long long hi = -floor_div_ll (-(x0 + (i + 1) * block), s);
+
+  *a = (int) (lo < 0 ? 0 : lo > n ? n : lo);
+  *b = (int) (hi < 0 ? 0 : hi > n ? n : hi);
+}
+
+__global__ void
+__launch_bounds__ (PIXELATE_THREADS)
+pixelate_blocks (const __grid_constant__ PixelateParams p)
+{
+  __shared__ unsigned long long sum[CUCONV_MAX_COMP];
+  const long long bx = p.bx0 + blockIdx.x;
+  int ua, ub;
+
+  block_span (bx, p.sx, p.x0, p.block, p.width, &ua, &ub);
+  for (long long by = p.by0 + blockIdx.y; by <= p.by1; by += gridDim.y) {
+    unsigned long long local[CUCONV_MAX_COMP] = { 0, 0, 0, 0 };
+    int va, vb, bw, n;
+
+    block_span (by, p.sy, p.y0, p.block, p.height, &va, &vb);
+    if (ua >= ub || va >= vb)
+      continue;
+    bw = ub - ua;
+    n = bw * (vb - va);
+    if (threadIdx.x < CUCONV_MAX_COMP)
+      sum[threadIdx.x] = 0;
+    __syncthreads ();
+    for (int k = threadIdx.x; k < n; k += PIXELATE_THREADS) {
+      const uint8_t *row = p.src + (size_t) (va + k / bw) * p.src_pitch;
+      const int u = ua + k % bw;
+
+      for (int c = 0; c < p.nc; c++)
+        local[c] += load_word (row, u * p.nc + c, p.bytes) >> p.shift;
+    }
+    for (int c = 0; c < p.nc; c++)
+      atomicAdd (&sum[c], local[c]);
+    __syncthreads ();
+    for (int k = threadIdx.x; k < n; k += PIXELATE_THREADS) {
+      const size_t v = (size_t) (va + k / bw);
+      const int u = ua + k % bw;
+
+      for (int c = 0; c < p.nc; c++) {
+        const int s = u * p.nc + c;
+        uint32_t w;
+
+        if (p.op[c] == CUCONV_COMP_COPY)
+          w = load_word (p.src + v * p.src_pitch, s, p.bytes);
+        else if (p.op[c] == CUCONV_COMP_FILL)
+          w = p.fill;
+        else
+          w = (uint32_t) ((2 * sum[c] + (unsigned) n) /
+              (2 * (unsigned long long) n)) << p.shift;
+        store_word (p.dst + v * p.dst_pitch, s, p.bytes, w);
+      }
+    }
+    /* the sums are read before the next row of blocks clears them */
+    __syncthreads ();
+  }
+}
+
+cudaError_t
+launch_pixelate (const CuconvPlane & pl, const CuconvFilter & f,
+    cudaStream_t stream)
+{
+  const int bytes = cuconv_plane_sample_bytes (&pl);
+  PixelateParams p;
+  long long bx1, n_by;
+
+  if (pl.width <= 0 || pl.height <= 0)
+    return cudaSuccess;
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.block < 1)
+    return cudaErrorInvalidValue;
+  memset (&p, 0, sizeof (p));
+  p.src = pl.src;
+  p.dst = pl.dst;
+  p.src_pitch = (size_t) pl.src_stride;
+  p.dst_pitch = (size_t) pl.dst_stride;
+  p.width = pl.width;
+  p.height = pl.height;
+  p.nc = pl.n_comp;
+  p.bytes = bytes;
+  p.shift = bytes == 1 ? 0 : pl.shift;
+  p.fill = pl.fill << p.shift;
+  memcpy (p.op, pl.op, sizeof (p.op));
+  p.sx = pl.sub_x > 1 ? pl.sub_x : 1;
+  p.sy = pl.sub_y > 1 ? pl.sub_y : 1;
+  p.block = f.block;
+  p.x0 = f.block_x0[p.sx - 1];
+  p.y0 = f.block_y0[p.sy - 1];
+  p.bx0 = floor_div_ll (0 - p.x0, f.block);
+  bx1 = floor_div_ll ((long long) (pl.width - 1) * p.sx - p.x0, f.block);
+  p.by0 = floor_div_ll (0 - p.y0, f.block);
+  p.by1 = floor_div_ll ((long long) (pl.height - 1) * p.sy - p.y0, f.block);
+  n_by = p.by1 - p.by0 + 1;
+
+  const dim3 grid ((unsigned) (bx1 - p.bx0 + 1),
+      (unsigned) (n_by < PIXELATE_MAX_GRID_Y ? n_by : PIXELATE_MAX_GRID_Y));
+  pixelate_blocks <<< grid, PIXELATE_THREADS, 0, stream >>> (p);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace cuconv */
