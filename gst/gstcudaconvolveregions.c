@@ -141,9 +141,10 @@ gst_cuda_convolve_region_props_param_specs (GParamSpec ** specs)
       "times the shorter side of its box (grown by roi-margin) in luma "
       "pixels, at most " G_STRINGIFY (CUCONV_MAX_SIGMA) " (radius from "
       "sigma), so that a large face is blurred as hard as a small one: "
-      "0.1 gives a 40-pixel face sigma 4, a 400-pixel face sigma 40. The "
-      "strongest applies where regions overlap. 0 = off: every region "
-      "takes radius, sigma and sigma-y. Other kernels and regions ignore it",
+      "0.1 gives a 40-pixel face sigma 4, a 400-pixel face sigma 40; with "
+      "kernel=pixelate, each region's block side, rounded. The strongest "
+      "applies where regions overlap. 0 = off: every region takes radius, "
+      "sigma and sigma-y (block-size). Other kernels and regions ignore it",
       0.0, GST_CUDA_CONVOLVE_REGIONS_MAX_SCALE, 0.0, live);
 }
 

@@ -35,6 +35,7 @@ KERNELS = [
     ("custom-emboss", "clean",
      'kernel=custom matrix="<<-2, -1, 0>, <-1, 1, 1>, <0, 1, 2>>" '
      'planes=luma'),
+    ("pixelate", "clean", "kernel=pixelate block-size=8"),
 ]
 
 
