@@ -7,14 +7,16 @@
 #
 #   appsrc ! cudaconvolve region=roi roi-types=face roi-min-confidence=0.5
 #            roi-margin=8 roi-hold=2 roi-shape=ellipse roi-feather=6
-#            sigma=12 radius=0 ! appsink
+#            roi-scale=0.15 ! appsink
 #
 # Each frame has a face (confidence 0.9, tracked as object 1) that moves,
 # and a second, weak "face" (confidence 0.3) that stays below
 # roi-min-confidence.  In frame 2 the detector misses the face: roi-hold
 # keeps blurring where it was last seen.  The blur is an oval (the ellipse
 # inscribed in the face box grown by the margin) that fades in over 6
-# pixels inside its edge.  The check on the frames pulled from appsink:
+# pixels inside its edge, with a sigma of 0.15 times the box's shorter
+# side with the margin (12 for the 64x80 face, 14.4 for the 80x80 one),
+# so that a face is as unrecognisable close up as far away.  The check on the frames pulled from appsink:
 # deeper in the oval than the fade the picture changed, outside the oval
 # (the box's corners, the weak detection, the rest of the frame) it is the
 # input bit for bit.
@@ -51,7 +53,7 @@ MARGIN = 8
 FEATHER = 6
 BLUR = (f"region=roi roi-types=face roi-min-confidence=0.5 "
         f"roi-margin={MARGIN} roi-hold=2 roi-shape=ellipse "
-        f"roi-feather={FEATHER} sigma=12 radius=0")
+        f"roi-feather={FEATHER} roi-scale=0.15")
 
 # Where the detector finds the face in each frame (x, y, w, h), None where
 # it misses it; the weak detection never moves.
