@@ -109,17 +109,18 @@ write_region (const __grid_constant__ RegionParams p)
   const uint8_t *s = pl.src + (size_t) y * pl.src_pitch;
   uint8_t *d = pl.dst + (size_t) y * pl.dst_pitch;
   const uint8_t *f = pl.crop + (size_t) (y - pl.cy) * pl.crop_pitch;
-  float *largest = pl.weight + (size_t) y * pl.width;
 
   for (int x = pl.x + lane; x < pl.x + pl.w; x += 32) {
     float w = 1.0f;
 
     if (p.soft) {
+      float *largest = pl.weight + (size_t) y * pl.width + x;
+
       w = cuconv_region_weight (cuconv_region_depth (&p.box,
               (CuconvShape) p.shape, x, y, pl.sx, pl.sy), p.feather);
-      if (!(w > 0.0f) || w < largest[x])
+      if (!(w > 0.0f) || w < *largest)
         continue;
-      largest[x] = w;
+      *largest = w;
     }
     for (int c = 0; c < pl.nc; c++) {
       const int k = x * pl.nc + c;

@@ -1,9 +1,10 @@
 /* gst-cudaconvolve fuzzer: region-of-interest metas.
  *
  * The input chooses the caps (up to 64x48), the element's region
- * settings (region, roi-types, roi-margin, roi-hold, roi-shape and
- * roi-feather, then regions, a kernel and a few more properties, as
- * fuzz_set_property () makes them), then frames,
+ * settings (region, roi-types, roi-margin, roi-hold, roi-shape,
+ * roi-feather, roi-scale and now and then pixelate, then regions, a
+ * kernel and a few more properties, as fuzz_set_property () makes them),
+ * then frames,
  * each with up to 15 GstVideoRegionOfInterestMeta of a type from a short
  * list or made up, and boxes anywhere (inside the frame, or any 32-bit
  * values), or now and then more metas than a frame may have regions; on
@@ -99,6 +100,13 @@ LLVMFuzzerTestOneInput (const guint8 * data, gsize size)
   /* soft regions often: an ellipse, or a feather up to 64 pixels */
   g_object_set (e, "roi-shape", fuzz_below (&in, 2), "roi-feather",
       fuzz_below (&in, 4) ? 0.0 : fuzz_below (&in, 6400) / 100.0, NULL);
+  /* each region its own filter: a sigma, or a mosaic, by its size */
+  g_object_set (e, "roi-scale", fuzz_below (&in, 2) ? 0.0 :
+      fuzz_below (&in, 401) / 100.0, NULL);
+  if (fuzz_below (&in, 3) == 0) {
+    gst_util_set_object_arg (G_OBJECT (e), "kernel", "pixelate");
+    g_object_set (e, "block-size", 1 + fuzz_below (&in, 40), NULL);
+  }
   while (fuzz_more (&in) && steps++ < 32) {
     if (fuzz_below (&in, 4) == 0) {
       fuzz_set_property (&in, e);
