@@ -1917,6 +1917,34 @@ GST_START_TEST (test_regions_soft_example)
 
 GST_END_TEST;
 
+/* A plane of random geometry, 1 to max_w - 1 by 1 to max_h - 1 samples of
+ * 1 to 4 components, 8, 10 (with P010's shift or without) or 16 bits,
+ * subsampled by 1 or 2 each way, rows padded by 0 to 4 bytes: src random
+ * bytes, dst allocated (the caller frees both). */
+static CuconvPlane
+random_plane (GRand * rand, int max_w, int max_h)
+{
+  CuconvPlane p = { 0 };
+  guint8 *src;
+  int i;
+
+  p.width = g_rand_int_range (rand, 1, max_w);
+  p.height = g_rand_int_range (rand, 1, max_h);
+  p.n_comp = g_rand_int_range (rand, 1, 5);
+  p.depth = (int[]) {8, 10, 16}[g_rand_int_range (rand, 0, 3)];
+  p.shift = p.depth == 10 && g_rand_boolean (rand) ? 6 : 0;
+  p.sub_x = g_rand_int_range (rand, 1, 3);
+  p.sub_y = g_rand_int_range (rand, 1, 3);
+  p.src_stride = p.dst_stride = p.width * p.n_comp *
+      cuconv_plane_sample_bytes (&p) + g_rand_int_range (rand, 0, 5);
+  src = g_malloc (p.src_stride * p.height);
+  for (i = 0; i < p.src_stride * p.height; i++)
+    src[i] = g_rand_int (rand);
+  p.src = src;
+  p.dst = g_malloc (p.dst_stride * p.height);
+  return p;
+}
+
 /* Random soft regions on planes of 1 to 4 components, 8 and 16 bits
  * (P010's shift too), subsampled or not, against the document's
  * formulas sample by sample. */
@@ -1926,17 +1954,14 @@ GST_START_TEST (test_regions_soft)
   int round, checked_between = 0;
 
   for (round = 0; round < 400; round++) {
-    const int w = g_rand_int_range (rand, 1, 70);
-    const int h = g_rand_int_range (rand, 1, 50);
-    const int nc = g_rand_int_range (rand, 1, 5);
-    const int depth = (int[]) {8, 10, 16}[g_rand_int_range (rand, 0, 3)];
-    const int shift = depth == 10 && g_rand_boolean (rand) ? 6 : 0;
-    const int bytes = depth > 8 ? 2 : 1;
-    const int sx = g_rand_int_range (rand, 1, 3), sy = g_rand_int_range (rand, 1, 3);
-    const int stride = w * nc * bytes + g_rand_int_range (rand, 0, 5);
+    CuconvPlane p = random_plane (rand, 70, 50);
+    const int w = p.width, h = p.height, nc = p.n_comp, depth = p.depth;
+    const int shift = p.shift, sx = p.sub_x, sy = p.sub_y;
+    const int bytes = cuconv_plane_sample_bytes (&p);
+    const int stride = (int) p.src_stride;
     const int n = g_rand_int_range (rand, 1, 5);
-    guint8 *src = g_malloc (stride * h), *dst = g_malloc (stride * h);
-    guint8 *filtered = g_malloc (stride * h);
+    const guint8 *src = p.src;
+    guint8 *dst = p.dst, *filtered = g_malloc (stride * h);
     CuconvRect rects[4];
     CuconvBox boxes[4];
     CuconvRegions r = { g_rand_boolean (rand) ? CUCONV_REGION_INSIDE :
@@ -1944,13 +1969,10 @@ GST_START_TEST (test_regions_soft)
       g_rand_boolean (rand) ? CUCONV_SHAPE_ELLIPSE : CUCONV_SHAPE_BOX,
       (double[]) {0, 0.5, 3.7, 40}[g_rand_int_range (rand, 0, 4)]
     };
-    CuconvPlane p = { src, dst, stride, stride, w, h, nc, sx, sy, depth,
-      shift
-    };
     int i, u, v, c;
 
     for (i = 0; i < stride * h; i++)
-      src[i] = g_rand_int (rand), filtered[i] = g_rand_int (rand);
+      filtered[i] = g_rand_int (rand);
     for (i = 0; i < n; i++) {
       const long long x = g_rand_int_range (rand, -20, w * sx + 10);
       const long long y = g_rand_int_range (rand, -20, h * sy + 10);
@@ -1996,7 +2018,7 @@ GST_START_TEST (test_regions_soft)
               v, c, out, want, wt);
         }
       }
-    g_free (src);
+    g_free ((guint8 *) src);
     g_free (dst);
     g_free (filtered);
   }
@@ -2287,29 +2309,21 @@ GST_START_TEST (test_pixelate)
   int round, checked = 0;
 
   for (round = 0; round < 300; round++) {
-    const int w = g_rand_int_range (rand, 1, 40);
-    const int h = g_rand_int_range (rand, 1, 30);
-    const int nc = g_rand_int_range (rand, 1, 5);
-    const int depth = (int[]) {8, 10, 16}[g_rand_int_range (rand, 0, 3)];
-    const int shift = depth == 10 && g_rand_boolean (rand) ? 6 : 0;
-    const int bytes = depth > 8 ? 2 : 1;
-    const int sx = g_rand_int_range (rand, 1, 3), sy = g_rand_int_range (rand, 1, 3);
-    const int stride = w * nc * bytes + g_rand_int_range (rand, 0, 5);
+    CuconvPlane p = random_plane (rand, 40, 30);
+    const int w = p.width, h = p.height, nc = p.n_comp, depth = p.depth;
+    const int shift = p.shift, sx = p.sub_x, sy = p.sub_y;
+    const int bytes = cuconv_plane_sample_bytes (&p);
+    const int stride = (int) p.src_stride;
+    const guint8 *src = p.src, *dst = p.dst;
     const int block = (int[]) {1, 2, 3, 4, 7, 16, 40}[g_rand_int_range (rand,
           0, 7)];
     const long long x0 = g_rand_int_range (rand, -50, 50);
     const long long y0 = g_rand_int_range (rand, -50, 50);
-    guint8 *src = g_malloc (stride * h), *dst = g_malloc (stride * h);
-    CuconvPlane p = { src, dst, stride, stride, w, h, nc, sx, sy, depth,
-      shift
-    };
     CuconvSettings st = settings (CUCONV_KERNEL_PIXELATE, CUCONV_BORDER_CLAMP,
         0, 0.0);
     CuconvFilter *f = g_new (CuconvFilter, 1);
-    int i, u, v, c, a, b;
+    int u, v, c, a, b;
 
-    for (i = 0; i < stride * h; i++)
-      src[i] = g_rand_int (rand);
     for (c = 0; c < nc; c++)
       p.op[c] = g_rand_int_range (rand, 0, 5) == 0 ? CUCONV_COMP_COPY :
           g_rand_int_range (rand, 0, 5) == 0 ? CUCONV_COMP_FILL :
@@ -2355,8 +2369,8 @@ GST_START_TEST (test_pixelate)
           checked++;
         }
       }
-    g_free (src);
-    g_free (dst);
+    g_free ((guint8 *) src);
+    g_free ((guint8 *) dst);
     g_free (f);
   }
   fail_unless (checked > 50000);

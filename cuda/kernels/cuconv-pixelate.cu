@@ -24,7 +24,8 @@ struct PixelateParams
   const uint8_t *src;
   uint8_t *dst;
   size_t src_pitch, dst_pitch;
-  int width, height, nc, bytes, shift;
+  int width, height, row_begin, row_end;        /* the whole plane */
+  int nc, bytes, shift;
   uint32_t fill;                /* a FILL sample as it is stored */
   uint8_t op[CUCONV_MAX_COMP];
   int sx, sy, block;
@@ -116,13 +117,7 @@ launch_pixelate (const CuconvPlane & pl, const CuconvFilter & f,
     return cudaSuccess;
   if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || f.block < 1)
     return cudaErrorInvalidValue;
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
-  p.height = pl.height;
+  band_params_init (p, pl, 0, pl.height);
   p.nc = pl.n_comp;
   p.bytes = bytes;
   p.shift = bytes == 1 ? 0 : pl.shift;

@@ -59,12 +59,10 @@ blend_planes (const __grid_constant__ BlendParams b)
 {
   const int row = blockIdx.x * BLEND_WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  int i = 0;
+  const int i = row_plane (b.first_row, b.n, row);
 
-  if (row >= b.first_row[b.n])
+  if (i < 0)
     return;
-  while (row >= b.first_row[i + 1])
-    i++;
 
   const BlendPlane pl = b.plane[i];
   const size_t y = (size_t) (row - b.first_row[i]);
@@ -97,12 +95,10 @@ write_region (const __grid_constant__ RegionParams p)
 {
   const int row = blockIdx.x * BLEND_WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  int i = 0;
+  const int i = row_plane (p.first_row, p.n, row);
 
-  if (row >= p.first_row[p.n])
+  if (i < 0)
     return;
-  while (row >= p.first_row[i + 1])
-    i++;
 
   const RegionPlane pl = p.plane[i];
   const int y = pl.y + row - p.first_row[i];

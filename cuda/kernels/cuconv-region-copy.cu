@@ -78,12 +78,10 @@ copy_frame (const __grid_constant__ FrameCopy c)
 {
   const int row = blockIdx.x * WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  int i = 0;
+  const int i = row_plane (c.first_row, c.n, row);
 
-  if (row >= c.first_row[c.n])
+  if (i < 0)
     return;
-  while (row >= c.first_row[i + 1])
-    i++;
 
   const FramePlane pl = c.plane[i];
   const size_t y = (size_t) (row - c.first_row[i]);

@@ -70,6 +70,21 @@ block_job (const Job * jobs, int n, int b)
   return found;
 }
 
+/* The plane of `row` among n planes whose rows are numbered one after
+ * the other (first_row[i], the first of plane i; first_row[n], the
+ * total); -1 past the last. */
+__device__ __forceinline__ int
+row_plane (const int *first_row, int n, int row)
+{
+  int i = 0;
+
+  if (row >= first_row[n])
+    return -1;
+  while (row >= first_row[i + 1])
+    i++;
+  return i;
+}
+
 /* Copies (cuconv-region-copy.cu) ----------------------------------------- */
 
 /* One rectangle to copy: w x h pixels from (sx, sy) of its plane's source
