@@ -186,6 +186,82 @@ GST_START_TEST (test_engine_filter_and_regions)
 
 GST_END_TEST;
 
+static void
+make_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
+    void *data)
+{
+  CuconvSettings s;
+
+  settings_init (&s, CUCONV_KERNEL_GAUSSIAN, 0, sigma);
+  s.sigma_y = sigma;
+  cuconv_filter_init (f, &s);
+}
+
+static void
+make_mosaic (CuconvFilter * f, double side, const CuconvBox * box,
+    void *data)
+{
+  CuconvSettings s;
+
+  settings_init (&s, CUCONV_KERNEL_PIXELATE, 0, 0);
+  s.block_size = (unsigned) side;
+  cuconv_filter_init (f, &s);
+  for (int i = 0; i < CUCONV_MAX_SUBSAMPLE; i++) {
+    f->block_x0[i] = box->x0;
+    f->block_y0[i] = box->y0;
+  }
+}
+
+/* Region-relative filters on the CPU: the engine's crops (the untruncated
+ * gaussian's cut at 6 sigmas, well inside this frame) within ±1 of the
+ * reference's whole planes; mosaics exact. */
+GST_START_TEST (test_engine_relative)
+{
+  static const CuconvRect rects[] = { {170, 120, 40, 40}, {20, 30, 64, 50},
+    {150, 100, 30, 90}
+  };
+  static const CuconvBox boxes[] = { {170, 120, 210, 160},
+    {18, 25, 84, 80}, {150, 100, 180, 190}
+  };
+  static const double sigmas[] = { 25.0, 3.0, 25.0 }, sides[] = { 7, 5, 16 };
+  GRand *rand = g_rand_new_with_seed (SEED);
+  CuconvEngine *e = cuconv_engine_new ();
+
+  for (int depth = 8; depth <= 10; depth += 2) {
+    for (int mosaic = 0; mosaic <= 1; mosaic++) {
+      const CuconvRegions reg = { CUCONV_REGION_INSIDE, rects, 3, boxes,
+        depth == 8 ? CUCONV_SHAPE_BOX : CUCONV_SHAPE_ELLIPSE,
+        depth == 8 ? 0.0 : 5.0, mosaic ? sides : sigmas,
+        mosaic ? make_mosaic : make_gaussian, NULL
+      };
+      CuconvFrame fr = { NULL, 0, CUCONV_MEMORY_CPU };
+      CuconvStatus st = { 0 };
+      Frame in, ref;
+
+      frame_new (&in, 400, 300, depth == 8 ? 1 : 3, 2, depth, rand);
+      fr.planes = in.p;
+      fr.n_planes = in.n_planes;
+      fr.regions = &reg;
+      frame_other_dst (&in, &ref);
+      fail_unless (cuconv_reference_frame_regions (ref.p, ref.n_planes, NULL,
+              &reg) == 0);
+      /* the frame's filter, which the regions' own replace */
+      fr.filter = (CuconvFilter *) g_new0 (CuconvFilter, 1);
+      fail_unless_equals_int (cuconv_engine_filter (e, &fr, &st), 0);
+      fail_unless (max_diff (&in, &ref) <= (mosaic ? 0 : 1), "depth %d "
+          "%s: %d from the reference", depth, mosaic ? "mosaics" :
+          "sigmas", max_diff (&in, &ref));
+      g_free ((gpointer) fr.filter);
+      frame_free_dst (&ref);
+      frame_free (&in);
+    }
+  }
+  cuconv_engine_free (e);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* The state of the temporal denoise: frame by frame as
  * cuconv_temporal_rows () defines it, the filter applied to it; afresh on
  * the first frame, on a restart, after a frame without the denoise and
@@ -400,6 +476,7 @@ engine_suite (void)
 
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_engine_filter_and_regions);
+  tcase_add_test (tc, test_engine_relative);
   tcase_add_test (tc, test_engine_temporal);
   tcase_add_test (tc, test_engine_refuses);
   tcase_add_test (tc, test_bands_threads_kept);

@@ -354,14 +354,15 @@ void cuconv_regions_restore (const CuconvPlane * planes, int n_planes,
 /* Region-relative filters (cuconv_regions_relative), on host memory:
  * dst becomes the source, then each rectangle, in the order of their
  * strengths, is filtered by `filter` from a crop of the source around it
- * (wide enough that the crop's edges change nothing inside it) into a
- * crop of scratch memory, and written into dst where it applies.  The
- * reference passes cuconv_reference_frame, the CPU engine its own.
- * Returns 0, -1 without memory, or what `filter` returned. */
+ * (cuconv_regions_relative_crops) into a crop of scratch memory, and
+ * written into dst where it applies.  The reference passes
+ * cuconv_reference_frame and exact, the CPU engine its own.  Returns 0,
+ * -1 without memory, or what `filter` returned. */
 typedef int (*CuconvPlanesFilter) (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, void *data);
 int cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
-    const CuconvRegions * regions, CuconvPlanesFilter filter, void *data);
+    const CuconvRegions * regions, int exact, CuconvPlanesFilter filter,
+    void *data);
 
 /* order[0 .. n_rects - 1] becomes the indices of regions' rectangles by
  * strength, then index: the order in which they are written, so that the
@@ -378,13 +379,14 @@ void cuconv_regions_relative_make (const CuconvRegions * regions,
 
 /* For the rectangle rect (clipped to the frame) and f, just made for it:
  * pr[p], rect on each plane, and cr[p], the crop of the plane f reads
- * for it (pr grown by the filter's reach where that stays on the plane,
- * the plane's whole width or height where it does not and for the
- * untruncated gaussian, pixelate's whole blocks); a pixelate f's grid
- * then counts from each crop's first sample.  Returns 0 when the
- * rectangle is on no plane. */
+ * for it: pr grown by the filter's reach where that stays on the plane,
+ * the plane's whole width or height where it does not; for the
+ * untruncated gaussian the whole plane when exact, else a reach of 6
+ * sigmas (what lies further weighs under 1/1000 of a step); pixelate's
+ * whole blocks.  A pixelate f's grid then counts from each crop's first
+ * sample.  Returns 0 when the rectangle is on no plane. */
 int cuconv_regions_relative_crops (const CuconvRect * rect,
-    const CuconvPlane * planes, int n_planes, CuconvFilter * f,
+    const CuconvPlane * planes, int n_planes, CuconvFilter * f, int exact,
     CuconvRect * pr, CuconvRect * cr);
 
 /* Bytes of one sample of p: 1 or 2. */

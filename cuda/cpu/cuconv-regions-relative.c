@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,16 +50,24 @@ cuconv_regions_relative_order (const CuconvRegions * r, int *order)
   return 0;
 }
 
-/* How far filter f reads from a sample of a plane subsampled by sub in
- * one direction (x or y taps); -1: without limit (the untruncated
- * gaussian). */
+/* The untruncated gaussian's reach a crop gives it when it need not be
+ * exact, in sigmas: the gaussian's mass past 6 sigma on both sides is
+ * 2e-9, under 1/1000 of a 16-bit sample's step. */
+#define UNTRUNCATED_REACH_SIGMAS 6.0
+
+/* How far filter f reads from a sample of a plane in one direction (its x
+ * or y taps t, t2); -1: without limit (the untruncated gaussian, when
+ * exact). */
 static int
-reach (const CuconvFilter * f, const CuconvTaps * t, const CuconvTaps * t2)
+reach (const CuconvFilter * f, const CuconvTaps * t, const CuconvTaps * t2,
+    int exact)
 {
   int r;
 
   if (f->n_terms == 0)
     return f->m.radius;
+  if (t->untruncated && !exact)
+    return (int) ceil (UNTRUNCATED_REACH_SIGMAS * t->sigma);
   if (t->untruncated || (f->n_terms > 1 && t2->untruncated))
     return -1;
   r = t->radius;
@@ -101,7 +110,7 @@ whole_blocks (const CuconvFilter * f, int lo, int hi, int s, long long x0,
  * the whole blocks pr lies in. */
 static void
 crop_of (const CuconvRect * pr, const CuconvPlane * p, const CuconvFilter * f,
-    CuconvRect * crop)
+    int exact, CuconvRect * crop)
 {
   const int sx = p->sub_x > 1 ? p->sub_x : 1, sy = p->sub_y > 1 ? p->sub_y : 1;
   int a, b;
@@ -110,16 +119,16 @@ crop_of (const CuconvRect * pr, const CuconvPlane * p, const CuconvFilter * f,
     whole_blocks (f, pr->x, pr->x + pr->w, sx, f->block_x0[sx - 1],
         p->width, &a, &b);
   else
-    grow (pr->x, pr->x + pr->w, reach (f, &f->x[sx - 1], &f->x2[sx - 1]),
-        p->width, &a, &b);
+    grow (pr->x, pr->x + pr->w, reach (f, &f->x[sx - 1], &f->x2[sx - 1],
+            exact), p->width, &a, &b);
   crop->x = a;
   crop->w = b - a;
   if (f->combine == CUCONV_COMBINE_PIXELATE)
     whole_blocks (f, pr->y, pr->y + pr->h, sy, f->block_y0[sy - 1],
         p->height, &a, &b);
   else
-    grow (pr->y, pr->y + pr->h, reach (f, &f->y[sy - 1], &f->y2[sy - 1]),
-        p->height, &a, &b);
+    grow (pr->y, pr->y + pr->h, reach (f, &f->y[sy - 1], &f->y2[sy - 1],
+            exact), p->height, &a, &b);
   crop->y = a;
   crop->h = b - a;
 }
@@ -147,7 +156,7 @@ cuconv_regions_relative_make (const CuconvRegions * r, const int *order,
 
 int
 cuconv_regions_relative_crops (const CuconvRect * rect,
-    const CuconvPlane * planes, int n_planes, CuconvFilter * f,
+    const CuconvPlane * planes, int n_planes, CuconvFilter * f, int exact,
     CuconvRect * pr, CuconvRect * cr)
 {
   int p;
@@ -156,7 +165,7 @@ cuconv_regions_relative_crops (const CuconvRect * rect,
     /* (a rectangle clipped to the frame is on every plane) */
     if (!cuconv_rect_on_plane (rect, &planes[p], &pr[p]))
       return 0;
-    crop_of (&pr[p], &planes[p], f, &cr[p]);
+    crop_of (&pr[p], &planes[p], f, exact, &cr[p]);
   }
   /* the grid from each crop's first sample (planes alike subsampled have
    * alike crops) */
@@ -233,7 +242,8 @@ write_region (const CuconvPlane * p, const CuconvPlane * c,
 
 int
 cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
-    const CuconvRegions * r, CuconvPlanesFilter filter, void *data)
+    const CuconvRegions * r, int exact, CuconvPlanesFilter filter,
+    void *data)
 {
   const int soft = cuconv_regions_soft (r);
   CuconvPlane crop[CUCONV_MAX_PLANES];
@@ -264,7 +274,7 @@ cuconv_regions_relative_filter (const CuconvPlane * planes, int n_planes,
 
     cuconv_regions_relative_make (r, order, k, f);
     if (!cuconv_regions_relative_crops (&r->rects[i], planes, n_planes, f,
-            pr, cr))
+            exact, pr, cr))
       continue;
     for (p = 0; p < n_planes; p++) {
       const CuconvRect *c = &cr[p];

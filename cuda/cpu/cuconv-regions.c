@@ -259,7 +259,7 @@ cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
   int ret;
 
   if (cuconv_regions_relative (regions))
-    return cuconv_regions_relative_filter (planes, n_planes, regions,
+    return cuconv_regions_relative_filter (planes, n_planes, regions, 1,
         reference_crop, NULL);
   /* nothing to filter: the restore alone gives the input */
   if (cuconv_regions_filter_nothing (regions)) {

@@ -254,7 +254,7 @@ relative_cpu (CuconvEngine * e, const CuconvPlane * planes, int n_planes,
 {
   if (ensure_bands (e, cpu_threads) != 0)
     return -1;
-  return cuconv_regions_relative_filter (planes, n_planes, regions,
+  return cuconv_regions_relative_filter (planes, n_planes, regions, 0,
       cpu_planes, e);
 }
 
@@ -293,7 +293,7 @@ filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
   }
   if (cuconv_regions_relative (fr->regions))
     ok = cuconv_regions_relative_filter (planes, fr->n_planes, fr->regions,
-        cpu_planes, e) == 0;
+        0, cpu_planes, e) == 0;
   else if ((ok = cpu_planes (planes, fr->n_planes, fr->filter, e) == 0))
     cuconv_regions_restore (planes, fr->n_planes, fr->regions);
   if (ok)

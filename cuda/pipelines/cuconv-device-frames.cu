@@ -595,7 +595,7 @@ filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
 
     cuconv_regions_relative_make (&reg, order, k, f);
     if (!cuconv_regions_relative_crops (&reg.rects[r], planes, n_planes, f,
-            pr, cr))
+            0, pr, cr))
       continue;
     rp.box = reg.boxes ? reg.boxes[r] : CuconvBox { 0, 0, 0, 0 };
     for (int i = 0; i < n_planes; i++) {
