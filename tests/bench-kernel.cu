@@ -26,7 +26,8 @@
  *
  * Then whole 4:2:0 frames, I420, NV12, P010 and I420_10LE (one launch
  * against a launch a plane), and regions of I420 frames (1, 8 and 64
- * face-sized rectangles and 1024 small ones, region=roi) against the
+ * face-sized rectangles and 1024 small ones, region=roi: a fixed blur,
+ * feathered ellipses, each region its own sigma or mosaic) against the
  * whole frame.
  *
  * Then (3840x2160 only) the wide filters: the box at radius 256 and 1024
@@ -675,6 +676,39 @@ bench_frames (const cudaDeviceProp & prop, cudaStream_t stream)
 }
 
 
+/* How a region bench row weighs and filters its regions. */
+typedef enum
+{
+  REGIONS_HARD, REGIONS_SOFT, REGIONS_SIGMA, REGIONS_MOSAIC
+} RegionMode;
+
+/* A region's own filter: its gaussian, or its mosaic on its box's grid. */
+static void
+bench_gaussian (CuconvFilter * f, double sigma, const CuconvBox *, void *)
+{
+  CuconvSettings s;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = CUCONV_KERNEL_GAUSSIAN;
+  s.sigma = s.sigma_y = sigma;
+  cuconv_filter_init (f, &s);
+}
+
+static void
+bench_mosaic (CuconvFilter * f, double side, const CuconvBox * box, void *)
+{
+  CuconvSettings s;
+
+  memset (&s, 0, sizeof (s));
+  s.kernel = CUCONV_KERNEL_PIXELATE;
+  s.block_size = (unsigned) side;
+  cuconv_filter_init (f, &s);
+  for (int i = 0; i < CUCONV_MAX_SUBSAMPLE; i++) {
+    f->block_x0[i] = box->x0;
+    f->block_y0[i] = box->y0;
+  }
+}
+
 /* Regions of an I420 frame in device memory (CUCONV_REGION_INSIDE)
  * against the whole frame, both through plain launches. */
 typedef struct
@@ -743,15 +777,25 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
   {
     int n, lo, hi;
   } counts[] = { {1, 64, 256}, {8, 64, 256}, {64, 64, 256}, {1024, 8, 48} };
+  /* privacy's modes: a fixed blur, the feathered ellipse, each region
+   * its own sigma (roi-scale 0.15) or its own mosaic (blocks of a 32nd
+   * of its side, DeepStream's 32x32 cells) */
   static const struct
   {
     const char *label;
     unsigned radius;
     double sigma;
+    RegionMode mode;
   } filters[] = {
-    {"gaussian sigma=12 (r 36)", 0, 12.0}, {"gaussian r=2", 2, 0.0},
+    {"gaussian sigma=12 (r 36)", 0, 12.0, REGIONS_HARD},
+    {"gaussian r=2", 2, 0.0, REGIONS_HARD},
+    {"gaussian r=2, ellipse, feather 8", 2, 0.0, REGIONS_SOFT},
+    {"gaussian, roi-scale=0.15", 0, 0.0, REGIONS_SIGMA},
+    {"pixelate, roi-scale=1/32", 0, 0.0, REGIONS_MOSAIC},
   };
   static CuconvRect rects[1024];
+  static CuconvBox boxes[1024];
+  static double strength[1024];
   CuconvStatus st;
   int ret = 0;
 
@@ -760,7 +804,8 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
       "64x64 to 256x256, and 1024 of 8x8 to 48x48, at seeded random places; "
       "cuconv_device_frames_filter () "
       "against the whole frame through cuconv_filter_device () in the same "
-      "run; border clamp, tight strides, plain launches (no CUDA graph), "
+      "run (for roi-scale: the whole frame at sigma 12, or in blocks of 4); "
+      "border clamp, tight strides, plain launches (no CUDA graph), "
       "median of %d batches\n\n", reps);
   printf ("| size | filter | rectangles | area | whole frame µs | regions "
       "µs | regions / whole |\n|---|---|---:|---:|---:|---:|---:|\n");
@@ -781,16 +826,20 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
     CHECK (cudaMalloc (&b.src, frame * b.n));
     CHECK (cudaMalloc (&b.dst, frame * b.n));
     CHECK (cudaMemset (b.src, 0x5a, frame * b.n));
-    for (int fi = 0; fi < 2 && ret == 0; fi++) {
+    for (int fi = 0; fi < (int) (sizeof (filters) / sizeof (filters[0]))
+        && ret == 0; fi++) {
       CuconvSettings s;
       float whole;
       bool graph;
 
       memset (&s, 0, sizeof (s));
-      s.kernel = CUCONV_KERNEL_GAUSSIAN;
+      s.kernel = filters[fi].mode == REGIONS_MOSAIC ? CUCONV_KERNEL_PIXELATE :
+          CUCONV_KERNEL_GAUSSIAN;
       s.border = CUCONV_BORDER_CLAMP;
       s.radius = filters[fi].radius;
-      s.sigma = filters[fi].sigma;
+      /* the whole frame beside the own filters: sigma 12, blocks of 4 */
+      s.sigma = filters[fi].mode == REGIONS_SIGMA ? 12.0 : filters[fi].sigma;
+      s.block_size = 4;
       cuconv_filter_init (&b.filter, &s);
       b.whole = 1;
       whole = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
@@ -801,9 +850,28 @@ bench_regions (const cudaDeviceProp & prop, cudaStream_t stream)
         float us;
 
         b.whole = 0;
+        memset (&b.reg, 0, sizeof (b.reg));
         b.reg.mode = CUCONV_REGION_INSIDE;
         b.reg.rects = rects;
         b.reg.n_rects = counts[ci].n;
+        for (int k = 0; k < counts[ci].n; k++) {
+          const int side = std::min (rects[k].w, rects[k].h);
+
+          boxes[k] = { rects[k].x, rects[k].y, rects[k].x + rects[k].w,
+            rects[k].y + rects[k].h };
+          strength[k] = filters[fi].mode == REGIONS_MOSAIC ?
+              std::max (1, (side + 16) / 32) : 0.15 * side;
+        }
+        if (filters[fi].mode == REGIONS_SOFT) {
+          b.reg.boxes = boxes;
+          b.reg.shape = CUCONV_SHAPE_ELLIPSE;
+          b.reg.feather = 8.0;
+        } else if (filters[fi].mode != REGIONS_HARD) {
+          b.reg.boxes = boxes;
+          b.reg.strength = strength;
+          b.reg.make_filter = filters[fi].mode == REGIONS_MOSAIC ?
+              bench_mosaic : bench_gaussian;
+        }
         us = time_calls (launch_regions, &b, std::max (b.n, 24), stream,
             &graph);
         if (us < 0) {
