@@ -130,6 +130,7 @@ enum
   PROP_AMOUNT,
   PROP_SIGMA_RANGE,
   PROP_BLOCK_SIZE,
+  PROP_PATCH_RADIUS,
   PROP_BORDER,
   PROP_PLANES,
   PROP_KERNEL_X,
@@ -160,6 +161,7 @@ enum
 #define DEFAULT_AMOUNT 1.0
 #define DEFAULT_SIGMA_RANGE 25.0
 #define DEFAULT_BLOCK_SIZE 16
+#define DEFAULT_PATCH_RADIUS 2
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
@@ -255,10 +257,11 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
   properties[PROP_KERNEL] = g_param_spec_enum ("kernel", "Kernel",
       "What the filter computes: a gaussian or box blur, sharpen (unsharp "
       "mask), sobel (gradient magnitude) or laplacian edges, custom (the "
-      "kernel in kernel-x/kernel-y or matrix), or bilateral (a gaussian "
+      "kernel in kernel-x/kernel-y or matrix), bilateral (a gaussian "
       "blur that keeps edges: weights fall with distance, sigma, and with "
-      "the difference of the samples, sigma-range), or pixelate (a mosaic "
-      "of blocks of block-size)",
+      "the difference of the samples, sigma-range), pixelate (a mosaic "
+      "of blocks of block-size), or nlmeans (non-local means: a denoise "
+      "that averages the samples whose patches, patch-radius, look alike)",
       GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-1024: the kernel spans 2 * radius + 1 "
@@ -267,7 +270,7 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "sharpen, when that is above 64, the untruncated gaussian (the ideal "
       "blur, at a cost that does not grow with sigma); sobel and "
       "laplacian take radius 0 and sigma 0 as radius 1; bilateral cuts it "
-      "to 16. Not used by custom. "
+      "to 16, nlmeans (its search window) too. Not used by custom. "
       "gaussian, box, sharpen and bilateral with radius, sigma and sigma-y 0 "
       "pass buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS,
       live);
@@ -294,7 +297,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "weight exp (-d^2 / (2 sigma-range^2)), d the difference of two "
       "samples, in 8-bit levels (0-1000; times 4 in 10-bit, 256 in 16-bit "
       "samples). Differences well below it are smoothed, edges well above "
-      "it kept. 0 = only equal samples are averaged: passthrough",
+      "it kept. 0 = only equal samples are averaged: passthrough. "
+      "kernel=nlmeans: the same, d the root mean square difference of two "
+      "samples' patches",
       0.0, CUCONV_MAX_SIGMA_RANGE, DEFAULT_SIGMA_RANGE, live);
   properties[PROP_BLOCK_SIZE] = g_param_spec_uint ("block-size",
       "Block size", "kernel=pixelate: the side of the blocks in luma pixels "
@@ -304,6 +309,14 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "region's box (grown by roi-margin); roi-scale sets a side for each "
       "region instead. 1 = passthrough", 1, CUCONV_MAX_BLOCK,
       DEFAULT_BLOCK_SIZE, live);
+  properties[PROP_PATCH_RADIUS] = g_param_spec_uint ("patch-radius",
+      "Patch radius", "kernel=nlmeans: the radius of the patches compared, "
+      "in luma samples (halved, rounded up, on subsampled chroma), 0-"
+      G_STRINGIFY (CUCONV_MAX_PATCH_RADIUS) ": a sample is averaged with "
+      "those within radius whose (2 patch-radius + 1)^2 neighbourhoods "
+      "look like its own. 0 = compare the samples alone (the bilateral's "
+      "range weights without the spatial ones)", 0, CUCONV_MAX_PATCH_RADIUS,
+      DEFAULT_PATCH_RADIUS, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
@@ -388,6 +401,7 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.amount = DEFAULT_AMOUNT;
   self->settings.sigma_range = DEFAULT_SIGMA_RANGE;
   self->settings.block_size = DEFAULT_BLOCK_SIZE;
+  self->settings.patch_radius = DEFAULT_PATCH_RADIUS;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
@@ -454,6 +468,9 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BLOCK_SIZE:
       self->settings.block_size = g_value_get_uint (value);
+      break;
+    case PROP_PATCH_RADIUS:
+      self->settings.patch_radius = g_value_get_uint (value);
       break;
     case PROP_BORDER:
       self->settings.border = (CuconvBorder) g_value_get_enum (value);
@@ -539,6 +556,9 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_BLOCK_SIZE:
       g_value_set_uint (value, self->settings.block_size);
+      break;
+    case PROP_PATCH_RADIUS:
+      g_value_set_uint (value, self->settings.patch_radius);
       break;
     case PROP_BORDER:
       g_value_set_enum (value, self->settings.border);
@@ -667,6 +687,7 @@ settings_equal (const CuconvSettings * a, const CuconvSettings * b)
       a->sigma_y == b->sigma_y && a->amount == b->amount &&
       a->sigma_range == b->sigma_range && a->normalize == b->normalize &&
       a->block_size == b->block_size &&
+      a->patch_radius == b->patch_radius &&
       a->custom_x_len == b->custom_x_len &&
       a->custom_y_len == b->custom_y_len &&
       a->matrix_side == b->matrix_side &&

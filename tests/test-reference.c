@@ -2004,7 +2004,10 @@ GST_START_TEST (test_regions_soft)
           } else if (wt >= 1) {
             want = fw;
           } else {
-            const float in = (float) (sw >> shift), f = (float) (fw >> shift);
+            /* the samples without the bits outside them */
+            const unsigned mask = (1u << depth) - 1;
+            const float in = (float) (sw >> shift & mask);
+            const float f = (float) (fw >> shift & mask);
 
             want = cuconv_round_sat (in + wt * (f - in),
                 (1u << depth) - 1) << shift;
@@ -2167,7 +2170,7 @@ check_relative_case (const RegionFormat * rf, int w, int h, CuconvBorder b,
           } else {
             const unsigned fw = word_of (ref[i][best] + at + c * bytes, bytes);
             const int sh = bytes == 1 ? 0 : rf->shift;
-            const float in = (float) (word_of (sp, bytes) >> sh);
+            const float in = (float) (word_of (sp, bytes) >> sh & max);
 
             want = wk >= 1.0f ? fw : cuconv_round_sat (in + wk *
                 ((float) (fw >> sh) - in), max) << sh;
@@ -2352,7 +2355,7 @@ GST_START_TEST (test_pixelate)
               if ((long long) floor ((double) (a * sx - x0) / block) == bu &&
                   (long long) floor ((double) (b * sy - y0) / block) == bv) {
                 sum += word_of (src + b * stride + (a * nc + c) * bytes,
-                    bytes) >> (bytes == 1 ? 0 : shift);
+                    bytes) >> (bytes == 1 ? 0 : shift) & ((1u << depth) - 1);
                 n++;
               }
           if (p.op[c] == CUCONV_COMP_COPY)
@@ -2404,6 +2407,111 @@ GST_START_TEST (test_pixelate_example)
 
 GST_END_TEST;
 
+/* Non-local means from docs/semantics.md alone ("Non-local means"), in
+ * double: each sample the mean of its search window's samples, weighted
+ * exp (-(mean squared patch difference) / (2 sr^2)), read through the
+ * border; the reference (float) within ±1.  Random planes, every border,
+ * search and patch radii 0 to 3, subsampled planes (the radii halved),
+ * copied and filled components. */
+static unsigned
+doc_nl_sample (const CuconvPlane * p, CuconvBorder b, int x, int y, int c)
+{
+  const int bytes = cuconv_plane_sample_bytes (p);
+  const int xi = cuconv_border_index (b, x, p->width);
+  const int yi = cuconv_border_index (b, y, p->height);
+
+  if (xi < 0 || yi < 0)
+    return 0;
+  return word_of (p->src + (size_t) yi * p->src_stride + (size_t) (xi *
+          p->n_comp + c) * bytes, bytes) >> (bytes == 1 ? 0 : p->shift) &
+      ((1u << (p->depth > 8 ? p->depth : 8)) - 1);
+}
+
+GST_START_TEST (test_nlmeans)
+{
+  GRand *rand = g_rand_new_with_seed (0x71e4);
+  int round, checked = 0, off = 0;
+
+  for (round = 0; round < 120; round++) {
+    CuconvPlane p = random_plane (rand, 24, 18);
+    const int bytes = cuconv_plane_sample_bytes (&p);
+    const int shift = bytes == 1 ? 0 : p.shift;
+    const CuconvBorder b = (CuconvBorder) (round % CUCONV_BORDER_N);
+    CuconvSettings st = settings (CUCONV_KERNEL_NLMEANS, b,
+        g_rand_int_range (rand, 0, 4), 0.0);
+    CuconvFilter *f = g_new (CuconvFilter, 1);
+    const double sr = ldexp ((double[]) {3, 12, 40}[round % 3],
+        (p.depth > 8 ? p.depth : 8) - 8);
+    /* the radii on this plane: halved, rounded up, where subsampled */
+    int rx, ry, px, py, u, v, c, i, j, di, dj;
+
+    st.patch_radius = g_rand_int_range (rand, 0, 4);
+    st.sigma_range = sr / ldexp (1.0, (p.depth > 8 ? p.depth : 8) - 8);
+    for (c = 0; c < p.n_comp; c++)
+      p.op[c] = g_rand_int_range (rand, 0, 6) == 0 ? CUCONV_COMP_COPY :
+          g_rand_int_range (rand, 0, 6) == 0 ? CUCONV_COMP_FILL :
+          CUCONV_COMP_FILTER;
+    p.fill = 1u << (p.depth - 1);
+    cuconv_filter_init (f, &st);
+    fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+    rx = ((int) st.radius + p.sub_x - 1) / p.sub_x;
+    ry = ((int) st.radius + p.sub_y - 1) / p.sub_y;
+    px = ((int) st.patch_radius + p.sub_x - 1) / p.sub_x;
+    py = ((int) st.patch_radius + p.sub_y - 1) / p.sub_y;
+    for (v = 0; v < p.height; v++)
+      for (u = 0; u < p.width; u++)
+        for (c = 0; c < p.n_comp; c++) {
+          const size_t at = (size_t) v * p.dst_stride + (size_t) (u *
+              p.n_comp + c) * bytes;
+          const unsigned out = word_of (p.dst + at, bytes);
+          double num = 0, den = 0;
+          unsigned want;
+
+          if (p.op[c] != CUCONV_COMP_FILTER) {
+            want = p.op[c] == CUCONV_COMP_COPY ? word_of (p.src + at, bytes)
+                : p.fill << shift;
+            fail_unless (out == want);
+            continue;
+          }
+          for (dj = -ry; dj <= ry; dj++)
+            for (di = -rx; di <= rx; di++) {
+              double d = 0, w;
+
+              for (j = -py; j <= py; j++)
+                for (i = -px; i <= px; i++) {
+                  const double e =
+                      (double) doc_nl_sample (&p, b, u + i, v + j, c) -
+                      (double) doc_nl_sample (&p, b, u + di + i, v + dj + j,
+                      c);
+
+                  d += e * e;
+                }
+              w = exp (-d / ((2 * px + 1) * (2 * py + 1)) / (2 * sr * sr));
+              num += w * doc_nl_sample (&p, b, u + di, v + dj, c);
+              den += w;
+            }
+          want = (unsigned) floor (num / den + 0.5);
+          fail_unless (ABS ((int) (out >> shift) - (int) want) <= 1,
+              "round %d (%dx%d, %d comp, depth %d, sub %dx%d, border %d, "
+              "radius %u, patch %u, sr %g): (%d, %d) comp %d is %u, not %u",
+              round, p.width, p.height, p.n_comp, p.depth, p.sub_x, p.sub_y,
+              b, st.radius, st.patch_radius, sr, u, v, c, out >> shift,
+              want);
+          fail_unless ((out & ((1u << shift) - 1)) == 0);
+          off += (out >> shift) != want;
+          checked++;
+        }
+    g_free ((guint8 *) p.src);
+    g_free (p.dst);
+    g_free (f);
+  }
+  fail_unless (checked > 10000 && off < checked / 100, "%d checked, %d off "
+      "by one", checked, off);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -2440,6 +2548,7 @@ reference_suite (void)
   tcase_add_test (tc, test_regions_relative_example);
   tcase_add_test (tc, test_pixelate);
   tcase_add_test (tc, test_pixelate_example);
+  tcase_add_test (tc, test_nlmeans);
   return s;
 }
 

@@ -1519,7 +1519,10 @@ check_soft (const GstVideoInfo * info, GstBuffer * in, GstBuffer ** fulls,
           } else if (wt >= 1) {
             want = sf;
           } else {
-            const float a = (float) (si >> shift), b = (float) (sf >> shift);
+            /* the samples without the bits outside them */
+            const guint mask = (1u << depth) - 1;
+            const float a = (float) (si >> shift & mask);
+            const float b = (float) (sf >> shift & mask);
             const float v = a + wt * (b - a);
             const float rv = v + 0.5f;
 

@@ -100,11 +100,14 @@ cuconv_region_weight (double depth, double feather)
 }
 
 /* What a sample weighed by w (the regions' weight there) becomes: from
- * its input s towards the filter's output f, rounded and saturated as a
+ * its input s towards the filter's output f (words without their shift:
+ * the bits above max are not the sample's), rounded and saturated as a
  * filtered sample is (cuconv_round_sat). */
 CUCONV_HD unsigned
 cuconv_region_blend (unsigned s, unsigned f, float w, unsigned max)
 {
+  s &= max;
+  f &= max;
 #ifdef __CUDA_ARCH__
   const float v = __fadd_rn ((float) s, __fmul_rn (w, (float) f - (float) s));
 #else

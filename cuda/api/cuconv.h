@@ -43,6 +43,10 @@ extern "C" {
  * levels, up to 1000 (past a few hundred the range weights are all 1). */
 #define CUCONV_MAX_BILATERAL_RADIUS 16
 #define CUCONV_MAX_SIGMA_RANGE 1000.0
+/* nlmeans: the search window's radius is cut to 16 luma samples, the
+ * patch's to 8: (2 * 16 + 1)^2 patches of (2 * 8 + 1)^2 samples at most. */
+#define CUCONV_MAX_NLMEANS_RADIUS 16
+#define CUCONV_MAX_PATCH_RADIUS 8
 /* pixelate: blocks of 1 (the identity) to 4096 luma pixels a side. */
 #define CUCONV_MAX_BLOCK 4096
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
@@ -76,7 +80,11 @@ extern "C" {
       "gaussian weights of the sample difference (sigma-range)") \
   X (PIXELATE, "pixelate", \
       "Mosaic: each block of block-size luma pixels becomes its mean " \
-      "(blocks aligned to the frame, or to each region with region=roi)")
+      "(blocks aligned to the frame, or to each region with region=roi)") \
+  X (NLMEANS, "nlmeans", \
+      "Non-local means denoise: the mean of the samples within radius, " \
+      "each weighted by how alike its patch (patch-radius) is to the " \
+      "sample's (sigma-range)")
 
 typedef enum
 {
@@ -129,6 +137,9 @@ typedef struct
   double sigma_range;
   /* pixelate: the blocks' side in luma pixels, 1..CUCONV_MAX_BLOCK */
   unsigned block_size;
+  /* nlmeans: the patch's radius in luma samples, 0..CUCONV_MAX_PATCH_RADIUS
+   * (radius is the search window's; sigma_range the weights' strength) */
+  unsigned patch_radius;
 } CuconvSettings;
 
 /* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 1024); w[radius] is
@@ -168,6 +179,10 @@ typedef enum
   CUCONV_COMBINE_PIXELATE,         /* not a sum of taps: each block's mean
                                     * (cuconv_pixelate_plane); the taps
                                     * are the one tap [1] */
+  CUCONV_COMBINE_NLMEANS,          /* not a sum of taps: non-local means
+                                    * (cuconv_nlmeans_rows); the taps'
+                                    * radius is its whole reach, the search
+                                    * radius plus the patch's */
 } CuconvCombine;
 
 /* What the settings compute, for every plane geometry of a frame.  A
@@ -199,6 +214,11 @@ typedef struct
   int block;
   long long block_x0[CUCONV_MAX_SUBSAMPLE];
   long long block_y0[CUCONV_MAX_SUBSAMPLE];
+  /* CUCONV_COMBINE_NLMEANS: the patch's radius on a plane subsampled by
+   * s in x (patch_x[s - 1]) and in y; the search radius is the taps'
+   * radius less it */
+  int patch_x[CUCONV_MAX_SUBSAMPLE];
+  int patch_y[CUCONV_MAX_SUBSAMPLE];
 } CuconvFilter;
 
 /* What happens to one component of a plane.  Zero is FILTER, so a
@@ -502,6 +522,16 @@ int cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
  * Writes rows row_begin..row_end - 1 of p (components copied or filled as
  * p->op says).  Returns 0, or -1 without memory (those rows untouched). */
 int cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
+    int row_begin, int row_end);
+
+/* Non-local means (cuconv-nlmeans.c, docs/semantics.md, "Non-local
+ * means"): rows [row_begin, row_end) of p filtered by f (combine
+ * CUCONV_COMBINE_NLMEANS), reading the whole plane through the border:
+ * each filtered sample the weighted mean of the samples of its search
+ * window, the weights exp (-d / (2 sr^2)) of d, the mean squared
+ * difference of their patches, sr cuconv_bilateral_sigma_range ().
+ * Returns 0, or -1 without memory. */
+int cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
     int row_begin, int row_end);
 
 /* The range sigma, in samples of depth bits, of the bilateral f:

@@ -42,30 +42,6 @@ typedef struct
   int *bx;                      /* border map of x in -rx..W-1+rx */
 } Bilateral;
 
-/* ext row k holds plane row B (row_begin - ry + k), column k' the sample
- * at B (k' - rx), of component comp: 0 wherever the zero border reads
- * outside the plane. */
-static void
-fill_ext (const CuconvPlane * p, const Bilateral * b, CuconvBorder border,
-    int comp, int row_begin, int rows)
-{
-  const unsigned mask = (1u << sample_depth (p)) - 1;
-  int k, i;
-
-  for (k = 0; k < rows + 2 * b->ry; k++) {
-    const int y = cuconv_border_index (border, row_begin - b->ry + k,
-        p->height);
-    uint16_t *e = b->ext + (size_t) k * b->ew;
-
-    for (i = 0; i < b->ew; i++) {
-      const int x = b->bx[i];
-
-      e[i] = y < 0 || x < 0 ? 0 :
-          (uint16_t) ((sample_read (p, x, y, comp) >> sample_shift (p)) & mask);
-    }
-  }
-}
-
 /* The bilateral at (x, row_begin + k), from the extended samples. */
 static float
 bilateral_at (const Bilateral * b, int x, int k)
@@ -126,7 +102,7 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
 
   for (c = 0; c < p->n_comp; c++) {
     if (p->op[c] == CUCONV_COMP_FILTER)
-      fill_ext (p, &b, border, c, row_begin, rows);
+      sample_extend (p, border, c, row_begin, rows, b.ry, b.bx, b.ew, b.ext);
     for (y = row_begin; y < row_end; y++) {
       for (x = 0; x < p->width; x++) {
         switch (p->op[c]) {

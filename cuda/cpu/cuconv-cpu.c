@@ -98,7 +98,8 @@ cuconv_cpu_takes (const CuconvFilter * f)
   if (f->combine == CUCONV_COMBINE_PIXELATE)
     return 0;
   if (is_box (f) || cpu_is_recursive (f)
-      || f->combine == CUCONV_COMBINE_BILATERAL)
+      || f->combine == CUCONV_COMBINE_BILATERAL
+      || f->combine == CUCONV_COMBINE_NLMEANS)
     return 1;
   if (f->n_terms == 0)
     return f->m.radius <= CUCONV_TRUNCATED_MAX_RADIUS;
@@ -739,11 +740,14 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
 
     if (p->width <= 0 || p->height <= 0)
       continue;
-    if (f->combine == CUCONV_COMBINE_BILATERAL) {
-      /* the definition itself, on the band's rows: a window of weights
-       * and a table of range weights, bit-exact with the reference */
+    if (f->combine == CUCONV_COMBINE_BILATERAL
+        || f->combine == CUCONV_COMBINE_NLMEANS) {
+      /* the definition itself, on the band's rows, bit-exact with the
+       * reference */
       band_range (cpu, band, p->height, &from, &to);
-      if (cuconv_bilateral_rows (p, f, from, to) < 0)
+      if ((f->combine == CUCONV_COMBINE_BILATERAL ?
+              cuconv_bilateral_rows (p, f, from, to) :
+              cuconv_nlmeans_rows (p, f, from, to)) < 0)
         return -1;
       continue;
     }

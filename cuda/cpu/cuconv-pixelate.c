@@ -49,6 +49,7 @@ cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f)
   const int sx = p->sub_x > 1 ? p->sub_x : 1, sy = p->sub_y > 1 ? p->sub_y : 1;
   const long long x0 = f->block_x0[sx - 1], y0 = f->block_y0[sy - 1];
   const int shift = sample_shift (p);
+  const unsigned mask = (1u << sample_depth (p)) - 1;
   const int nc = p->n_comp;
   long long bx, by, bx0, bx1, by0, by1;
   unsigned long long *sum;
@@ -80,7 +81,7 @@ cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f)
         cuconv_pixelate_span (bx, sx, x0, f->block, p->width, &ua, &ub);
         for (u = ua; u < ub; u++)
           for (c = 0; c < nc; c++)
-            s[c] += sample_read (p, u, v, c) >> shift;
+            s[c] += sample_read (p, u, v, c) >> shift & mask;
       }
     for (bx = bx0; bx <= bx1; bx++) {
       const unsigned long long *s = sum + (bx - bx0) * nc;

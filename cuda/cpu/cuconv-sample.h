@@ -58,4 +58,29 @@ sample_write (const CuconvPlane * p, int x, int y, int comp, unsigned v)
       sample_depth (p), v);
 }
 
+/* Component comp of rows [row_begin - ry, row_begin + rows + ry) of p,
+ * border-extended, into ext: ext row k holds plane row B (row_begin - ry
+ * + k), its sample i the one at bx[i] (the border map of columns -rx ..
+ * width - 1 + rx, ew of them), without p's shift; 0 wherever the zero
+ * border reads outside the plane. */
+static inline void
+sample_extend (const CuconvPlane * p, CuconvBorder border, int comp,
+    int row_begin, int rows, int ry, const int *bx, int ew, uint16_t * ext)
+{
+  const unsigned mask = (1u << sample_depth (p)) - 1;
+  int k, i;
+
+  for (k = 0; k < rows + 2 * ry; k++) {
+    const int y = cuconv_border_index (border, row_begin - ry + k, p->height);
+    uint16_t *e = ext + (size_t) k * ew;
+
+    for (i = 0; i < ew; i++) {
+      const int x = bx[i];
+
+      e[i] = y < 0 || x < 0 ? 0 :
+          (uint16_t) ((sample_read (p, x, y, comp) >> sample_shift (p)) & mask);
+    }
+  }
+}
+
 #endif /* __CUCONV_SAMPLE_H__ */

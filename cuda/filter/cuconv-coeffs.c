@@ -25,6 +25,9 @@ cuconv_settings_is_identity (const CuconvSettings * s)
     case CUCONV_KERNEL_CUSTOM:
       return s->matrix_side <= 0 && s->custom_x_len <= 0
           && s->custom_y_len <= 0;
+    case CUCONV_KERNEL_NLMEANS:
+      /* a window of one patch, or weights for equal patches only */
+      return s->radius == 0 || s->sigma_range <= 0.0;
     case CUCONV_KERNEL_PIXELATE:
       /* blocks of one pixel are the pixels themselves */
       return s->block_size <= 1;
@@ -354,6 +357,21 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
     for (sub = 0; sub < CUCONV_MAX_SUBSAMPLE; sub++) {
       f->x[sub].w[0] = 1.0f;
       f->y[sub].w[0] = 1.0f;
+    }
+    return;
+  }
+  if (s->kernel == CUCONV_KERNEL_NLMEANS) {
+    const int r = s->radius > CUCONV_MAX_NLMEANS_RADIUS ?
+        CUCONV_MAX_NLMEANS_RADIUS : (int) s->radius;
+    const int pr = s->patch_radius > CUCONV_MAX_PATCH_RADIUS ?
+        CUCONV_MAX_PATCH_RADIUS : (int) s->patch_radius;
+
+    f->combine = CUCONV_COMBINE_NLMEANS;
+    /* on a subsampled plane both radii scale as a kernel's does */
+    for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
+      f->patch_x[sub - 1] = f->patch_y[sub - 1] = (pr + sub - 1) / sub;
+      f->x[sub - 1].radius = f->y[sub - 1].radius = (r + sub - 1) / sub +
+          f->patch_x[sub - 1];
     }
     return;
   }
