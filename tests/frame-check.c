@@ -105,7 +105,7 @@ frame_check_element_settings (GstElement * e, CuconvSettings * s)
   g_object_get (e, "kernel", &kernel, "border", &border, "radius",
       &s->radius, "sigma", &s->sigma, "sigma-y", &s->sigma_y, "amount",
       &s->amount, "sigma-range", &s->sigma_range, "normalize", &normalize,
-      "block-size", &s->block_size, NULL);
+      "block-size", &s->block_size, "patch-radius", &s->patch_radius, NULL);
   s->kernel = (CuconvKernel) kernel;
   s->border = (CuconvBorder) border;
   s->normalize = normalize;

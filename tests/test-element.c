@@ -1255,7 +1255,7 @@ reset_filter (GstElement * e)
 {
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
-      "matrix=<> sigma-range=25");
+      "matrix=<> sigma-range=25 block-size=16 patch-radius=2");
 }
 
 /* Each kernel type with parameters that exercise it: radius from sigma,
@@ -1291,6 +1291,11 @@ static const gchar *kernel_configs[] = {
   "kernel=bilateral radius=0 sigma=1.5 sigma-y=3 sigma-range=60 border=zero "
       "planes=all",
   "kernel=bilateral radius=5 sigma-range=400 border=mirror planes=chroma",
+  "kernel=nlmeans radius=2 patch-radius=1 sigma-range=20",
+  "kernel=nlmeans radius=3 patch-radius=0 sigma-range=8 border=wrap "
+      "planes=luma",
+  "kernel=pixelate block-size=3",
+  "kernel=pixelate block-size=16 planes=chroma",
 };
 
 /* Every format, every kernel type: the CPU backend equals the reference

@@ -223,6 +223,7 @@ typedef struct
   int race;                     /* in --race */
   double sigma_range;           /* bilateral */
   unsigned block;               /* pixelate */
+  unsigned patch;               /* nlmeans */
 } General;
 
 static const General general[] = {
@@ -279,6 +280,14 @@ static const General general[] = {
       .sigma_range = 0.0},
   /* pixelate: blocks of one sample, odd blocks that split chroma samples'
    * luma pairs, blocks larger than small planes */
+  /* non-local means: a search window with and without patches, reach up
+   * to the cut (16 + 8) */
+  {"nlmeans r=2 patch 1 sr=20", CUCONV_KERNEL_NLMEANS, CUCONV_PLANES_AUTO, 2,
+      .max_w = 385, .race = 1, .sigma_range = 20.0, .patch = 1},
+  {"nlmeans r=3 patch 0 sr=10", CUCONV_KERNEL_NLMEANS, CUCONV_PLANES_LUMA, 3,
+      .sigma_range = 10.0},
+  {"nlmeans r=16 patch 8 sr=40", CUCONV_KERNEL_NLMEANS, CUCONV_PLANES_ALL, 16,
+      .max_w = 17, .sigma_range = 40.0, .patch = 8},
   {"pixelate 1", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_ALL, .block = 1},
   {"pixelate 7", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_AUTO, .block = 7,
       .race = 1},
@@ -941,6 +950,7 @@ setting_from_general (Setting * out, const General * gs, int b)
   out->s.normalize = gs->normalize;
   out->s.sigma_range = gs->sigma_range;
   out->s.block_size = gs->block;
+  out->s.patch_radius = gs->patch;
   out->s.custom_x_len = gs->x_len;
   out->s.custom_y_len = gs->y_len;
   memcpy (out->s.custom_x, gs->x, sizeof (gs->x));

@@ -2512,6 +2512,31 @@ GST_START_TEST (test_nlmeans)
 
 GST_END_TEST;
 
+/* The document's example: a step of 10 and 80, radius 1, patch 0,
+ * sigma-range 20. */
+GST_START_TEST (test_nlmeans_example)
+{
+  guint8 src[12 * 5], dst[12 * 5];
+  CuconvPlane p = { src, dst, 12, 12, 12, 5, 1, 1, 1, 8 };
+  CuconvSettings st = settings (CUCONV_KERNEL_NLMEANS, CUCONV_BORDER_CLAMP,
+      1, 0.0);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  int i;
+
+  for (i = 0; i < 12 * 5; i++)
+    src[i] = i % 12 < 6 ? 10 : 80;
+  st.sigma_range = 20.0;
+  cuconv_filter_init (f, &st);
+  fail_unless (cuconv_reference_frame (&p, 1, f) == 0);
+  for (i = 0; i < 12 * 5; i++)
+    fail_unless_equals_int (dst[i], src[i]);
+  st.radius = 0;
+  fail_unless (cuconv_settings_is_identity (&st));
+  g_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -2549,6 +2574,7 @@ reference_suite (void)
   tcase_add_test (tc, test_pixelate);
   tcase_add_test (tc, test_pixelate_example);
   tcase_add_test (tc, test_nlmeans);
+  tcase_add_test (tc, test_nlmeans_example);
   return s;
 }
 

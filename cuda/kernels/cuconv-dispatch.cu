@@ -257,6 +257,8 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   /* not a sum of taps: one kernel, whatever the path */
   if (f.combine == CUCONV_COMBINE_BILATERAL)
     return launch_bilateral (pl, f, row_begin, row_end, stream);
+  if (f.combine == CUCONV_COMBINE_NLMEANS)
+    return launch_nlmeans (pl, f, row_begin, row_end, stream);
   if (f.combine == CUCONV_COMBINE_PIXELATE)
     return row_begin == 0 && row_end == pl.height ?
         launch_pixelate (pl, f, stream) : cudaErrorInvalidValue;
@@ -353,7 +355,8 @@ cuconv::filter_frame (const CuconvPlane * planes, int n_planes,
     CuconvStatus * st)
 {
   bool tuned = dispatch_chooses (path) && !filter_is_wide (*f)
-      && f->combine != CUCONV_COMBINE_BILATERAL;
+      && f->combine != CUCONV_COMBINE_BILATERAL
+      && f->combine != CUCONV_COMBINE_NLMEANS;
   int i;
 
   for (i = 0; i < n_planes; i++)

@@ -255,6 +255,15 @@ cudaError_t launch_matrix (const MatrixParams & p, cudaStream_t stream);
 cudaError_t launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
     int row_begin, int row_end, cudaStream_t stream);
 
+/* Non-local means (cuconv-nlmeans.cu) ----------------------------------- */
+
+/* Rows [row_begin, row_end) of plane pl (device pointers) filtered by the
+ * non-local means f (f.combine CUCONV_COMBINE_NLMEANS), reading the whole
+ * plane through the border; components copied or filled as pl.op says.
+ * Any alignment. */
+cudaError_t launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream);
+
 /* Pixelate (cuconv-pixelate.cu) ------------------------------------------ */
 
 /* Plane pl (device pointers, whole) made a mosaic by f (f.combine

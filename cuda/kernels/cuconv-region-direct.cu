@@ -306,7 +306,8 @@ bool
 direct_takes_filter (const CuconvFilter & f)
 {
   /* a filter computed another way than by taps the tiles hold */
-  if (filter_is_wide (f) || f.combine == CUCONV_COMBINE_BILATERAL)
+  if (filter_is_wide (f) || f.combine == CUCONV_COMBINE_BILATERAL
+      || f.combine == CUCONV_COMBINE_NLMEANS)
     return false;
   if (f.n_terms == 0)
     return f.m.radius <= DIRECT_MAX_REACH;

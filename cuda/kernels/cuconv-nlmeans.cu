@@ -1,0 +1,145 @@
+/* gst-cudaconvolve: non-local means on the GPU (docs/semantics.md,
+ * "Non-local means"): a block a tile of 16 x 16 outputs of one component,
+ * the tile and its reach (search and patch radii) staged in shared memory
+ * through the border, each thread an output summed in the reference's
+ * order (cuconv_nlmeans_rows, cuconv-nlmeans.c).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "cuconv-kernels.cuh"
+#include "cuconv-tile.cuh"
+
+namespace cuconv {
+
+constexpr int NL_TILE = 16;
+
+struct NlMeansParams
+{
+  const uint8_t *src;
+  uint8_t *dst;
+  size_t src_pitch, dst_pitch;
+  int width, height;            /* the whole plane, for the border */
+  int row_begin, row_end;
+  int nc, bytes, shift;
+  uint32_t mask;                /* 2^depth - 1 */
+  uint32_t fill;                /* a FILL sample as it is stored */
+  uint8_t op[CUCONV_MAX_COMP];
+  int border;
+  int sx, sy, px, py;           /* search and patch radii */
+  int ex, ey;                   /* their sums: the reach */
+  float k;                      /* 1 / (2 sr^2 n), n the patch's samples */
+};
+
+__global__ void
+__launch_bounds__ (NL_TILE * NL_TILE)
+nlmeans_kernel (const __grid_constant__ NlMeansParams p)
+{
+  extern __shared__ float tile[];
+  const int c = blockIdx.z;
+  const int x0 = blockIdx.x * NL_TILE;
+  const int y0 = p.row_begin + blockIdx.y * NL_TILE;
+  const int tw = NL_TILE + 2 * p.ex, th = NL_TILE + 2 * p.ey;
+  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+  const bool out = x < p.width && y < p.row_end;
+
+  if (p.op[c] != CUCONV_COMP_FILTER) {
+    if (out) {
+      uint8_t *d = p.dst + (size_t) y * p.dst_pitch;
+
+      store_word (d, x * p.nc + c, p.bytes, p.op[c] == CUCONV_COMP_COPY ?
+          load_word (p.src + (size_t) y * p.src_pitch, x * p.nc + c,
+              p.bytes) : p.fill);
+    }
+    return;
+  }
+  for (int k = threadIdx.y * NL_TILE + threadIdx.x; k < tw * th;
+      k += NL_TILE * NL_TILE) {
+    const int xi = cuconv_border_index ((CuconvBorder) p.border,
+        x0 - p.ex + k % tw, p.width);
+    const int yi = cuconv_border_index ((CuconvBorder) p.border,
+        y0 - p.ey + k / tw, p.height);
+
+    tile[k] = xi < 0 || yi < 0 ? 0.0f : (float) (load_word (p.src +
+            (size_t) yi * p.src_pitch, xi * p.nc + c, p.bytes) >> p.shift &
+        p.mask);
+  }
+  __syncthreads ();
+  if (!out)
+    return;
+
+  const float *centre = tile + (threadIdx.y + p.ey) * tw + threadIdx.x + p.ex;
+  float num = 0.0f, den = 0.0f;
+
+  for (int j = -p.sy; j <= p.sy; j++)
+    for (int i = -p.sx; i <= p.sx; i++) {
+      const float *q = centre + j * tw + i;
+      float d = 0.0f;
+
+      for (int jj = -p.py; jj <= p.py; jj++)
+        for (int ii = -p.px; ii <= p.px; ii++) {
+          const float e = centre[jj * tw + ii] - q[jj * tw + ii];
+
+          d = __fadd_rn (d, __fmul_rn (e, e));
+        }
+      const float w = expf (-__fmul_rn (d, p.k));
+
+      num = __fadd_rn (num, __fmul_rn (w, *q));
+      den = __fadd_rn (den, w);
+    }
+  store_word (p.dst + (size_t) y * p.dst_pitch, x * p.nc + c, p.bytes,
+      cuconv_round_sat (num / den, p.mask) << p.shift);
+}
+
+cudaError_t
+launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, cudaStream_t stream)
+{
+  const int bytes = cuconv_plane_sample_bytes (&pl);
+  const int depth = pl.depth > 8 ? pl.depth : 8;
+  const int sub_x = pl.sub_x > 1 ? pl.sub_x : 1;
+  const int sub_y = pl.sub_y > 1 ? pl.sub_y : 1;
+  const double sr = cuconv_bilateral_sigma_range (&f, depth);
+  NlMeansParams p;
+  size_t smem;
+
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
+    return cudaErrorInvalidValue;
+  memset (&p, 0, sizeof (p));
+  p.src = pl.src;
+  p.dst = pl.dst;
+  p.src_pitch = (size_t) pl.src_stride;
+  p.dst_pitch = (size_t) pl.dst_stride;
+  p.width = pl.width;
+  p.height = pl.height;
+  p.row_begin = row_begin;
+  p.row_end = row_end;
+  p.nc = pl.n_comp;
+  p.bytes = bytes;
+  p.shift = bytes == 1 ? 0 : pl.shift;
+  p.mask = (1u << depth) - 1;
+  p.fill = pl.fill << p.shift;
+  memcpy (p.op, pl.op, sizeof (p.op));
+  p.border = f.border;
+  p.px = f.patch_x[sub_x - 1];
+  p.py = f.patch_y[sub_y - 1];
+  p.ex = cuconv_filter_taps_x (&f, &pl)->radius;
+  p.ey = cuconv_filter_taps_y (&f, &pl)->radius;
+  p.sx = p.ex - p.px;
+  p.sy = p.ey - p.py;
+  p.k = (float) (1.0 / (2.0 * sr * sr * (2 * p.px + 1) * (2 * p.py + 1)));
+  /* at most (16 + 2 (16 + 8))^2 floats, 16 KiB: under the default limit */
+  smem = sizeof (float) * (NL_TILE + 2 * p.ex) * (NL_TILE + 2 * p.ey);
+
+  const dim3 grid ((pl.width + NL_TILE - 1) / NL_TILE,
+      (row_end - row_begin + NL_TILE - 1) / NL_TILE, pl.n_comp);
+  nlmeans_kernel <<< grid, dim3 (NL_TILE, NL_TILE), smem, stream >>> (p);
+  return cudaGetLastError ();
+}
+
+}                               /* namespace cuconv */
