@@ -15,9 +15,9 @@ filters on luma, the mean over every frame (the first included: the
 temporal filters' warm-up counts; a column leaves the first 8 out).
 
 The denoisers, all on the CPU: cudaconvolve (backend=cpu) through
-gst-launch-1.0: its gaussian, bilateral, temporal, temporal + bilateral in
-one element (the temporal step first), and a bilateral element followed by
-a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
+gst-launch-1.0: its gaussian, bilateral, non-local means, temporal,
+temporal + bilateral in one element (the temporal step first), and a
+bilateral element followed by a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
 I420; OpenCV's bilateral (cv2.bilateralFilter, python3-opencv) on the luma
 plane.  OpenCV's bilateral is also tried through GStreamer, cvsmooth
 type=bilateral (gstreamer1.0-opencv); where that element fails, as on
@@ -38,7 +38,8 @@ each denoiser at its best.
 Options: --workdir DIR (default /tmp/denoise-study), --img-dir DIR (default
 docs/img), --frames N (default 48), --motion pan|still (one sequence; the
 default runs both), --quick (one setting a denoiser, the best measured so
-far: checks the pipelines).
+far: checks the pipelines), --only NAME (repeatable: those denoisers
+alone, by their names in METHODS).
 """
 import argparse
 import hashlib
@@ -76,6 +77,9 @@ METHODS = [
          label="cudaconvolve `kernel=bilateral`",
          grid={"sigma": [0.6, 0.7, 0.85, 1.0, 1.5, 2.0],
                "sigma-range": [15, 20, 25, 30, 40]}),
+    dict(name="nl-means", kind="gst", label="cudaconvolve `kernel=nlmeans`",
+         grid={"radius": [1, 2, 3], "patch-radius": [1, 2, 3],
+               "sigma-range": [5, 7, 10, 14]}),
     dict(name="temporal", kind="gst", label="cudaconvolve `temporal`",
          temporal=True,
          grid={"temporal": [0.3, 0.5, 0.7, 0.9, 1.0],
@@ -130,6 +134,8 @@ def element_props(name, p):
                 f"temporal-threshold={fmt(p['temporal-threshold'])}"]
     if name == "temporal":
         out += ["radius=0"]         # radius and sigma 0: no spatial filter
+    if name == "nl-means":
+        out += ["kernel=nlmeans"] + [f"{k}={fmt(v)}" for k, v in p.items()]
     return out
 
 
@@ -368,6 +374,8 @@ def study(motion, args, temporal):
     missing = {}
     for m in METHODS:
         why = available(m, temporal)
+        if args.only and m["name"] not in args.only:
+            why = "not run (`--only`)"
         if why:
             missing[m["name"]] = why
             continue
@@ -449,6 +457,8 @@ def main():
     ap.add_argument("--motion", choices=list(MOTIONS), action="append",
                     help="the camera's motion (default: each in turn)")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", action="append",
+                    help="a denoiser to run (repeatable; default: all)")
     args = ap.parse_args()
     if not os.path.exists(PHOTO):
         sys.exit(f"{PHOTO} is missing: apt-get install python-matplotlib-data")

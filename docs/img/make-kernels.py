@@ -36,6 +36,8 @@ KERNELS = [
      'kernel=custom matrix="<<-2, -1, 0>, <-1, 1, 1>, <0, 1, 2>>" '
      'planes=luma'),
     ("pixelate", "clean", "kernel=pixelate block-size=8"),
+    ("nlmeans", "noisy",
+     "kernel=nlmeans radius=3 patch-radius=2 sigma-range=20"),
 ]
 
 
