@@ -16,8 +16,8 @@ temporal filters' warm-up counts; a column leaves the first 8 out).
 
 The denoisers, all on the CPU: cudaconvolve (backend=cpu) through
 gst-launch-1.0: its gaussian, bilateral, non-local means, temporal,
-temporal + bilateral in one element (the temporal step first), and a
-bilateral element followed by a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
+temporal + bilateral and temporal + non-local means in one element (the
+temporal step first), and a bilateral element followed by a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
 I420; OpenCV's bilateral (cv2.bilateralFilter, python3-opencv) on the luma
 plane.  OpenCV's bilateral is also tried through GStreamer, cvsmooth
 type=bilateral (gstreamer1.0-opencv); where that element fails, as on
@@ -78,8 +78,8 @@ METHODS = [
          grid={"sigma": [0.6, 0.7, 0.85, 1.0, 1.5, 2.0],
                "sigma-range": [15, 20, 25, 30, 40]}),
     dict(name="nl-means", kind="gst", label="cudaconvolve `kernel=nlmeans`",
-         grid={"radius": [1, 2, 3], "patch-radius": [1, 2, 3],
-               "sigma-range": [5, 7, 10, 14]}),
+         grid={"radius": [1, 2, 3], "patch-radius": [1, 2, 3, 4],
+               "sigma-range": [7, 9, 10, 11, 12, 14]}),
     dict(name="temporal", kind="gst", label="cudaconvolve `temporal`",
          temporal=True,
          grid={"temporal": [0.3, 0.5, 0.7, 0.9, 1.0],
@@ -91,6 +91,12 @@ METHODS = [
                "temporal-threshold": [15, 30, 60, 100],
                "sigma": [0.6, 0.7, 0.85, 1.0],
                "sigma-range": [15, 20, 30, 40]}),
+    dict(name="temporal + nl-means", kind="gst",
+         label="cudaconvolve `temporal` + `kernel=nlmeans` (one element)",
+         temporal=True,
+         grid={"temporal": [0.3, 0.6, 0.9], "temporal-threshold": [15, 30, 60],
+               "radius": [1], "patch-radius": [2, 3],
+               "sigma-range": [7, 10, 14]}),
     dict(name="bilateral, then temporal", kind="gst", picture=False,
          label="cudaconvolve `kernel=bilateral` ! cudaconvolve `temporal`",
          temporal=True,
@@ -129,13 +135,15 @@ def element_props(name, p):
     if name in ("bilateral", "temporal + bilateral"):
         out += ["kernel=bilateral", f"sigma={fmt(p['sigma'])}", "radius=0",
                 f"sigma-range={fmt(p['sigma-range'])}"]
-    if name in ("temporal", "temporal + bilateral"):
+    if name in ("nl-means", "temporal + nl-means"):
+        out += ["kernel=nlmeans"] + [
+            f"{k}={fmt(p[k])}" for k in ("radius", "patch-radius",
+                                         "sigma-range")]
+    if name in ("temporal", "temporal + bilateral", "temporal + nl-means"):
         out += [f"temporal={fmt(p['temporal'])}",
                 f"temporal-threshold={fmt(p['temporal-threshold'])}"]
     if name == "temporal":
         out += ["radius=0"]         # radius and sigma 0: no spatial filter
-    if name == "nl-means":
-        out += ["kernel=nlmeans"] + [f"{k}={fmt(v)}" for k, v in p.items()]
     return out
 
 

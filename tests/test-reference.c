@@ -2465,6 +2465,9 @@ GST_START_TEST (test_nlmeans)
               p.n_comp + c) * bytes;
           const unsigned out = word_of (p.dst + at, bytes);
           double num = 0, den = 0;
+          float fnum = 0, fden = 0;
+          const float k = (float) (1.0 / (2.0 * sr * sr * (2 * px + 1) *
+                  (2 * py + 1)));
           unsigned want;
 
           if (p.op[c] != CUCONV_COMP_FILTER) {
@@ -2475,21 +2478,32 @@ GST_START_TEST (test_nlmeans)
           }
           for (dj = -ry; dj <= ry; dj++)
             for (di = -rx; di <= rx; di++) {
-              double d = 0, w;
+              const unsigned q = doc_nl_sample (&p, b, u + di, v + dj, c);
+              guint64 d = 0;
+              double w;
+              float fw;
 
               for (j = -py; j <= py; j++)
                 for (i = -px; i <= px; i++) {
-                  const double e =
-                      (double) doc_nl_sample (&p, b, u + i, v + j, c) -
-                      (double) doc_nl_sample (&p, b, u + di + i, v + dj + j,
+                  const gint64 e =
+                      (gint64) doc_nl_sample (&p, b, u + i, v + j, c) -
+                      (gint64) doc_nl_sample (&p, b, u + di + i, v + dj + j,
                       c);
 
-                  d += e * e;
+                  d += (guint64) (e * e);
                 }
-              w = exp (-d / ((2 * px + 1) * (2 * py + 1)) / (2 * sr * sr));
-              num += w * doc_nl_sample (&p, b, u + di, v + dj, c);
+              /* in double, the mean squared difference */
+              w = exp (-(double) d / ((2 * px + 1) * (2 * py + 1)) /
+                  (2 * sr * sr));
+              num += w * q;
               den += w;
+              /* the document's float32 steps */
+              fw = expf (-(float) d * k);
+              fnum += fw * (float) q;
+              fden += fw;
             }
+          fail_unless_equals_int (out >> shift,
+              cuconv_round_sat (fnum / fden, (1u << p.depth) - 1));
           want = (unsigned) floor (num / den + 0.5);
           fail_unless (ABS ((int) (out >> shift) - (int) want) <= 1,
               "round %d (%dx%d, %d comp, depth %d, sub %dx%d, border %d, "

@@ -4,64 +4,91 @@
  * The CPU reference and the CPU engine run it; the GPU is tested against
  * it.
  *
+ * The patches' distances are exact integers, so they may be summed in any
+ * order: for each offset of the window in turn, the squared differences
+ * of the band's samples and theirs at that offset, summed along each row
+ * over the patch's width, then down the columns over its height (running
+ * sums), a cost that does not grow with the patch.  The weights and the
+ * means are float, accumulated for every sample offset by offset in the
+ * definition's order.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuconv.h"
 #include "cuconv-sample.h"
 
 /* What one call works with: the band's samples, border-extended by the
- * whole reach (search and patch). */
+ * whole reach (search and patch), and the sums of the offsets. */
 typedef struct
 {
   int sx, sy;                   /* search radii */
   int px, py;                   /* patch radii */
   int ex, ey;                   /* reach: sx + px, sy + py */
   int ew;                       /* width + 2 ex */
+  int width, rows;
   float k;                      /* 1 / (2 sr^2 n), n the patch's samples */
   uint16_t *ext;                /* (rows + 2 ey) x ew samples */
   int *bx;                      /* border map of x in -ex..W-1+ex */
+  uint64_t *h;                  /* (rows + 2 py) x width: row sums */
+  uint64_t *col;                /* width: column sums */
+  float *num, *den;             /* rows x width */
 } NlMeans;
 
-/* The sum of squared differences of the patches around (a) and (b),
- * pointers to their centres in ext, rows top to bottom, samples left to
- * right, in float. */
-static float
-patch_distance (const NlMeans * m, const uint16_t * a, const uint16_t * b)
+static uint64_t
+square (int a, int b)
 {
-  float d = 0.0f;
-  int i, j;
-
-  for (j = -m->py; j <= m->py; j++)
-    for (i = -m->px; i <= m->px; i++) {
-      const float e = (float) a[j * m->ew + i] - (float) b[j * m->ew + i];
-
-      d += e * e;
-    }
-  return d;
+  return (uint64_t) ((int64_t) (a - b) * (a - b));
 }
 
-/* Non-local means at (x, row_begin + k), from the extended samples:
- * offsets rows top to bottom, left to right. */
-static float
-nlmeans_at (const NlMeans * m, int x, int k)
+/* Adds offset (i, j) to num and den: D, the patch distance of every
+ * sample to the one at (x + i, y + j), then its weight. */
+static void
+add_offset (NlMeans * m, int i, int j)
 {
-  const uint16_t *centre = m->ext + (size_t) (k + m->ey) * m->ew + x + m->ex;
-  float num = 0.0f, den = 0.0f;
-  int i, j;
+  const int pw = 2 * m->px + 1, ph = 2 * m->py + 1;
+  int x, r;
 
-  for (j = -m->sy; j <= m->sy; j++)
-    for (i = -m->sx; i <= m->sx; i++) {
-      const uint16_t *q = centre + j * m->ew + i;
-      const float w = expf (-patch_distance (m, centre, q) * m->k);
+  /* h row r: plane row row_begin - py + r, summed over x - px .. x + px */
+  for (r = 0; r < m->rows + ph - 1; r++) {
+    const uint16_t *a = m->ext + (size_t) (r + m->sy) * m->ew + m->sx;
+    const uint16_t *b = a + j * m->ew + i;
+    uint64_t *h = m->h + (size_t) r * m->width;
+    uint64_t s = 0;
 
-      num += w * (float) *q;
-      den += w;
+    for (x = 0; x < pw - 1; x++)
+      s += square (a[x], b[x]);
+    for (x = 0; x < m->width; x++) {
+      s += square (a[x + pw - 1], b[x + pw - 1]);
+      h[x] = s;
+      s -= square (a[x], b[x]);
     }
-  /* den >= the centre's weight, 1 */
-  return num / den;
+  }
+  /* down the columns over py rows each side */
+  memset (m->col, 0, sizeof (uint64_t) * m->width);
+  for (r = 0; r < ph - 1; r++)
+    for (x = 0; x < m->width; x++)
+      m->col[x] += m->h[(size_t) r * m->width + x];
+  for (r = 0; r < m->rows; r++) {
+    const uint64_t *add = m->h + (size_t) (r + ph - 1) * m->width;
+    const uint64_t *sub = m->h + (size_t) r * m->width;
+    const uint16_t *q = m->ext + (size_t) (r + m->ey + j) * m->ew + m->ex + i;
+    float *num = m->num + (size_t) r * m->width;
+    float *den = m->den + (size_t) r * m->width;
+
+    for (x = 0; x < m->width; x++) {
+      float w;
+
+      m->col[x] += add[x];
+      w = expf (-(float) m->col[x] * m->k);
+      num[x] += w * (float) q[x];
+      den[x] += w;
+      m->col[x] -= sub[x];
+    }
+  }
 }
 
 int
@@ -70,14 +97,18 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
 {
   const int sub_x = p->sub_x > 1 ? p->sub_x : 1;
   const int sub_y = p->sub_y > 1 ? p->sub_y : 1;
-  const int depth = sample_depth (p), rows = row_end - row_begin;
+  const int depth = sample_depth (p);
   const unsigned max = (1u << depth) - 1;
   const double sr = cuconv_bilateral_sigma_range (f, depth);
   NlMeans m;
-  int c, x, y, i, ret = -1;
+  size_t band;
+  int c, x, y, i, j, ret = -1;
 
-  if (rows <= 0 || p->width <= 0)
+  if (row_end <= row_begin || p->width <= 0)
     return 0;
+  memset (&m, 0, sizeof (m));
+  m.width = p->width;
+  m.rows = row_end - row_begin;
   m.px = f->patch_x[sub_x - 1];
   m.py = f->patch_y[sub_y - 1];
   m.ex = cuconv_filter_taps_x (f, p)->radius;
@@ -86,18 +117,32 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
   m.sy = m.ey - m.py;
   m.ew = p->width + 2 * m.ex;
   m.k = (float) (1.0 / (2.0 * sr * sr * (2 * m.px + 1) * (2 * m.py + 1)));
-  m.ext = malloc (sizeof (uint16_t) * (size_t) m.ew * (rows + 2 * m.ey));
+  band = (size_t) m.rows * m.width;
+  m.ext = malloc (sizeof (uint16_t) * (size_t) m.ew * (m.rows + 2 * m.ey));
   m.bx = malloc (sizeof (int) * m.ew);
-  if (!m.ext || !m.bx)
+  m.h = malloc (sizeof (uint64_t) * (size_t) m.width * (m.rows + 2 * m.py));
+  m.col = malloc (sizeof (uint64_t) * m.width);
+  m.num = malloc (sizeof (float) * band);
+  m.den = malloc (sizeof (float) * band);
+  if (!m.ext || !m.bx || !m.h || !m.col || !m.num || !m.den)
     goto done;
   for (i = 0; i < m.ew; i++)
     m.bx[i] = cuconv_border_index (f->border, i - m.ex, p->width);
 
   for (c = 0; c < p->n_comp; c++) {
-    if (p->op[c] == CUCONV_COMP_FILTER)
-      sample_extend (p, f->border, c, row_begin, rows, m.ey, m.bx, m.ew,
+    if (p->op[c] == CUCONV_COMP_FILTER) {
+      sample_extend (p, f->border, c, row_begin, m.rows, m.ey, m.bx, m.ew,
           m.ext);
+      memset (m.num, 0, sizeof (float) * band);
+      memset (m.den, 0, sizeof (float) * band);
+      /* offsets rows top to bottom, each left to right */
+      for (j = -m.sy; j <= m.sy; j++)
+        for (i = -m.sx; i <= m.sx; i++)
+          add_offset (&m, i, j);
+    }
     for (y = row_begin; y < row_end; y++) {
+      const size_t at = (size_t) (y - row_begin) * m.width;
+
       for (x = 0; x < p->width; x++) {
         switch (p->op[c]) {
           case CUCONV_COMP_COPY:
@@ -108,8 +153,9 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
             break;
           case CUCONV_COMP_FILTER:
           default:
-            sample_write (p, x, y, c, cuconv_round_sat (nlmeans_at (&m, x,
-                        y - row_begin), max) << sample_shift (p));
+            /* den >= the centre's weight, 1 */
+            sample_write (p, x, y, c, cuconv_round_sat (m.num[at + x] /
+                    m.den[at + x], max) << sample_shift (p));
             break;
         }
       }
@@ -120,5 +166,9 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
 done:
   free (m.ext);
   free (m.bx);
+  free (m.h);
+  free (m.col);
+  free (m.num);
+  free (m.den);
   return ret;
 }

@@ -1,8 +1,9 @@
 /* gst-cudaconvolve: non-local means on the GPU (docs/semantics.md,
  * "Non-local means"): a block a tile of 16 x 16 outputs of one component,
  * the tile and its reach (search and patch radii) staged in shared memory
- * through the border, each thread an output summed in the reference's
- * order (cuconv_nlmeans_rows, cuconv-nlmeans.c).
+ * through the border, each thread an output: the patch distances exact
+ * integers, the weights and the means float in the reference's order
+ * (cuconv_nlmeans_rows, cuconv-nlmeans.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -38,7 +39,7 @@ __global__ void
 __launch_bounds__ (NL_TILE * NL_TILE)
 nlmeans_kernel (const __grid_constant__ NlMeansParams p)
 {
-  extern __shared__ float tile[];
+  extern __shared__ int tile[];
   const int c = blockIdx.z;
   const int x0 = blockIdx.x * NL_TILE;
   const int y0 = p.row_begin + blockIdx.y * NL_TILE;
@@ -63,7 +64,7 @@ nlmeans_kernel (const __grid_constant__ NlMeansParams p)
     const int yi = cuconv_border_index ((CuconvBorder) p.border,
         y0 - p.ey + k / tw, p.height);
 
-    tile[k] = xi < 0 || yi < 0 ? 0.0f : (float) (load_word (p.src +
+    tile[k] = xi < 0 || yi < 0 ? 0 : (int) (load_word (p.src +
             (size_t) yi * p.src_pitch, xi * p.nc + c, p.bytes) >> p.shift &
         p.mask);
   }
@@ -71,23 +72,28 @@ nlmeans_kernel (const __grid_constant__ NlMeansParams p)
   if (!out)
     return;
 
-  const float *centre = tile + (threadIdx.y + p.ey) * tw + threadIdx.x + p.ex;
+  const int *centre = tile + (threadIdx.y + p.ey) * tw + threadIdx.x + p.ex;
   float num = 0.0f, den = 0.0f;
 
   for (int j = -p.sy; j <= p.sy; j++)
     for (int i = -p.sx; i <= p.sx; i++) {
-      const float *q = centre + j * tw + i;
-      float d = 0.0f;
+      const int *q = centre + j * tw + i;
+      unsigned long long d = 0;
 
-      for (int jj = -p.py; jj <= p.py; jj++)
+      /* a row of a patch: at most 17 squares of 16-bit differences */
+      for (int jj = -p.py; jj <= p.py; jj++) {
+        unsigned long long row = 0;
+
         for (int ii = -p.px; ii <= p.px; ii++) {
-          const float e = centre[jj * tw + ii] - q[jj * tw + ii];
+          const long long e = centre[jj * tw + ii] - q[jj * tw + ii];
 
-          d = __fadd_rn (d, __fmul_rn (e, e));
+          row += (unsigned long long) (e * e);
         }
-      const float w = expf (-__fmul_rn (d, p.k));
+        d += row;
+      }
+      const float w = expf (-__fmul_rn (__ull2float_rn (d), p.k));
 
-      num = __fadd_rn (num, __fmul_rn (w, *q));
+      num = __fadd_rn (num, __fmul_rn (w, (float) *q));
       den = __fadd_rn (den, w);
     }
   store_word (p.dst + (size_t) y * p.dst_pitch, x * p.nc + c, p.bytes,
@@ -133,8 +139,8 @@ launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
   p.sx = p.ex - p.px;
   p.sy = p.ey - p.py;
   p.k = (float) (1.0 / (2.0 * sr * sr * (2 * p.px + 1) * (2 * p.py + 1)));
-  /* at most (16 + 2 (16 + 8))^2 floats, 16 KiB: under the default limit */
-  smem = sizeof (float) * (NL_TILE + 2 * p.ex) * (NL_TILE + 2 * p.ey);
+  /* at most (16 + 2 (16 + 8))^2 ints, 16 KiB: under the default limit */
+  smem = sizeof (int) * (NL_TILE + 2 * p.ex) * (NL_TILE + 2 * p.ey);
 
   const dim3 grid ((pl.width + NL_TILE - 1) / NL_TILE,
       (row_end - row_begin + NL_TILE - 1) / NL_TILE, pl.n_comp);
