@@ -195,9 +195,9 @@ pixel_bytes (const CuconvPlane * p)
 
 /* Writes the filtered crop c (a plane at cr of p whose dst holds the
  * filter's output) into p's dst inside the rectangle pr of region i: all
- * of it
- * for hard regions; for soft ones each sample whose weight is at least
- * the largest written there so far (weights, a float a sample of p). */
+ * of it for hard regions; for soft ones each sample whose weight is at
+ * least the largest written there so far (weights, a float a sample of
+ * p). */
 static void
 write_region (const CuconvPlane * p, const CuconvPlane * c,
     const CuconvRect * cr, const CuconvRect * pr, const CuconvRegions * r,
@@ -208,22 +208,21 @@ write_region (const CuconvPlane * p, const CuconvPlane * c,
   const unsigned max = (1u << depth) - 1;
   const int sx = p->sub_x > 1 ? p->sub_x : 1;
   const int sy = p->sub_y > 1 ? p->sub_y : 1;
-  const int cx = pr->x - cr->x, cy = pr->y - cr->y;
   int u, v, k;
 
   for (v = pr->y; v < pr->y + pr->h; v++) {
-    const uint8_t *frow = c->dst + (v - pr->y + cy) * c->dst_stride;
+    const uint8_t *frow = c->dst + (v - cr->y) * c->dst_stride;
 
     if (!weights) {
-      memcpy (p->dst + v * p->dst_stride + pr->x * bpp, frow + cx * bpp,
-          (size_t) pr->w * bpp);
+      memcpy (p->dst + v * p->dst_stride + pr->x * bpp,
+          frow + (pr->x - cr->x) * bpp, (size_t) pr->w * bpp);
       continue;
     }
     for (u = pr->x; u < pr->x + pr->w; u++) {
       float *largest = &weights[(size_t) v * p->width + u];
       const float w = cuconv_region_weight (cuconv_region_depth
           (&r->boxes[i], r->shape, u, v, sx, sy), r->feather);
-      const int fu = u - pr->x + cx;
+      const int fu = u - cr->x;
 
       if (!(w > 0.0f) || w < *largest)
         continue;
