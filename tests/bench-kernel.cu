@@ -39,15 +39,16 @@
  * 2, 4 and 7 (the element's default sigma, sigma-range 25), against
  * nppiFilterBilateralGaussBorder_8u_C1R_Ctx; and the temporal denoise of
  * whole NV12 frames (and P010 at 3840x2160), every plane in one call, in
- * GB/s against the device copy ceiling.
+ * GB/s against the device copy ceiling; and non-local means of whole NV12
+ * frames, search windows of 3x3 to 15x15.
  *
  *   bench-kernel [--reps=N] [--tiled | --mma | --stream] [--regions |
  *                --wide | --frames | --bilateral | --temporal |
- *                --only=NAME[:R]]
+ *                --nlmeans | --only=NAME[:R]]
  *
  * --only times the table rows of that name (and radius) alone, for
- * profiling one kernel; --regions, --wide, --frames, --bilateral and
- * --temporal those parts alone.  --tiled takes the fused tile kernels where the
+ * profiling one kernel; --regions, --wide, --frames, --bilateral,
+ * --temporal and --nlmeans those parts alone.  --tiled takes the fused tile kernels where the
  * dispatch would take the streaming kernel or the tensor-core blur
  * (CUCONV_PATH_TILED), in the table and the whole frames: the two compared
  * in one run.  --mma takes the tensor-core blur wherever it takes a plane
@@ -1245,6 +1246,85 @@ bench_temporal (const cudaDeviceProp & prop, double copy_bw,
   return 0;
 }
 
+/* Non-local means of whole NV12 frames in device memory, through the
+ * dispatch; against the device copy ceiling. */
+typedef struct
+{
+  int w, h, n;
+  uint8_t *src, *dst;
+  CuconvFilter filter;
+} NlMeansBench;
+
+static bool
+launch_nlmeans_frame (void *ctx, int i, cudaStream_t stream)
+{
+  NlMeansBench *b = (NlMeansBench *) ctx;
+  CuconvPlane p[2];
+  CuconvStatus st;
+
+  frame_planes (p, frame_formats[1], b->w, b->h, b->src, b->dst, i % b->n);
+  if (cuconv_filter_device (p, 2, &b->filter, stream, &st) == 0)
+    return true;
+  fprintf (stderr, "bench-kernel: %s\n", st.message);
+  return false;
+}
+
+static int
+bench_nlmeans (const cudaDeviceProp & prop, double copy_bw,
+    cudaStream_t stream)
+{
+  static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  /* the search windows: 3x3 (the study's best), 7x7 and 15x15 */
+  static const struct
+  {
+    unsigned radius, patch;
+  } settings[] = { {1, 2}, {3, 2}, {3, 3}, {7, 3} };
+
+  printf ("\n### non-local means of whole NV12 frames in device memory\n\n");
+  printf ("- cuconv_filter_device () with kernel=nlmeans (sigma-range 10), "
+      "tight strides, frames rotated past twice the L2; median of %d "
+      "batches, CUDA events\n", reps);
+  printf ("- %% copy: the frame read and written at the device copy ceiling "
+      "(%.0f GB/s, this run) against the time\n\n", copy_bw / 1e9);
+  printf ("| size | search | patch | µs | %% copy |\n"
+      "|---|---:|---:|---:|---:|\n");
+  for (const auto & z : sizes) {
+    NlMeansBench b;
+    const size_t frame = (size_t) z[0] * z[1] * 3 / 2;
+
+    memset (&b, 0, sizeof (b));
+    b.w = z[0];
+    b.h = z[1];
+    b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * frame)) + 1);
+    CHECK (cudaMalloc (&b.src, frame * b.n));
+    CHECK (cudaMalloc (&b.dst, frame * b.n));
+    temporal_frames (b.src, frame, b.n, &frame_formats[1], 3u);
+    for (const auto & s : settings) {
+      CuconvSettings cs;
+      bool graph;
+      float us;
+
+      memset (&cs, 0, sizeof (cs));
+      cs.kernel = CUCONV_KERNEL_NLMEANS;
+      cs.radius = s.radius;
+      cs.patch_radius = s.patch;
+      cs.sigma_range = 10.0;
+      cuconv_filter_init (&b.filter, &cs);
+      us = time_calls (launch_nlmeans_frame, &b, std::max (b.n, 24), stream,
+          &graph);
+      if (us < 0)
+        return 1;
+      printf ("| %dx%d | %ux%u | %ux%u | %.1f%s | %.1f%% |\n", b.w, b.h,
+          2 * s.radius + 1, 2 * s.radius + 1, 2 * s.patch + 1,
+          2 * s.patch + 1, us, graph ? "" : " (no graph)",
+          100.0 * 2.0 * frame / (us * 1e-6) / copy_bw);
+    }
+    CHECK (cudaFree (b.src));
+    CHECK (cudaFree (b.dst));
+  }
+  return 0;
+}
+
 /* One row of the table on the planes of b. */
 static bool
 bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
@@ -1314,7 +1394,7 @@ main (int argc, char **argv)
   char date[64];
   time_t now = time (NULL);
   bool regions_only = false, wide_only = false, frames_only = false;
-  bool bilateral_only = false, temporal_only = false;
+  bool bilateral_only = false, temporal_only = false, nlmeans_only = false;
 
   setvbuf (stdout, NULL, _IOLBF, 0);    /* rows survive a timeout */
   for (i = 1; i < argc; i++) {
@@ -1336,6 +1416,8 @@ main (int argc, char **argv)
       bilateral_only = true;
     else if (strcmp (argv[i], "--temporal") == 0)
       temporal_only = true;
+    else if (strcmp (argv[i], "--nlmeans") == 0)
+      nlmeans_only = true;
     else if (strncmp (argv[i], "--only=", 7) == 0) {
       static char name[64];
       char *colon;
@@ -1349,7 +1431,7 @@ main (int argc, char **argv)
       only_name = name;
     } else {
       printf ("usage: %s [--reps=N] [--tiled | --mma | --stream] [--regions "
-          "| --wide | --frames | --bilateral | --temporal | "
+          "| --wide | --frames | --bilateral | --temporal | --nlmeans | "
           "--only=NAME[:R]]\n", argv[0]);
       return 2;
     }
@@ -1380,16 +1462,18 @@ main (int argc, char **argv)
   }
 
   copy_bw = measure_copy_bandwidth (stream, &copy_bytes);
-  if (bilateral_only || temporal_only) {
+  if (bilateral_only || temporal_only || nlmeans_only) {
     int r;
 
     printf ("## bench-kernel %s\n\n- GPU: %s (sm_%d%d, %d SMs, L2 %.0f MiB)"
         "\n- driver API version %d.%d, CUDA runtime %d.%d\n- date: %s\n",
-        bilateral_only ? "--bilateral" : "--temporal", prop.name, prop.major,
+        bilateral_only ? "--bilateral" : temporal_only ? "--temporal" :
+        "--nlmeans", prop.name, prop.major,
         prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
         drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
     r = bilateral_only ? bench_bilateral (prop, dev, stream) :
-        bench_temporal (prop, copy_bw, stream);
+        temporal_only ? bench_temporal (prop, copy_bw, stream) :
+        bench_nlmeans (prop, copy_bw, stream);
     CHECK (cudaStreamDestroy (stream));
     return r;
   }
@@ -1510,6 +1594,8 @@ main (int argc, char **argv)
   if (bench_bilateral (prop, dev, stream) != 0)
     return 1;
   if (bench_temporal (prop, copy_bw, stream) != 0)
+    return 1;
+  if (bench_nlmeans (prop, copy_bw, stream) != 0)
     return 1;
   CHECK (cudaStreamDestroy (stream));
   return ok ? 0 : 1;
