@@ -169,7 +169,9 @@ gst_cuda_video_filter_class_init (GstCudaVideoFilterClass * klass)
       "(buffers dropped because their video meta does not describe a frame "
       "of their caps, or they cannot be mapped), dropped-qos (buffers "
       "skipped as too late by QoS, each also posted as a QoS message; the "
-      "qos property turns that off)", GST_TYPE_STRUCTURE,
+      "qos property turns that off), idle-pushed (frames in flight that the "
+      "element's own thread pushed because no frame followed them within a "
+      "millisecond)", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 

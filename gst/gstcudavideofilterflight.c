@@ -154,6 +154,9 @@ gst_cuda_video_filter_idle_release (gpointer data, guint serial)
   GST_PAD_STREAM_LOCK (sinkpad);
   if (gst_cuda_video_filter_idle_is_current (flight->idle, serial)) {
     GST_DEBUG_OBJECT (self, "no frame for a while: pushing the one in flight");
+    if (flight->held.out)
+      gst_cuda_video_filter_counts_idle_pushed (&GET_PRIV (self)->counts,
+          GST_ELEMENT (self));
     ret = gst_cuda_video_filter_drain (self);
     if (ret != GST_FLOW_OK)
       flight->idle_ret = ret;

@@ -221,6 +221,15 @@ gst_cuda_video_filter_counts_pushed (GstCudaVideoFilterCounts * counts,
   GST_OBJECT_UNLOCK (element);
 }
 
+void
+gst_cuda_video_filter_counts_idle_pushed (GstCudaVideoFilterCounts * counts,
+    GstElement * element)
+{
+  GST_OBJECT_LOCK (element);
+  counts->idle_pushed++;
+  GST_OBJECT_UNLOCK (element);
+}
+
 GstStructure *
 gst_cuda_video_filter_counts_to_structure (const GstCudaVideoFilterCounts *
     counts, GstElement * element)
@@ -233,7 +242,8 @@ gst_cuda_video_filter_counts_to_structure (const GstCudaVideoFilterCounts *
       "frames-out", G_TYPE_UINT64, counts->frames_out,
       "dropped-short", G_TYPE_UINT64, counts->dropped_short,
       "dropped-invalid", G_TYPE_UINT64, counts->dropped_invalid,
-      "dropped-qos", G_TYPE_UINT64, counts->dropped_qos, NULL);
+      "dropped-qos", G_TYPE_UINT64, counts->dropped_qos,
+      "idle-pushed", G_TYPE_UINT64, counts->idle_pushed, NULL);
 
   g_free (name);
   return stats;

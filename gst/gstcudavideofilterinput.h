@@ -38,6 +38,7 @@ gboolean gst_cuda_video_filter_input_meta_stays (const GstMeta * meta);
 typedef struct
 {
   guint64 frames_in, frames_out, dropped_short, dropped_invalid, dropped_qos;
+  guint64 idle_pushed;          /* frames the idle watch pushed */
   guint64 unreported;           /* dropped since the last warning */
   gint64 last_warning_us;       /* g_get_monotonic_time (); 0 = never */
 } GstCudaVideoFilterCounts;
@@ -56,6 +57,11 @@ void gst_cuda_video_filter_counts_received (GstCudaVideoFilterCounts *
 gboolean gst_cuda_video_filter_counts_accept (GstCudaVideoFilterCounts *
     counts, GstElement * element, const GstVideoInfo * info,
     GstBuffer * buffer);
+
+/* Counts a frame in flight that the idle watch pushed, no frame having
+ * followed it in time. */
+void gst_cuda_video_filter_counts_idle_pushed (GstCudaVideoFilterCounts *
+    counts, GstElement * element);
 
 /* Counts a buffer dropped because it does not hold a frame of info
  * (too_small: as dropped-short, else as dropped-invalid), and posts a
