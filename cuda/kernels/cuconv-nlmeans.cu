@@ -35,7 +35,9 @@ struct NlMeansParams
   float k;                      /* 1 / (2 sr^2 n), n the patch's samples */
 };
 
-__global__ void
+/* D: the patch distances are exact in Acc, 32-bit up to 10-bit samples
+ * (at most 289 squares of 1023), else 64-bit. */
+template < typename Acc > __global__ void
 __launch_bounds__ (NL_TILE * NL_TILE)
 nlmeans_kernel (const __grid_constant__ NlMeansParams p)
 {
@@ -78,20 +80,17 @@ nlmeans_kernel (const __grid_constant__ NlMeansParams p)
   for (int j = -p.sy; j <= p.sy; j++)
     for (int i = -p.sx; i <= p.sx; i++) {
       const int *q = centre + j * tw + i;
-      unsigned long long d = 0;
+      Acc d = 0;
 
-      /* a row of a patch: at most 17 squares of 16-bit differences */
-      for (int jj = -p.py; jj <= p.py; jj++) {
-        unsigned long long row = 0;
-
+      for (int jj = -p.py; jj <= p.py; jj++)
         for (int ii = -p.px; ii <= p.px; ii++) {
-          const long long e = centre[jj * tw + ii] - q[jj * tw + ii];
+          const int e = centre[jj * tw + ii] - q[jj * tw + ii];
 
-          row += (unsigned long long) (e * e);
+          /* |e| < 2^16: e^2 fits in 32 bits unsigned */
+          d += (Acc) ((unsigned) e * (unsigned) e);
         }
-        d += row;
-      }
-      const float w = expf (-__fmul_rn (__ull2float_rn (d), p.k));
+      const float w = expf (-__fmul_rn (sizeof (Acc) == 4 ?
+              __uint2float_rn ((unsigned) d) : __ull2float_rn (d), p.k));
 
       num = __fadd_rn (num, __fmul_rn (w, (float) *q));
       den = __fadd_rn (den, w);
@@ -144,7 +143,12 @@ launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
 
   const dim3 grid ((pl.width + NL_TILE - 1) / NL_TILE,
       (row_end - row_begin + NL_TILE - 1) / NL_TILE, pl.n_comp);
-  nlmeans_kernel <<< grid, dim3 (NL_TILE, NL_TILE), smem, stream >>> (p);
+  if (depth <= 10)
+    nlmeans_kernel < unsigned > <<< grid, dim3 (NL_TILE, NL_TILE), smem,
+        stream >>> (p);
+  else
+    nlmeans_kernel < unsigned long long > <<< grid, dim3 (NL_TILE, NL_TILE),
+        smem, stream >>> (p);
   return cudaGetLastError ();
 }
 
