@@ -77,7 +77,7 @@ METHODS = [
          label="cudaconvolve `kernel=bilateral`",
          grid={"sigma": [0.6, 0.7, 0.85, 1.0, 1.5, 2.0],
                "sigma-range": [15, 20, 25, 30, 40]}),
-    dict(name="nl-means", kind="gst", label="cudaconvolve `kernel=nlmeans`",
+    dict(name="nlmeans", kind="gst", label="cudaconvolve `kernel=nlmeans`",
          grid={"radius": [1, 2, 3], "patch-radius": [1, 2, 3, 4],
                "sigma-range": [7, 9, 10, 11, 12, 14]}),
     dict(name="temporal", kind="gst", label="cudaconvolve `temporal`",
@@ -91,7 +91,7 @@ METHODS = [
                "temporal-threshold": [15, 30, 60, 100],
                "sigma": [0.6, 0.7, 0.85, 1.0],
                "sigma-range": [15, 20, 30, 40]}),
-    dict(name="temporal + nl-means", kind="gst",
+    dict(name="temporal + nlmeans", kind="gst",
          label="cudaconvolve `temporal` + `kernel=nlmeans` (one element)",
          temporal=True,
          grid={"temporal": [0.3, 0.6, 0.9], "temporal-threshold": [15, 30, 60],
@@ -107,7 +107,7 @@ METHODS = [
     dict(name="hqdn3d", kind="ffmpeg", label="FFmpeg `hqdn3d`",
          grid={"luma_spatial": [4, 8, 16, 24, 32, 48],
                "luma_tmp": [1, 2, 4, 9, 16, 25, 36, 49]}),
-    dict(name="nlmeans", kind="ffmpeg", label="FFmpeg `nlmeans`",
+    dict(name="ffmpeg nlmeans", kind="ffmpeg", label="FFmpeg `nlmeans`",
          grid={"s": [2, 3, 4, 5, 6, 8, 10, 12], "p": [3, 5, 7],
                "r": [3, 5, 9, 15]}),
     dict(name="ffmpeg bilateral", kind="ffmpeg", label="FFmpeg `bilateral`",
@@ -135,11 +135,11 @@ def element_props(name, p):
     if name in ("bilateral", "temporal + bilateral"):
         out += ["kernel=bilateral", f"sigma={fmt(p['sigma'])}", "radius=0",
                 f"sigma-range={fmt(p['sigma-range'])}"]
-    if name in ("nl-means", "temporal + nl-means"):
+    if name in ("nlmeans", "temporal + nlmeans"):
         out += ["kernel=nlmeans"] + [
             f"{k}={fmt(p[k])}" for k in ("radius", "patch-radius",
                                          "sigma-range")]
-    if name in ("temporal", "temporal + bilateral", "temporal + nl-means"):
+    if name in ("temporal", "temporal + bilateral", "temporal + nlmeans"):
         out += [f"temporal={fmt(p['temporal'])}",
                 f"temporal-threshold={fmt(p['temporal-threshold'])}"]
     if name == "temporal":
@@ -154,7 +154,7 @@ def ffmpeg_filter(name, p):
         ls, lt = p["luma_spatial"], p["luma_tmp"]
         opts = [("luma_spatial", ls), ("chroma_spatial", 0.75 * ls),
                 ("luma_tmp", lt), ("chroma_tmp", 0.75 * lt)]
-    elif name == "nlmeans":
+    elif name == "ffmpeg nlmeans":
         opts = list(p.items())
     else:
         opts = list(p.items()) + [("planes", 7)]
