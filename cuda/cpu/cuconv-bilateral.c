@@ -104,21 +104,9 @@ cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
     if (p->op[c] == CUCONV_COMP_FILTER)
       sample_extend (p, border, c, row_begin, rows, b.ry, b.bx, b.ew, b.ext);
     for (y = row_begin; y < row_end; y++) {
-      for (x = 0; x < p->width; x++) {
-        switch (p->op[c]) {
-          case CUCONV_COMP_COPY:
-            sample_write (p, x, y, c, sample_read (p, x, y, c));
-            break;
-          case CUCONV_COMP_FILL:
-            sample_write (p, x, y, c, p->fill << sample_shift (p));
-            break;
-          case CUCONV_COMP_FILTER:
-          default:
-            sample_write (p, x, y, c, cuconv_round_sat (bilateral_at (&b, x,
-                        y - row_begin), max) << sample_shift (p));
-            break;
-        }
-      }
+      for (x = 0; x < p->width; x++)
+        sample_write_op (p, x, y, c, p->op[c] != CUCONV_COMP_FILTER ? 0 :
+            cuconv_round_sat (bilateral_at (&b, x, y - row_begin), max));
     }
   }
   ret = 0;

@@ -143,22 +143,10 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
     for (y = row_begin; y < row_end; y++) {
       const size_t at = (size_t) (y - row_begin) * m.width;
 
-      for (x = 0; x < p->width; x++) {
-        switch (p->op[c]) {
-          case CUCONV_COMP_COPY:
-            sample_write (p, x, y, c, sample_read (p, x, y, c));
-            break;
-          case CUCONV_COMP_FILL:
-            sample_write (p, x, y, c, p->fill << sample_shift (p));
-            break;
-          case CUCONV_COMP_FILTER:
-          default:
-            /* den >= the centre's weight, 1 */
-            sample_write (p, x, y, c, cuconv_round_sat (m.num[at + x] /
-                    m.den[at + x], max) << sample_shift (p));
-            break;
-        }
-      }
+      /* den >= the centre's weight, 1 */
+      for (x = 0; x < p->width; x++)
+        sample_write_op (p, x, y, c, p->op[c] != CUCONV_COMP_FILTER ? 0 :
+            cuconv_round_sat (m.num[at + x] / m.den[at + x], max));
     }
   }
   ret = 0;

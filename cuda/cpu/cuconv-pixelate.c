@@ -92,23 +92,10 @@ cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f)
       n = (unsigned long long) (ub - ua) * (unsigned long long) (vb - va);
       for (v = va; v < vb; v++)
         for (u = ua; u < ub; u++)
-          for (c = 0; c < nc; c++) {
-            unsigned w;
-
-            switch (p->op[c]) {
-              case CUCONV_COMP_COPY:
-                w = sample_read (p, u, v, c);
-                break;
-              case CUCONV_COMP_FILL:
-                w = p->fill << shift;
-                break;
-              default:
-                /* the mean, rounded half up */
-                w = (unsigned) ((2 * s[c] + n) / (2 * n)) << shift;
-                break;
-            }
-            sample_write (p, u, v, c, w);
-          }
+          for (c = 0; c < nc; c++)
+            /* the mean, rounded half up */
+            sample_write_op (p, u, v, c,
+                (unsigned) ((2 * s[c] + n) / (2 * n)));
     }
   }
   free (sum);

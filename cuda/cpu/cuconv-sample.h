@@ -58,6 +58,25 @@ sample_write (const CuconvPlane * p, int x, int y, int comp, unsigned v)
       sample_depth (p), v);
 }
 
+/* Writes component comp of pixel (x, y) of p's destination as p->op
+ * says: the source's word, the fill, or v (a filtered sample, without
+ * the shift). */
+static inline void
+sample_write_op (const CuconvPlane * p, int x, int y, int comp, unsigned v)
+{
+  switch (p->op[comp]) {
+    case CUCONV_COMP_COPY:
+      sample_write (p, x, y, comp, sample_read (p, x, y, comp));
+      break;
+    case CUCONV_COMP_FILL:
+      sample_write (p, x, y, comp, p->fill << sample_shift (p));
+      break;
+    default:
+      sample_write (p, x, y, comp, v << sample_shift (p));
+      break;
+  }
+}
+
 /* Component comp of rows [row_begin - ry, row_begin + rows + ry) of p,
  * border-extended, into ext: ext row k holds plane row B (row_begin - ry
  * + k), its sample i the one at bx[i] (the border map of columns -rx ..

@@ -115,15 +115,7 @@ launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
     return cudaSuccess;
   if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
     return cudaErrorInvalidValue;
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
-  p.height = pl.height;
-  p.row_begin = row_begin;
-  p.row_end = row_end;
+  band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.bytes = bytes;
   p.shift = bytes == 1 ? 0 : pl.shift;
