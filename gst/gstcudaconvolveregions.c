@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gstcudaconvolveregions.h"
+#include "cuconv-pixelate.h"
 #include "gstcudaconvolvevalue.h"
 
 #ifdef HAVE_GST_ANALYTICS
@@ -651,13 +652,6 @@ make_scaled_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
   cuconv_filter_init (f, scaled);
 }
 
-/* floor (a / d) * d, the grid's origin nearest below a */
-static gint64
-grid_down (gint64 a, gint64 d)
-{
-  return a - ((a % d) + d) % d;
-}
-
 /* A rectangle's mosaic: blocks of its side on the grid of its box. */
 static void
 make_pixelate (CuconvFilter * f, double side, const CuconvBox * box,
@@ -668,10 +662,13 @@ make_pixelate (CuconvFilter * f, double side, const CuconvBox * box,
 
   scaled->block_size = (guint) side;
   cuconv_filter_init (f, scaled);
-  /* the same grid through a point near the frame: no overflow after */
+  /* the same grid through a point near the frame, 0 to block - 1: no
+   * overflow after */
   for (s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
-    f->block_x0[s] = box->x0 - grid_down (box->x0, f->block);
-    f->block_y0[s] = box->y0 - grid_down (box->y0, f->block);
+    f->block_x0[s] = box->x0 - cuconv_floor_div (box->x0, f->block) *
+        f->block;
+    f->block_y0[s] = box->y0 - cuconv_floor_div (box->y0, f->block) *
+        f->block;
   }
 }
 

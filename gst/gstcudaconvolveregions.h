@@ -79,8 +79,9 @@ typedef struct
   guint hold;                   /* frames a detection outlasts its meta */
   CuconvShape shape;            /* soft regions: the shape in each box */
   gdouble feather;              /* and the band it fades in, luma pixels */
-  gdouble scale;                /* roi-scale: sigma per luma pixel of the
-                                 * shorter side; 0 = off */
+  gdouble scale;                /* roi-scale: sigma (or pixelate's block)
+                                 * per luma pixel of the shorter side;
+                                 * 0 = off */
 } GstCudaConvolveRegionProps;
 
 /* The largest roi-scale. */
@@ -112,9 +113,9 @@ typedef struct
   CuconvRect *rects;            /* room for ..._REGIONS_MAX_FRAME */
   CuconvBox *boxes;             /* each rectangle before clipping */
   GstCudaConvolveDetection *dets;       /* the same */
-  gdouble *strength;            /* roi-scale: each rectangle's sigma */
-  CuconvSettings *scaled;       /* the settings a rectangle's sigma is
-                                 * put into */
+  gdouble *strength;            /* each rectangle's sigma or block */
+  CuconvSettings *scaled;       /* the settings a rectangle's sigma or
+                                 * block is put into */
   GstCudaConvolveHold hold;     /* roi-hold's detections */
   gboolean over_cap;            /* the last frame had more */
 } GstCudaConvolveRegionFrame;

@@ -214,11 +214,9 @@ typedef struct
   int block;
   long long block_x0[CUCONV_MAX_SUBSAMPLE];
   long long block_y0[CUCONV_MAX_SUBSAMPLE];
-  /* CUCONV_COMBINE_NLMEANS: the patch's radius on a plane subsampled by
-   * s in x (patch_x[s - 1]) and in y; the search radius is the taps'
-   * radius less it */
-  int patch_x[CUCONV_MAX_SUBSAMPLE];
-  int patch_y[CUCONV_MAX_SUBSAMPLE];
+  /* CUCONV_COMBINE_NLMEANS: the patch's radius in a direction subsampled
+   * by s, patch[s - 1]; the search radius is the taps' radius less it */
+  int patch[CUCONV_MAX_SUBSAMPLE];
 } CuconvFilter;
 
 /* What happens to one component of a plane.  Zero is FILTER, so a
@@ -473,14 +471,6 @@ int cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f
  * sum, one to write.  Host pointers.  Returns 0, or -1 without memory. */
 int cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f);
 
-/* The samples [*a, *b) of a plane subsampled by s (width n) that block i
- * of the grid through x0 (luma pixels from the plane's first sample) of
- * side `block` covers, clipped to [0, n); block_of gives the block of
- * sample u. */
-long long cuconv_pixelate_block_of (long long u, int s, long long x0,
-    int block);
-void cuconv_pixelate_span (long long i, int s, long long x0, int block,
-    int n, int *a, int *b);
 
 /* One separable term with the given taps (combine NONE). */
 int cuconv_reference_plane (const CuconvPlane * p, const CuconvTaps * kx,

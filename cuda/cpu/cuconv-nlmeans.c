@@ -109,8 +109,8 @@ cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
   memset (&m, 0, sizeof (m));
   m.width = p->width;
   m.rows = row_end - row_begin;
-  m.px = f->patch_x[sub_x - 1];
-  m.py = f->patch_y[sub_y - 1];
+  m.px = f->patch[sub_x - 1];
+  m.py = f->patch[sub_y - 1];
   m.ex = cuconv_filter_taps_x (f, p)->radius;
   m.ey = cuconv_filter_taps_y (f, p)->radius;
   m.sx = m.ex - m.px;

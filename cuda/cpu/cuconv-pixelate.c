@@ -9,39 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuconv.h"
+#include "cuconv-pixelate.h"
 #include "cuconv-sample.h"
-
-/* floor (a / d) and ceil (a / d) for d >= 1, any sign of a */
-static long long
-floor_div (long long a, long long d)
-{
-  return a >= 0 ? a / d : -((-a + d - 1) / d);
-}
-
-static long long
-ceil_div (long long a, long long d)
-{
-  return -floor_div (-a, d);
-}
-
-long long
-cuconv_pixelate_block_of (long long u, int s, long long x0, int block)
-{
-  return floor_div (u * s - x0, block);
-}
-
-void
-cuconv_pixelate_span (long long i, int s, long long x0, int block, int n,
-    int *a, int *b)
-{
-  /* u is in block i when i block <= u s - x0 < (i + 1) block */
-  long long lo = ceil_div (x0 + i * block, s);
-  long long hi = ceil_div (x0 + (i + 1) * block, s);
-
-  *a = (int) (lo < 0 ? 0 : lo > n ? n : lo);
-  *b = (int) (hi < 0 ? 0 : hi > n ? n : hi);
-}
 
 int
 cuconv_pixelate_plane (const CuconvPlane * p, const CuconvFilter * f)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuconv.h"
+#include "cuconv-pixelate.h"
 #include "cuconv-region-weight.h"
 #include "cuconv-sample.h"
 

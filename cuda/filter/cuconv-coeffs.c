@@ -369,9 +369,9 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
     f->combine = CUCONV_COMBINE_NLMEANS;
     /* on a subsampled plane both radii scale as a kernel's does */
     for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
-      f->patch_x[sub - 1] = f->patch_y[sub - 1] = (pr + sub - 1) / sub;
+      f->patch[sub - 1] = (pr + sub - 1) / sub;
       f->x[sub - 1].radius = f->y[sub - 1].radius = (r + sub - 1) / sub +
-          f->patch_x[sub - 1];
+          f->patch[sub - 1];
     }
     return;
   }

@@ -123,8 +123,8 @@ launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
   p.fill = pl.fill << p.shift;
   memcpy (p.op, pl.op, sizeof (p.op));
   p.border = f.border;
-  p.px = f.patch_x[sub_x - 1];
-  p.py = f.patch_y[sub_y - 1];
+  p.px = f.patch[sub_x - 1];
+  p.py = f.patch[sub_y - 1];
   p.ex = cuconv_filter_taps_x (&f, &pl)->radius;
   p.ey = cuconv_filter_taps_y (&f, &pl)->radius;
   p.sx = p.ex - p.px;

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-kernels.cuh"
+#include "cuconv-pixelate.h"
 #include "cuconv-tile.cuh"
 
 namespace cuconv {
@@ -33,24 +34,6 @@ struct PixelateParams
   long long x0, y0;             /* the grid's origin (CuconvFilter) */
   long long bx0, by0, by1;      /* the plane's first blocks, its last row */
 };
-
-__device__ __host__ static long long
-floor_div_ll (long long a, long long d)
-{
-  return a >= 0 ? a / d : -((-a + d - 1) / d);
-}
-
-/* The samples [*a, *b) of [0, n) in block i (cuconv_pixelate_span). */
-__device__ static void
-block_span (long long i, int s, long long x0, int block, int n, int *a,
-    int *b)
-{
-  const long long lo = -floor_div_ll (-(x0 + i * block), s);
-  const long long hi = -floor_div_ll (-(x0 + (i + 1) * block), s);
-
-  *a = (int) (lo < 0 ? 0 : lo > n ? n : lo);
-  *b = (int) (hi < 0 ? 0 : hi > n ? n : hi);
-}
 
 /* Writes the mean of block (ua..ub) x (va..vb) to its samples, n of them,
  * from the sums of its components: from thread t on, every `step`-th. */
@@ -94,8 +77,8 @@ pixelate_small (const __grid_constant__ PixelateParams p, long long n_bx,
 
   if (t >= n_blocks)
     return;
-  block_span (p.bx0 + t % n_bx, p.sx, p.x0, p.block, p.width, &ua, &ub);
-  block_span (p.by0 + t / n_bx, p.sy, p.y0, p.block, p.height, &va, &vb);
+  cuconv_pixelate_span (p.bx0 + t % n_bx, p.sx, p.x0, p.block, p.width, &ua, &ub);
+  cuconv_pixelate_span (p.by0 + t / n_bx, p.sy, p.y0, p.block, p.height, &va, &vb);
   if (ua >= ub || va >= vb)
     return;
   for (int v = va; v < vb; v++) {
@@ -118,12 +101,12 @@ pixelate_blocks (const __grid_constant__ PixelateParams p)
   const long long bx = p.bx0 + blockIdx.x;
   int ua, ub;
 
-  block_span (bx, p.sx, p.x0, p.block, p.width, &ua, &ub);
+  cuconv_pixelate_span (bx, p.sx, p.x0, p.block, p.width, &ua, &ub);
   for (long long by = p.by0 + blockIdx.y; by <= p.by1; by += gridDim.y) {
     unsigned long long local[CUCONV_MAX_COMP] = { 0, 0, 0, 0 };
     int va, vb, bw, n;
 
-    block_span (by, p.sy, p.y0, p.block, p.height, &va, &vb);
+    cuconv_pixelate_span (by, p.sy, p.y0, p.block, p.height, &va, &vb);
     if (ua >= ub || va >= vb)
       continue;
     bw = ub - ua;
@@ -172,10 +155,10 @@ launch_pixelate (const CuconvPlane & pl, const CuconvFilter & f,
   p.block = f.block;
   p.x0 = f.block_x0[p.sx - 1];
   p.y0 = f.block_y0[p.sy - 1];
-  p.bx0 = floor_div_ll (0 - p.x0, f.block);
-  bx1 = floor_div_ll ((long long) (pl.width - 1) * p.sx - p.x0, f.block);
-  p.by0 = floor_div_ll (0 - p.y0, f.block);
-  p.by1 = floor_div_ll ((long long) (pl.height - 1) * p.sy - p.y0, f.block);
+  p.bx0 = cuconv_pixelate_block_of (0, p.sx, p.x0, f.block);
+  bx1 = cuconv_pixelate_block_of (pl.width - 1, p.sx, p.x0, f.block);
+  p.by0 = cuconv_pixelate_block_of (0, p.sy, p.y0, f.block);
+  p.by1 = cuconv_pixelate_block_of (pl.height - 1, p.sy, p.y0, f.block);
   n_by = p.by1 - p.by0 + 1;
 
   /* a block's samples on this plane, at most */
