@@ -141,6 +141,7 @@ enum
   /* gstcudaconvolvetemporal.c's, in its order */
   PROP_TEMPORAL,
   PROP_TEMPORAL_THRESHOLD,
+  PROP_TEMPORAL_MODE,
   /* gstcudaconvolveregions.c's, in its order */
   PROP_REGION,
   PROP_ROI_TYPES,
@@ -501,6 +502,7 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL:
     case PROP_TEMPORAL_THRESHOLD:
+    case PROP_TEMPORAL_MODE:
       gst_cuda_convolve_temporal_props_set (&self->temporal_props,
           prop_id - PROP_TEMPORAL, value);
       break;
@@ -586,6 +588,7 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL:
     case PROP_TEMPORAL_THRESHOLD:
+    case PROP_TEMPORAL_MODE:
       gst_cuda_convolve_temporal_props_get (&self->temporal_props,
           prop_id - PROP_TEMPORAL, value);
       break;
@@ -773,6 +776,9 @@ gst_cuda_convolve_filter (GstCudaVideoFilter * filter,
     frame.temporal = self->temporal.lut;
     frame.temporal_restart =
         gst_cuda_convolve_temporal_take_reset (&self->temporal);
+    frame.temporal_guide = gst_cuda_convolve_planes_guide (in_frame);
+    frame.temporal_compensate = self->temporal.compensate &&
+        frame.temporal_guide >= 0;
   }
   frame.cpu_threads = self->frame_cpu_threads;
   if (cuconv_engine_filter (self->engine, &frame, &st) == 0)

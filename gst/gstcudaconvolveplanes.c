@@ -55,6 +55,35 @@ comp_op (const GstVideoFormatInfo * finfo, gint comp, CuconvKernel kernel,
   }
 }
 
+/* The place of component c among a plane's samples (comp: the plane's
+ * components, gst_video_format_info_component ()): its components in the
+ * order of their offsets.  The order, not the offset itself: GStreamer
+ * 1.22 gives the V of P010 and P016 NV12's offset of 1, not 2 bytes. */
+static gint
+position (const GstVideoFormatInfo * finfo, const gint * comp, gint c)
+{
+  gint j, pos = 0;
+
+  for (j = 0; j < GST_VIDEO_MAX_COMPONENTS && comp[j] >= 0; j++)
+    pos += GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[j]) <
+        GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  return pos;
+}
+
+gint
+gst_cuda_convolve_planes_guide (const GstVideoFrame * frame)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const gint guide = GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) ?
+      GST_VIDEO_COMP_G : GST_VIDEO_COMP_Y;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+
+  if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, guide) != 0)
+    return -1;
+  gst_video_format_info_component (finfo, 0, comp);
+  return position (finfo, comp, guide);
+}
+
 guint
 gst_cuda_convolve_planes_describe (const GstVideoFrame * in_frame,
     GstVideoFrame * out_frame, CuconvKernel kernel, GstCudaConvolvePlanes which,
@@ -89,21 +118,15 @@ gst_cuda_convolve_planes_describe (const GstVideoFrame * in_frame,
 
     /* A pixel's samples: its components in the order of their offsets,
      * then in RGBx or BGRx a padding byte that is no component, copied
-     * like alpha.  The order, not the offset itself: GStreamer 1.22 gives
-     * the V of P010 and P016 NV12's offset of 1, not 2 bytes. */
+     * like alpha. */
     bytes = cuconv_plane_sample_bytes (plane);
     plane->n_comp = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, first) / bytes;
     g_assert (plane->n_comp >= 1 && plane->n_comp <= CUCONV_MAX_COMP);
     for (i = 0; i < plane->n_comp; i++)
       plane->op[i] = CUCONV_COMP_COPY;
-    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++) {
-      gint j, pos = 0;
-
-      for (j = 0; j < GST_VIDEO_MAX_COMPONENTS && comp[j] >= 0; j++)
-        pos += GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[j]) <
-            GST_VIDEO_FORMAT_INFO_POFFSET (finfo, comp[i]);
-      plane->op[pos] = comp_op (finfo, comp[i], kernel, which);
-    }
+    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comp[i] >= 0; i++)
+      plane->op[position (finfo, comp, comp[i])] =
+          comp_op (finfo, comp[i], kernel, which);
   }
 
   return n_planes;

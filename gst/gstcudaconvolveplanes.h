@@ -22,5 +22,9 @@ guint gst_cuda_convolve_planes_describe (const GstVideoFrame * in_frame,
     GstVideoFrame * out_frame, CuconvKernel kernel,
     GstCudaConvolvePlanes which, CuconvPlane * planes);
 
+/* The component of plane 0 of frame's format that guides the compensated
+ * temporal denoise: luma, or green; -1 where it is not in plane 0. */
+gint gst_cuda_convolve_planes_guide (const GstVideoFrame * frame);
+
 G_END_DECLS
 #endif /* __GST_CUDA_CONVOLVE_PLANES_H__ */

@@ -12,12 +12,34 @@
 
 #include "gstcudaconvolvetemporal.h"
 
-/* Rows of the host state start on cache lines. */
+GType
+gst_cuda_convolve_temporal_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CONVOLVE_TEMPORAL_STILL,
+        "Each sample blends with the previous frame at its place: for a "
+          "still camera", "still"},
+    {GST_CUDA_CONVOLVE_TEMPORAL_COMPENSATED,
+        "Each sample blends with the previous frame where the motion "
+          "(found on luma, blocks of 8 pixels, up to 39 pixels a frame) "
+          "brings it from: for a moving camera", "compensated"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaConvolveTemporalMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 void
 gst_cuda_convolve_temporal_props_init (GstCudaConvolveTemporalProps * props)
 {
   props->strength = GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH;
   props->threshold = GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD;
+  props->mode = GST_CUDA_CONVOLVE_TEMPORAL_STILL;
 }
 
 void
@@ -52,6 +74,16 @@ gst_cuda_convolve_temporal_param_specs (GParamSpec ** specs)
       "state. 0 = no blending (the denoise is off)", 0.0,
       CUCONV_MAX_TEMPORAL_THRESHOLD,
       GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD, live);
+  specs[GST_CUDA_CONVOLVE_TEMPORAL_PROP_MODE] =
+      g_param_spec_enum ("temporal-mode", "Temporal mode",
+      "Temporal denoise: where each sample finds its previous frame. still: "
+      "at its own place; compensated: where the camera's or the object's "
+      "motion, found by block matching on luma (or green), brings it from, "
+      "so that a panning camera averages as a still one does (occlusions "
+      "and cuts fall back to the input, as motion does). A change while "
+      "playing applies from the next frame and keeps the state",
+      GST_TYPE_CUDA_CONVOLVE_TEMPORAL_MODE, GST_CUDA_CONVOLVE_TEMPORAL_STILL,
+      live & ~GST_PARAM_CONTROLLABLE);
 }
 
 void
@@ -64,6 +96,9 @@ gst_cuda_convolve_temporal_props_set (GstCudaConvolveTemporalProps * props,
       break;
     case GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD:
       props->threshold = g_value_get_double (value);
+      break;
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_MODE:
+      props->mode = g_value_get_enum (value);
       break;
     default:
       g_assert_not_reached ();
@@ -80,6 +115,9 @@ gst_cuda_convolve_temporal_props_get (const GstCudaConvolveTemporalProps *
       break;
     case GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD:
       g_value_set_double (value, props->threshold);
+      break;
+    case GST_CUDA_CONVOLVE_TEMPORAL_PROP_MODE:
+      g_value_set_enum (value, props->mode);
       break;
     default:
       g_assert_not_reached ();
@@ -110,6 +148,7 @@ gst_cuda_convolve_temporal_prepare (GstCudaConvolveTemporal * t,
     t->lut_valid = TRUE;
   }
   t->on = !cuconv_temporal_is_off (t->lut);
+  t->compensate = props->mode == GST_CUDA_CONVOLVE_TEMPORAL_COMPENSATED;
   /* a state from before the frames not denoised would be stale */
   if (!t->on || GST_BUFFER_IS_DISCONT (inbuf))
     gst_cuda_convolve_temporal_reset (t);

@@ -15,17 +15,29 @@
 G_BEGIN_DECLS
 
 /* The temporal denoise in cudaconvolve (docs/semantics.md, "Temporal
- * denoise"): the properties temporal and temporal-threshold, their table,
- * and when the state starts afresh; the engine keeps the state. */
+ * denoise"): the properties temporal, temporal-threshold and
+ * temporal-mode, their table, and when the state starts afresh; the
+ * engine keeps the state. */
 
 #define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_STRENGTH 0.0
 #define GST_CUDA_CONVOLVE_TEMPORAL_DEFAULT_THRESHOLD 20.0
+
+typedef enum
+{
+  GST_CUDA_CONVOLVE_TEMPORAL_STILL,
+  GST_CUDA_CONVOLVE_TEMPORAL_COMPENSATED,
+} GstCudaConvolveTemporalMode;
+
+#define GST_TYPE_CUDA_CONVOLVE_TEMPORAL_MODE \
+  (gst_cuda_convolve_temporal_mode_get_type ())
+GType gst_cuda_convolve_temporal_mode_get_type (void);
 
 /* Offsets from the first of the element's properties that are these. */
 enum
 {
   GST_CUDA_CONVOLVE_TEMPORAL_PROP_STRENGTH,
   GST_CUDA_CONVOLVE_TEMPORAL_PROP_THRESHOLD,
+  GST_CUDA_CONVOLVE_TEMPORAL_PROP_MODE,
   GST_CUDA_CONVOLVE_TEMPORAL_N_PROPS
 };
 
@@ -34,6 +46,7 @@ typedef struct
 {
   gdouble strength;
   gdouble threshold;
+  GstCudaConvolveTemporalMode mode;
 } GstCudaConvolveTemporalProps;
 
 void gst_cuda_convolve_temporal_props_init (GstCudaConvolveTemporalProps *
@@ -55,6 +68,7 @@ typedef struct
   gboolean lut_valid;
   guint8 lut[CUCONV_TEMPORAL_LUT];
   gboolean on;                  /* this frame is denoised */
+  gboolean compensate;          /* following the motion */
 } GstCudaConvolveTemporal;
 
 void gst_cuda_convolve_temporal_init (GstCudaConvolveTemporal * t);
@@ -63,7 +77,7 @@ void gst_cuda_convolve_temporal_init (GstCudaConvolveTemporal * t);
 void gst_cuda_convolve_temporal_reset (GstCudaConvolveTemporal * t);
 
 /* Streaming thread, once a buffer: the table for props (rebuilt when
- * they changed), a DISCONT buffer's reset.  Returns whether the frame is
+ * they changed) and the mode, a DISCONT buffer's reset.  Returns whether the frame is
  * denoised (t->on); while it is not, the next one that is starts afresh. */
 gboolean gst_cuda_convolve_temporal_prepare (GstCudaConvolveTemporal * t,
     const GstCudaConvolveTemporalProps * props, GstBuffer * inbuf);

@@ -97,6 +97,23 @@ METHODS = [
          grid={"temporal": [0.3, 0.6, 0.9], "temporal-threshold": [15, 30, 60],
                "radius": [1], "patch-radius": [2, 3],
                "sigma-range": [7, 10, 14]}),
+    dict(name="compensated temporal", kind="gst",
+         label="cudaconvolve `temporal-mode=compensated`", temporal=True,
+         grid={"temporal": [0.5, 0.7, 0.9, 1.0],
+               "temporal-threshold": [20, 40, 60, 100, 150]}),
+    dict(name="compensated + bilateral", kind="gst",
+         label="cudaconvolve `temporal-mode=compensated` + "
+         "`kernel=bilateral` (one element)", temporal=True,
+         grid={"temporal": [0.7, 0.9, 1.0],
+               "temporal-threshold": [60, 100, 150],
+               "sigma": [0.6, 0.85], "sigma-range": [10, 15, 20]}),
+    dict(name="compensated + nlmeans", kind="gst",
+         label="cudaconvolve `temporal-mode=compensated` + "
+         "`kernel=nlmeans` (one element)", temporal=True,
+         grid={"temporal": [0.7, 0.9, 1.0],
+               "temporal-threshold": [60, 100, 150],
+               "radius": [1], "patch-radius": [2],
+               "sigma-range": [5, 7, 10]}),
     dict(name="bilateral, then temporal", kind="gst", picture=False,
          label="cudaconvolve `kernel=bilateral` ! cudaconvolve `temporal`",
          temporal=True,
@@ -130,6 +147,10 @@ def fmt(v):
 def element_props(name, p):
     """cudaconvolve's properties for one setting of one of its rows."""
     out = []
+    if name.startswith("compensated"):
+        out += ["temporal-mode=compensated"]
+        name = ("temporal" if name == "compensated temporal"
+                else name.replace("compensated", "temporal"))
     if name == "gaussian":
         out += ["kernel=gaussian", f"sigma={fmt(p['sigma'])}", "radius=0"]
     if name in ("bilateral", "temporal + bilateral"):

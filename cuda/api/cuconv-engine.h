@@ -54,6 +54,11 @@ typedef struct
   const uint8_t *temporal;
   /* The temporal state starts afresh with this frame (a reset). */
   int temporal_restart;
+  /* The temporal denoise follows the motion (docs/semantics.md, "Motion
+   * compensation"), found on component temporal_guide of plane 0 (its
+   * luma, or green); 0: each sample blends with the state in its place. */
+  int temporal_compensate;
+  int temporal_guide;
   /* CUCONV_MEMORY_CPU: the bands a frame is cut into, each on a thread of
    * its own; 0: one a processor. */
   unsigned cpu_threads;

@@ -20,15 +20,20 @@
 
 #include "cuconv-engine.h"
 #include "cuconv-bands.h"
+#include "cuconv-motion.h"
 
 /* The host temporal state's rows start on this boundary. */
 #define HOST_ALIGN 64
 
 /* The CPU backend's temporal state: one block, planes one after the
- * other. */
+ * other; the compensated denoise writes the new state beside the previous
+ * one (the other block), with the motion search's scratch. */
 typedef struct
 {
   uint8_t *data;
+  uint8_t *other;
+  uint8_t *motion;
+  size_t size;
   size_t offset[CUCONV_MAX_PLANES];
   ptrdiff_t stride[CUCONV_MAX_PLANES];
   int rows[CUCONV_MAX_PLANES];
@@ -102,13 +107,21 @@ cuconv_engine_close_gpu (CuconvEngine * e)
   g_clear_pointer (&e->temporal, cuconv_temporal_state_free);
 }
 
+static void
+host_state_free (HostState * hs)
+{
+  g_clear_pointer (&hs->data, g_free);
+  g_clear_pointer (&hs->other, g_free);
+  g_clear_pointer (&hs->motion, g_free);
+  hs->n_planes = 0;
+}
+
 void
 cuconv_engine_release_cpu (CuconvEngine * e)
 {
   g_clear_pointer (&e->bands, cuconv_bands_free);
   g_clear_pointer (&e->cpu, cuconv_cpu_free);
-  g_clear_pointer (&e->host_state.data, g_free);
-  e->host_state.n_planes = 0;
+  host_state_free (&e->host_state);
   e->have_last = 0;
 }
 
@@ -167,11 +180,11 @@ host_state_planes (HostState * hs, const CuconvPlane * planes, int n_planes,
         hs->rows[p] == planes[p].height;
   }
   if (!same) {
-    g_free (hs->data);
-    hs->n_planes = 0;
+    host_state_free (hs);
     hs->data = g_try_malloc (MAX (size, 1));
     if (!hs->data)
       return -1;
+    hs->size = MAX (size, 1);
     hs->n_planes = n_planes;
     for (int p = 0; p < n_planes; p++) {
       hs->offset[p] = offset[p];
@@ -213,6 +226,11 @@ typedef struct
   unsigned n_bands;
   const uint8_t *k;
   int restart;
+  /* compensated: the previous state (the new one is state's dst) and the
+   * vectors */
+  const HostState *prev;
+  const uint8_t *prev_data;
+  const CuconvMotionVector *field;
 } TemporalJob;
 
 static gboolean
@@ -222,11 +240,42 @@ temporal_band (guint band, gpointer data)
 
   for (int p = 0; p < job->n_planes; p++) {
     const int64_t h = job->state[p].height;
+    const int y0 = (int) (h * band / job->n_bands);
+    const int y1 = (int) (h * (band + 1) / job->n_bands);
 
-    cuconv_temporal_rows (&job->state[p], job->k, job->restart,
-        (int) (h * band / job->n_bands), (int) (h * (band + 1) / job->n_bands));
+    if (job->prev)
+      cuconv_temporal_rows_compensated (&job->state[p],
+          job->prev_data + job->prev->offset[p], job->prev->stride[p],
+          job->field, cuconv_motion_blocks (job->state[0].width), job->k,
+          job->restart, y0, y1);
+    else
+      cuconv_temporal_rows (&job->state[p], job->k, job->restart, y0, y1);
   }
   return TRUE;
+}
+
+/* The compensated denoise's set-up: the new state in the other block, the
+ * previous one's vectors (none on a restart).  -1 without memory. */
+static int
+compensate_prepare (HostState * hs, const CuconvFrame * fr,
+    CuconvPlane * state, TemporalJob * tj)
+{
+  CuconvMotionLayout l;
+
+  if (!hs->other && !(hs->other = g_try_malloc (hs->size)))
+    return -1;
+  tj->prev = hs;
+  tj->prev_data = hs->data;
+  for (int p = 0; p < fr->n_planes; p++)
+    state[p].dst = hs->other + hs->offset[p];
+  if (tj->restart)
+    return 0;
+  cuconv_motion_layout (state[0].width, state[0].height, &l);
+  if (!hs->motion && !(hs->motion = g_try_malloc (MAX (l.bytes, 1))))
+    return -1;
+  tj->field = cuconv_motion_search (&state[0], fr->temporal_guide, hs->data,
+      hs->stride[0], hs->motion);
+  return 0;
 }
 
 /* Filters planes with f on the CPU: in bands where the CPU engine takes
@@ -280,7 +329,17 @@ filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
     if (host_state_planes (&e->host_state, planes, fr->n_planes, state,
             &tj.restart) != 0)
       goto no_memory;
+    if (fr->temporal_compensate) {
+      if (compensate_prepare (&e->host_state, fr, state, &tj) != 0)
+        goto no_memory;
+    }
     cuconv_bands_run (e->bands, temporal_band, &tj);
+    if (fr->temporal_compensate) {
+      uint8_t *t = e->host_state.data;
+
+      e->host_state.data = e->host_state.other;
+      e->host_state.other = t;
+    }
     for (int p = 0; p < fr->n_planes; p++) {
       planes[p].src = state[p].dst;
       planes[p].src_stride = state[p].dst_stride;
@@ -370,7 +429,7 @@ cuconv_engine_filter (CuconvEngine * e, const CuconvFrame * fr,
     e->last_on_gpu = on_gpu;
     /* frames denoised on the GPU: the host state is stale for good */
     if (on_gpu)
-      g_clear_pointer (&e->host_state.data, g_free);
+      host_state_free (&e->host_state);
   } else {
     e->have_last = 0;
   }
