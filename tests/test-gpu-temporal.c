@@ -6,7 +6,9 @@
  * The frames are a still picture with noise and a square that moves, so
  * that both the averaging and the motion cut-off are exercised.  Padding
  * of the state must stay untouched.  Then whole frames of 2, 3 and 5
- * planes in one call each.  Exits 77 without a usable device.
+ * planes in one call each, and the compensated denoise
+ * (cuconv_temporal_compensated_device) against its definition over a
+ * moving camera's frames.  Exits 77 without a usable device.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include "cuconv-cuda.h"
+#include "cuconv-motion.h"
 
 #define EXIT_SKIP 77
 #define GUARD 0xA5
@@ -36,6 +39,10 @@ static const Geometry geometries[] = {
 };
 
 static const int sizes[][2] = { {1, 1}, {3, 7}, {385, 289}, {1921, 1081} };
+/* the compensated denoise: below a block, a level, and several levels */
+static const int compensated_sizes[][2] = { {1, 1}, {3, 7}, {97, 61},
+{385, 289}, {1921, 1081}
+};
 
 static const struct
 {
@@ -264,6 +271,172 @@ run_frame (int w, int h, int n_planes, int interleaved, const Geometry * g,
   return failed;
 }
 
+/* Frame t of a camera moving over a texture: sample (x, y) of a plane
+ * subsampled by s shows the texture at (x s + 1.75 t, y s - 2.5 t) (so
+ * that every motion has a fraction), with noise and garbage outside the
+ * sample's bits. */
+static void
+make_moving (uint8_t * buf, size_t stride, const CuconvPlane * p, int t)
+{
+  const int bytes = p->depth > 8 ? 2 : 1;
+  const uint32_t mask = (1u << p->depth) - 1;
+
+  for (int y = 0; y < p->height; y++)
+    for (int x = 0; x < p->width; x++)
+      for (int c = 0; c < p->n_comp; c++) {
+        const int i = x * p->n_comp + c;
+        const int u = (x * p->sub_x * 4 + 7 * t) / 4;
+        const int v = (y * p->sub_y * 2 - 5 * t) / 2;
+        uint32_t val = (uint32_t) (((u * 7) ^ (v * 13)) % 97 + ((u / 9 + v /
+                    7) % 2) * 80 + 30 * c + rnd () % 5) % 256;
+        uint32_t word;
+
+        val = (val << (p->depth - 8)) & mask;
+        word = val << p->shift | (rnd () & ~(mask << p->shift) & 0xffff);
+        if (bytes == 1) {
+          buf[y * stride + i] = (uint8_t) word;
+        } else {
+          buf[y * stride + 2 * i] = (uint8_t) word;
+          buf[y * stride + 2 * i + 1] = (uint8_t) (word >> 8);
+        }
+      }
+}
+
+/* The compensated denoise (cuconv_temporal_compensated_device) against
+ * its definition (cuconv_motion_search, cuconv_temporal_rows_compensated)
+ * over a sequence with a reset: the vectors and each new state the same
+ * bit for bit, every frame.  Luma of geometry g (component guide guiding)
+ * and, with chroma, a plane of interleaved pairs subsampled 2x2.  Returns
+ * 1 when they differ. */
+static int
+run_compensated (int w, int h, const Geometry * g, int guide, int chroma,
+    cudaStream_t stream)
+{
+  const int n_planes = chroma ? 2 : 1;
+  CuconvPlane p[2], dp[2];
+  uint8_t *in[2], *state[2][2], *got[2], *d_in[2], *d_state[2][2];
+  const uint8_t *prev[2];
+  ptrdiff_t prev_stride[2];
+  uint8_t *scratch, *d_scratch, *field, k[CUCONV_TEMPORAL_LUT];
+  size_t size[2], field_bytes;
+  CuconvMotionLayout l;
+  CuconvStatus st;
+  int n, t, failed = 0;
+
+  cuconv_temporal_lut (k, 0.9, 60.0);
+  memset (p, 0, sizeof (p));
+  for (n = 0; n < n_planes; n++) {
+    const int bytes = g->depth > 8 ? 2 : 1;
+
+    p[n].n_comp = n == 0 ? g->n_comp : 2;
+    p[n].sub_x = p[n].sub_y = n == 0 ? 1 : 2;
+    p[n].width = n == 0 ? w : (w + 1) / 2;
+    p[n].height = n == 0 ? h : (h + 1) / 2;
+    p[n].depth = g->depth;
+    p[n].shift = g->shift;
+    p[n].src_stride = p[n].dst_stride =
+        (ptrdiff_t) ((size_t) p[n].width * p[n].n_comp * bytes + 3);
+    for (int c = 0; c < p[n].n_comp; c++)
+      p[n].op[c] = n == 0 && c == 3 ? CUCONV_COMP_COPY : CUCONV_COMP_FILTER;
+    size[n] = (size_t) p[n].src_stride * p[n].height;
+    in[n] = malloc (size[n]);
+    got[n] = malloc (size[n]);
+    state[n][0] = calloc (1, size[n]);
+    state[n][1] = calloc (1, size[n]);
+    if (!in[n] || !got[n] || !state[n][0] || !state[n][1] ||
+        cudaMalloc ((void **) &d_in[n], size[n]) != cudaSuccess ||
+        cudaMalloc ((void **) &d_state[n][0], size[n]) != cudaSuccess ||
+        cudaMalloc ((void **) &d_state[n][1], size[n]) != cudaSuccess ||
+        cudaMemset (d_state[n][0], 0, size[n]) != cudaSuccess ||
+        cudaMemset (d_state[n][1], 0, size[n]) != cudaSuccess) {
+      printf ("ERROR: out of memory for a %dx%d frame\n", w, h);
+      exit (1);
+    }
+  }
+  cuconv_motion_layout (w, h, &l);
+  field_bytes = l.a[0] - l.field[0];
+  scratch = malloc (l.bytes);
+  field = malloc (field_bytes);
+  if (!scratch || !field || cudaMalloc ((void **) &d_scratch, l.bytes) !=
+      cudaSuccess) {
+    printf ("ERROR: out of memory for a %dx%d frame\n", w, h);
+    exit (1);
+  }
+
+  for (t = 0; t < N_FRAMES && !failed; t++) {
+    const int first = t == 0 || t == RESET_AT, cur = t % 2, old = 1 - cur;
+    const CuconvMotionVector *want = NULL;
+
+    for (n = 0; n < n_planes; n++) {
+      make_moving (in[n], (size_t) p[n].src_stride, &p[n], t);
+      p[n].src = in[n];
+      p[n].dst = state[n][cur];
+      dp[n] = p[n];
+      dp[n].src = d_in[n];
+      dp[n].dst = d_state[n][cur];
+      prev[n] = d_state[n][old];
+      prev_stride[n] = p[n].src_stride;
+      cudaMemcpyAsync (d_in[n], in[n], size[n], cudaMemcpyHostToDevice,
+          stream);
+    }
+    if (!first)
+      want = cuconv_motion_search (&p[0], guide, state[0][old],
+          p[0].src_stride, scratch);
+    for (n = 0; n < n_planes; n++)
+      cuconv_temporal_rows_compensated (&p[n], state[n][old],
+          p[n].src_stride, want, cuconv_motion_blocks (w), k, first, 0,
+          p[n].height);
+    if (cuconv_temporal_compensated_device (dp, n_planes, prev, prev_stride,
+            guide, d_scratch, k, first, stream, &st) != 0) {
+      printf ("ERROR: %s\n", st.message);
+      exit (1);
+    }
+    for (n = 0; n < n_planes; n++)
+      cudaMemcpyAsync (got[n], d_state[n][cur], size[n],
+          cudaMemcpyDeviceToHost, stream);
+    cudaMemcpyAsync (field, d_scratch + l.field[0], field_bytes,
+        cudaMemcpyDeviceToHost, stream);
+    if (cudaStreamSynchronize (stream) != cudaSuccess) {
+      printf ("ERROR: CUDA failed: %s\n",
+          cudaGetErrorString (cudaGetLastError ()));
+      exit (1);
+    }
+    if (want && memcmp (field, want, field_bytes) != 0) {
+      printf ("FAIL: compensated %s %dx%d%s frame %d: the vectors differ "
+          "from the definition's\n", g->name, w, h, chroma ? " + chroma" : "",
+          t);
+      failed = 1;
+    }
+    for (n = 0; n < n_planes && !failed; n++) {
+      for (int y = 0; y < p[n].height && !failed; y++) {
+        const size_t row = (size_t) y * p[n].src_stride;
+        const size_t wb = (size_t) p[n].width * p[n].n_comp *
+            (g->depth > 8 ? 2 : 1);
+
+        if (memcmp (got[n] + row, state[n][cur] + row, wb) != 0) {
+          printf ("FAIL: compensated %s %dx%d%s frame %d%s: row %d of "
+              "plane %d differs from the definition\n", g->name, w, h,
+              chroma ? " + chroma" : "", t, first ? " (first)" : "", y, n);
+          failed = 1;
+        }
+      }
+    }
+  }
+  for (n = 0; n < n_planes; n++) {
+    cudaFree (d_in[n]);
+    cudaFree (d_state[n][0]);
+    cudaFree (d_state[n][1]);
+    free (in[n]);
+    free (got[n]);
+    free (state[n][0]);
+    free (state[n][1]);
+  }
+  cudaFree (d_scratch);
+  free (scratch);
+  free (field);
+  return failed;
+}
+
 int
 main (void)
 {
@@ -304,6 +477,15 @@ main (void)
       cases++;
     }
   }
+  for (g = 0; g < (int) (sizeof (geometries) / sizeof (geometries[0])); g++)
+    for (z = 0; z < (int) (sizeof (compensated_sizes) /
+            sizeof (compensated_sizes[0])); z++) {
+      failed += run_compensated (compensated_sizes[z][0],
+          compensated_sizes[z][1], &geometries[g],
+          geometries[g].n_comp == 4 ? 1 : 0, geometries[g].n_comp == 1,
+          stream);
+      cases++;
+    }
   printf ("test-gpu-temporal: %d of %d sequences of %d frames differ from "
       "the definition\n", failed, cases, N_FRAMES);
   cudaStreamDestroy (stream);

@@ -123,6 +123,19 @@ int cuconv_device_frames_filter (CuconvDeviceFrames * df,
 int cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
     const uint8_t * k, int first, void *stream, CuconvStatus * st);
 
+/* The compensated temporal denoise of planes in device memory of the
+ * current context (cuconv_motion_search () on component guide of plane 0,
+ * then cuconv_temporal_rows_compensated () for every row, bit for bit),
+ * asynchronously on stream: each plane's src is the input, prev[p] (rows
+ * of prev_stride[p]) the previous output, dst the new one; scratch holds
+ * cuconv_motion_layout ()'s bytes for plane 0 (unused on a first frame:
+ * the input copied).  Returns 0, or non-zero with st (when not NULL)
+ * filled. */
+int cuconv_temporal_compensated_device (const CuconvPlane * planes,
+    int n_planes, const uint8_t * const *prev, const ptrdiff_t * prev_stride,
+    int guide, void *scratch, const uint8_t * k, int first, void *stream,
+    CuconvStatus * st);
+
 /* The temporal denoise of a stream of frames, composed with the spatial
  * filter (cuconv-temporal-state.cu, docs/design.md): the state, one
  * previous output of each plane in device memory of the current context,
@@ -140,9 +153,10 @@ CuconvTemporalState *cuconv_temporal_state_new (CuconvStatus * st);
 void cuconv_temporal_state_free (CuconvTemporalState * ts);
 
 /* One frame: each plane's src denoised into the state with table k
- * (cuconv_temporal_device; first: the input becomes the state, as it
- * does on the first frame, after a failure and when the geometry
- * changed), then the state filtered into dst by df with f and regions
+ * (cuconv_temporal_device, or with guide >= 0
+ * cuconv_temporal_compensated_device, the new state then beside the
+ * previous one; first: the input becomes the state, as it does on the
+ * first frame, after a failure and when the geometry changed), then the state filtered into dst by df with f and regions
  * (cuconv_device_frames_filter), or, f NULL, copied to dst.  src and dst
  * are device memory of the context, or with on_host host memory (the
  * input uploaded, the output downloaded through device buffers of ts).
@@ -152,8 +166,9 @@ void cuconv_temporal_state_free (CuconvTemporalState * ts);
  * non-zero with st filled, all that was enqueued then finished. */
 int cuconv_temporal_state_filter (CuconvTemporalState * ts,
     CuconvDeviceFrames * df, const CuconvPlane * planes, int n_planes,
-    int on_host, const uint8_t * k, int first, const CuconvFilter * f,
-    const CuconvRegions * regions, void *stream, CuconvStatus * st);
+    int on_host, const uint8_t * k, int guide, int first,
+    const CuconvFilter * f, const CuconvRegions * regions, void *stream,
+    CuconvStatus * st);
 
 #ifdef __cplusplus
 }

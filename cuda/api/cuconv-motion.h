@@ -278,6 +278,53 @@ cuconv_motion_at (const CuconvMotionVector * field, int nbx, int x, int y,
   return r;
 }
 
+/* Word k of a row of samples of depth: a byte at 8 bits, else a
+ * little-endian 16-bit word. */
+CUCONV_HD unsigned
+cuconv_motion_word (const uint8_t * row, int k, int depth)
+{
+  return depth <= 8 ? row[k] : row[2 * k] | (unsigned) row[2 * k + 1] << 8;
+}
+
+/* A plane of the previous output: rows of stride, w x h pixels of n_comp
+ * samples of depth bits (8 to 16) at shift. */
+typedef struct
+{
+  const uint8_t *data;
+  ptrdiff_t stride;
+  int w;
+  int h;
+  int n_comp;
+  int depth;
+  int shift;
+} CuconvMotionPrev;
+
+/* The sample of component c of prev that pixel (x, y) follows along v (in
+ * 1/SUBPEL of a sample of its plane): the mix of the four samples around
+ * (x + v.x / SUBPEL, y + v.y / SUBPEL), their coordinates clamped. */
+CUCONV_HD unsigned
+cuconv_motion_fetch (const CuconvMotionPrev * pv, int x, int y, int c,
+    CuconvMotionVector v)
+{
+  const int wx = cuconv_motion_whole (v.x), wy = cuconv_motion_whole (v.y);
+  const int fx = v.x - wx * CUCONV_MOTION_SUBPEL;
+  const int fy = v.y - wy * CUCONV_MOTION_SUBPEL;
+  const uint8_t *r0 = pv->data +
+      (ptrdiff_t) cuconv_motion_clamp (y + wy, pv->h) * pv->stride;
+  const uint8_t *r1 = pv->data +
+      (ptrdiff_t) cuconv_motion_clamp (y + wy + 1, pv->h) * pv->stride;
+  const int k0 = cuconv_motion_clamp (x + wx, pv->w) * pv->n_comp + c;
+  const int k1 = cuconv_motion_clamp (x + wx + 1, pv->w) * pv->n_comp + c;
+  const unsigned mask = (1u << pv->depth) - 1;
+
+#define CUCONV_MOTION_SAMPLE(row, k) \
+  ((cuconv_motion_word (row, k, pv->depth) >> pv->shift) & mask)
+  return cuconv_motion_mix (CUCONV_MOTION_SAMPLE (r0, k0),
+      CUCONV_MOTION_SAMPLE (r0, k1), CUCONV_MOTION_SAMPLE (r1, k0),
+      CUCONV_MOTION_SAMPLE (r1, k1), fx, fy);
+#undef CUCONV_MOTION_SAMPLE
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -548,6 +548,18 @@ void cuconv_bilateral_range_lut (float *wr, int n, double sigma_r);
  * gives a table of zeros: the filter is off. */
 void cuconv_temporal_lut (uint8_t * k, double strength, double threshold);
 
+/* The new state of a filtered sample: a of the input, b of the previous
+ * output (depth bits), k the table, down = depth - 8. */
+CUCONV_HD unsigned
+cuconv_temporal_blend (int a, int b, const uint8_t * k, int down)
+{
+  const int t = k[(a > b ? a - b : b - a) >> down];
+
+  /* t / 256 of the way to the previous output, rounded half up (>>
+   * floors) */
+  return (unsigned) (a + ((t * (b - a) + 128) >> 8));
+}
+
 /* Whether table k leaves every sample as it is. */
 int cuconv_temporal_is_off (const uint8_t * k);
 

@@ -378,7 +378,8 @@ filter_gpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
     if (!e->temporal && !(e->temporal = cuconv_temporal_state_new (st)))
       return st->code ? st->code : -1;
     return cuconv_temporal_state_filter (e->temporal, e->device_frames,
-        fr->planes, fr->n_planes, on_host, fr->temporal, restart,
+        fr->planes, fr->n_planes, on_host, fr->temporal,
+        fr->temporal_compensate ? fr->temporal_guide : -1, restart,
         fr->filter, fr->regions, stream, st);
   }
 
@@ -423,6 +424,11 @@ cuconv_engine_filter (CuconvEngine * e, const CuconvFrame * fr,
     return fail (st, -1, "a frame has 1 to 4 planes");
   if (!fr->filter && !fr->temporal)
     return fail (st, -1, "a frame with neither filter nor denoise");
+  if (fr->temporal && fr->temporal_compensate &&
+      (fr->temporal_guide < 0 || fr->temporal_guide >= fr->planes[0].n_comp
+          || fr->planes[0].sub_x != 1 || fr->planes[0].sub_y != 1))
+    return fail (st, -1, "the motion's guide is not a component of the "
+        "first plane");
   if (fr->temporal) {
     restart = fr->temporal_restart || !e->have_last || e->last_on_gpu != on_gpu;
     e->have_last = 1;

@@ -68,6 +68,16 @@ cuconv_temporal_device (const CuconvPlane * planes, int n_planes,
 }
 
 int
+cuconv_temporal_compensated_device (const CuconvPlane * planes,
+    int n_planes, const uint8_t * const *prev, const ptrdiff_t * prev_stride,
+    int guide, void *scratch, const uint8_t * k, int first, void *stream,
+    CuconvStatus * st)
+{
+  no_cuda (st);
+  return -1;
+}
+
+int
 cuconv_filter_device_path (const CuconvPlane * planes, int n_planes,
     const CuconvFilter * f, CuconvPath path, void *stream, CuconvStatus * st)
 {
@@ -111,8 +121,9 @@ cuconv_temporal_state_free (CuconvTemporalState * ts)
 int
 cuconv_temporal_state_filter (CuconvTemporalState * ts,
     CuconvDeviceFrames * rf, const CuconvPlane * planes, int n_planes,
-    int on_host, const uint8_t * k, int first, const CuconvFilter * f,
-    const CuconvRegions * regions, void *stream, CuconvStatus * st)
+    int on_host, const uint8_t * k, int guide, int first,
+    const CuconvFilter * f, const CuconvRegions * regions, void *stream,
+    CuconvStatus * st)
 {
   no_cuda (st);
   return -1;

@@ -11,6 +11,7 @@
 
 #include "cuconv-cuda.h"
 #include "cuconv-kernels.cuh"
+#include "cuconv-motion.h"
 
 using namespace cuconv;
 
@@ -21,6 +22,10 @@ struct _CuconvTemporalState
   bool stale = true;            /* the state holds no previous output */
   /* planes of device memory, pitched, kept while the geometry stays */
   DeviceBuffer state[CUCONV_MAX_PLANES];
+  /* compensated: the new state is written beside the previous one, the
+   * motion search's pyramids and vectors in motion */
+  DeviceBuffer other[CUCONV_MAX_PLANES];
+  DeviceBuffer motion;
   DeviceBuffer in[CUCONV_MAX_PLANES];   /* frames in host memory: the input */
   DeviceBuffer out[CUCONV_MAX_PLANES];  /* and the spatial filter's output */
 };
@@ -72,9 +77,11 @@ cuconv_temporal_state_free (CuconvTemporalState * ts)
   gpu_use_wait (ts->use);
   for (int p = 0; p < CUCONV_MAX_PLANES; p++) {
     buffer_free (ts->state[p]);
+    buffer_free (ts->other[p]);
     buffer_free (ts->in[p]);
     buffer_free (ts->out[p]);
   }
+  buffer_free (ts->motion);
   gpu_use_destroy (ts->use);
   if (ts->own)
     cudaStreamDestroy (ts->own);
@@ -106,8 +113,8 @@ ts_copy (const CuconvPlane * dst, const CuconvPlane * src, int n_planes,
 static int
 ts_enqueue (CuconvTemporalState * ts, CuconvDeviceFrames * rf,
     const CuconvPlane * planes, int n_planes, int on_host, const uint8_t * k,
-    int first, const CuconvFilter * f, const CuconvRegions * regions,
-    cudaStream_t s, CuconvStatus * st)
+    int guide, int first, const CuconvFilter * f,
+    const CuconvRegions * regions, cudaStream_t s, CuconvStatus * st)
 {
   CuconvPlane tp[CUCONV_MAX_PLANES], sp[CUCONV_MAX_PLANES];
   CuconvPlane cp[CUCONV_MAX_PLANES];
@@ -125,12 +132,32 @@ ts_enqueue (CuconvTemporalState * ts, CuconvDeviceFrames * rf,
     const int h = planes[p].height;
 
     e = ts_plane_ensure (ts, ts->state[p], row_bytes, h, &grown);
+    if (e == cudaSuccess && guide >= 0)
+      e = ts_plane_ensure (ts, ts->other[p], row_bytes, h, NULL);
     if (e == cudaSuccess && on_host)
       e = ts_plane_ensure (ts, ts->in[p], row_bytes, h, NULL);
     if (e == cudaSuccess && on_host && f)
       e = ts_plane_ensure (ts, ts->out[p], row_bytes, h, NULL);
     if (e != cudaSuccess)
       return fail (st, "cannot allocate the temporal denoise's state", e);
+  }
+  if (guide >= 0) {
+    CuconvMotionLayout l;
+
+    cuconv_motion_layout (planes[0].width, planes[0].height, &l);
+    e = buffer_grow (ts->motion, l.bytes, 256, [ts] {
+          gpu_use_wait (ts->use);
+          return cudaSuccess;
+        });
+    if (e != cudaSuccess)
+      return fail (st, "cannot allocate the motion search's buffers", e);
+    /* the previous output stays where it is; the new one goes beside */
+    for (int p = 0; p < n_planes; p++) {
+      const DeviceBuffer t = ts->state[p];
+
+      ts->state[p] = ts->other[p];
+      ts->other[p] = t;
+    }
   }
   /* a state of another geometry, or none, holds no previous output */
   if (grown || ts->stale)
@@ -152,8 +179,20 @@ ts_enqueue (CuconvTemporalState * ts, CuconvDeviceFrames * rf,
   }
   if (on_host && (e = ts_copy (cp, cp, n_planes, s)) != cudaSuccess)
     return fail (st, "cannot upload a frame to denoise", e);
-  if (cuconv_temporal_device (tp, n_planes, k, first, s, st) != 0)
+  if (guide >= 0) {
+    const uint8_t *prev[CUCONV_MAX_PLANES];
+    ptrdiff_t prev_stride[CUCONV_MAX_PLANES];
+
+    for (int p = 0; p < n_planes; p++) {
+      prev[p] = ts->other[p].ptr;
+      prev_stride[p] = (ptrdiff_t) ts->other[p].pitch;
+    }
+    if (cuconv_temporal_compensated_device (tp, n_planes, prev, prev_stride,
+            guide, ts->motion.ptr, k, first, s, st) != 0)
+      return st ? st->code : -1;
+  } else if (cuconv_temporal_device (tp, n_planes, k, first, s, st) != 0) {
     return st ? st->code : -1;
+  }
 
   /* spatial: the state to the output (through out for host memory) */
   for (int p = 0; p < n_planes; p++) {
@@ -193,8 +232,9 @@ ts_enqueue (CuconvTemporalState * ts, CuconvDeviceFrames * rf,
 extern "C" int
 cuconv_temporal_state_filter (CuconvTemporalState * ts,
     CuconvDeviceFrames * rf, const CuconvPlane * planes, int n_planes,
-    int on_host, const uint8_t * k, int first, const CuconvFilter * f,
-    const CuconvRegions * regions, void *stream, CuconvStatus * st)
+    int on_host, const uint8_t * k, int guide, int first,
+    const CuconvFilter * f, const CuconvRegions * regions, void *stream,
+    CuconvStatus * st)
 {
   cudaStream_t s = stream ? (cudaStream_t) stream : ts->own;
   int ret;
@@ -202,8 +242,8 @@ cuconv_temporal_state_filter (CuconvTemporalState * ts,
   if (n_planes < 0 || n_planes > CUCONV_MAX_PLANES)
     return fail (st, "the temporal denoise takes 4 planes at most",
         cudaErrorInvalidValue);
-  ret = ts_enqueue (ts, rf, planes, n_planes, on_host, k, first, f, regions,
-      s, st);
+  ret = ts_enqueue (ts, rf, planes, n_planes, on_host, k, guide, first, f,
+      regions, s, st);
   if (ret != 0) {
     /* whatever was enqueued finishes; the state is not trusted again */
     cudaStreamSynchronize (s);
