@@ -17,6 +17,7 @@
 
 #include "cuconv-bands.h"
 #include "cuconv-engine.h"
+#include "cuconv-motion.h"
 
 #define SEED 4242
 
@@ -263,9 +264,11 @@ GST_START_TEST (test_engine_relative)
 GST_END_TEST;
 
 /* The state of the temporal denoise: frame by frame as
- * cuconv_temporal_rows () defines it, the filter applied to it; afresh on
- * the first frame, on a restart, after a frame without the denoise and
- * after the CPU's memory was released. */
+ * cuconv_temporal_rows () defines it (_i 1: the compensated denoise,
+ * cuconv_motion_search () and cuconv_temporal_rows_compensated (); 2:
+ * the two modes in turn), the filter applied to it; afresh on the first
+ * frame, on a restart, after a frame without the denoise and after the
+ * CPU's memory was released. */
 GST_START_TEST (test_engine_temporal)
 {
   /* restart asked, denoise on, frame made afresh by the definition */
@@ -280,8 +283,10 @@ GST_START_TEST (test_engine_temporal)
   CuconvFilter *filter = g_new0 (CuconvFilter, 1);
   CuconvEngine *e = cuconv_engine_new ();
   uint8_t lut[CUCONV_TEMPORAL_LUT];
+  CuconvMotionLayout l;
   CuconvSettings s;
-  Frame state;
+  Frame state[2];
+  void *scratch;
 
   settings_init (&s, CUCONV_KERNEL_GAUSSIAN, 2, 0);
   cuconv_filter_init (filter, &s);
@@ -290,14 +295,18 @@ GST_START_TEST (test_engine_temporal)
     Frame shape;
 
     frame_new (&shape, 45, 23, 3, 2, 8, rand);
-    frame_other_dst (&shape, &state);
+    frame_other_dst (&shape, &state[0]);
+    frame_other_dst (&shape, &state[1]);
     frame_free (&shape);
   }
+  cuconv_motion_layout (45, 23, &l);
+  scratch = g_malloc (l.bytes);
 
   for (guint i = 0; i < 2 * G_N_ELEMENTS (steps); i++) {
     const guint n = i % G_N_ELEMENTS (steps);
     /* the second round: with and without the filter */
     const CuconvFilter *f = i < G_N_ELEMENTS (steps) ? filter : NULL;
+    const int compensate = __i__ == 1 || (__i__ == 2 && i % 2 == 1);
     CuconvFrame fr = { NULL, 3, CUCONV_MEMORY_CPU };
     CuconvStatus st = { 0 };
     Frame in, ref;
@@ -309,18 +318,39 @@ GST_START_TEST (test_engine_temporal)
     fr.filter = steps[n].on ? f : filter;
     fr.temporal = steps[n].on ? lut : NULL;
     fr.temporal_restart = steps[n].restart;
+    fr.temporal_compensate = compensate;
     fail_unless_equals_int (cuconv_engine_filter (e, &fr, &st), 0);
 
-    /* the definition: the state, then the filter from it */
+    /* the definition: the state (compensated: the new one beside the
+     * previous, then in its place), then the filter from it */
     frame_other_dst (&in, &ref);
     if (steps[n].on) {
+      const CuconvMotionVector *field = NULL;
+
+      if (compensate && !steps[n].afresh) {
+        CuconvPlane g = in.p[0];
+
+        field = cuconv_motion_search (&g, 0, state[0].p[0].dst,
+            state[0].p[0].dst_stride, scratch);
+      }
       for (int p = 0; p < 3; p++) {
         CuconvPlane t = in.p[p];
 
-        t.dst = state.p[p].dst;
-        t.dst_stride = state.p[p].dst_stride;
-        cuconv_temporal_rows (&t, lut, steps[n].afresh, 0, t.height);
-        ref.p[p].src = state.p[p].dst;
+        t.dst = state[compensate].p[p].dst;
+        t.dst_stride = state[compensate].p[p].dst_stride;
+        if (compensate)
+          cuconv_temporal_rows_compensated (&t, state[0].p[p].dst,
+              state[0].p[p].dst_stride, field, cuconv_motion_blocks (45),
+              lut, steps[n].afresh, 0, t.height);
+        else
+          cuconv_temporal_rows (&t, lut, steps[n].afresh, 0, t.height);
+        ref.p[p].src = t.dst;
+      }
+      if (compensate) {
+        const Frame tmp = state[0];
+
+        state[0] = state[1];
+        state[1] = tmp;
       }
     }
     if (fr.filter)
@@ -334,7 +364,9 @@ GST_START_TEST (test_engine_temporal)
     frame_free_dst (&ref);
     frame_free (&in);
   }
-  frame_free_dst (&state);
+  frame_free_dst (&state[0]);
+  frame_free_dst (&state[1]);
+  g_free (scratch);
   cuconv_engine_free (e);
   g_free (filter);
   g_rand_free (rand);
@@ -477,7 +509,7 @@ engine_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_engine_filter_and_regions);
   tcase_add_test (tc, test_engine_relative);
-  tcase_add_test (tc, test_engine_temporal);
+  tcase_add_loop_test (tc, test_engine_temporal, 0, 3);
   tcase_add_test (tc, test_engine_refuses);
   tcase_add_test (tc, test_bands_threads_kept);
   tcase_add_test (tc, test_bands_after_fork);
