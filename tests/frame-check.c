@@ -8,6 +8,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "frame-check.h"
+#include "cuconv-motion.h"
 #include "proc-status.h"
 
 void
@@ -245,15 +246,31 @@ describe_planes (const GstVideoInfo * info, CuconvKernel kernel,
   }
 }
 
+/* The sample of plane 0 that guides the compensated denoise: green in
+ * RGB (the second of R G B or B G R), else luma. */
+static gint
+guide_sample (const GstVideoInfo * info)
+{
+  const gchar *samples =
+      layout_find (GST_VIDEO_INFO_NAME (info))->planes[0].samples;
+
+  return g_str_equal (samples, "LLLA") ? 1 :
+      (gint) (strchr (samples, 'L') - samples);
+}
+
 void
 frame_check_temporal (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * state, const CuconvSettings * s, CuconvPlanes which,
-    gdouble strength, gdouble threshold, gboolean first)
+    gdouble strength, gdouble threshold, gboolean compensated,
+    gboolean first)
 {
   CuconvPlane planes[GST_VIDEO_MAX_PLANES];
-  GstVideoFrame in_frame, state_frame;
+  GstVideoFrame in_frame, state_frame, prev_frame;
+  GstBuffer *prev = gst_buffer_copy_deep (state);
+  const CuconvMotionVector *field = NULL;
   guint8 k[CUCONV_TEMPORAL_LUT];
   guint p, n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  void *scratch = NULL;
 
   cuconv_temporal_lut (k, strength, threshold);
   describe_planes (info, s->kernel, which, planes);
@@ -261,15 +278,38 @@ frame_check_temporal (const GstVideoInfo * info, GstBuffer * in,
           GST_MAP_READ));
   fail_unless (gst_video_frame_map (&state_frame, (GstVideoInfo *) info,
           state, GST_MAP_READWRITE));
+  fail_unless (gst_video_frame_map (&prev_frame, (GstVideoInfo *) info,
+          prev, GST_MAP_READ));
   for (p = 0; p < n_planes; p++) {
     planes[p].src = GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p);
     planes[p].src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
     planes[p].dst = GST_VIDEO_FRAME_PLANE_DATA (&state_frame, p);
     planes[p].dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&state_frame, p);
-    cuconv_temporal_rows (&planes[p], k, first, 0, planes[p].height);
   }
+  if (compensated && !first) {
+    CuconvMotionLayout l;
+
+    cuconv_motion_layout (planes[0].width, planes[0].height, &l);
+    scratch = g_malloc (l.bytes);
+    field = cuconv_motion_search (&planes[0], guide_sample (info),
+        GST_VIDEO_FRAME_PLANE_DATA (&prev_frame, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&prev_frame, 0), scratch);
+  }
+  for (p = 0; p < n_planes; p++) {
+    if (compensated)
+      cuconv_temporal_rows_compensated (&planes[p],
+          GST_VIDEO_FRAME_PLANE_DATA (&prev_frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&prev_frame, p), field,
+          cuconv_motion_blocks (planes[0].width), k, first, 0,
+          planes[p].height);
+    else
+      cuconv_temporal_rows (&planes[p], k, first, 0, planes[p].height);
+  }
+  gst_video_frame_unmap (&prev_frame);
   gst_video_frame_unmap (&state_frame);
   gst_video_frame_unmap (&in_frame);
+  gst_buffer_unref (prev);
+  g_free (scratch);
 }
 
 /* What cuconv_reference_frame () makes of in: one tightly packed array per

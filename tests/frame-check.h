@@ -54,11 +54,14 @@ guint64 frame_check_compare (const GstVideoInfo * info, GstBuffer * in,
 /* The temporal denoise's definition on in, a frame of info: state, a
  * buffer of info's default layout, holds the previous output (unless
  * first) and becomes the new one (cuconv_temporal_rows () on every plane,
- * the components filtered by the planes rule for s's kernel and which,
- * the table of strength and threshold). */
+ * or compensated cuconv_motion_search () and
+ * cuconv_temporal_rows_compensated (), the components filtered by the
+ * planes rule for s's kernel and which, the table of strength and
+ * threshold). */
 void frame_check_temporal (const GstVideoInfo * info, GstBuffer * in,
     GstBuffer * state, const CuconvSettings * s, CuconvPlanes which,
-    gdouble strength, gdouble threshold, gboolean first);
+    gdouble strength, gdouble threshold, gboolean compensated,
+    gboolean first);
 
 /* Regions: rectangles already clipped to the frame, luma pixels. */
 typedef struct

@@ -1952,6 +1952,7 @@ temporal_push_and_check (TemporalRun * r, gboolean first,
 {
   GstBuffer *in = temporal_frame (r), *out;
   gdouble strength, threshold;
+  gint compensated;
   CuconvSettings s;
   CuconvPlanes planes;
   gchar msg[160];
@@ -1960,12 +1961,12 @@ temporal_push_and_check (TemporalRun * r, gboolean first,
   frame_check_element_settings (r->e, &s);
   planes = frame_check_element_planes (r->e);
   g_object_get (r->e, "temporal", &strength, "temporal-threshold",
-      &threshold, NULL);
+      &threshold, "temporal-mode", &compensated, NULL);
   out = gst_harness_push_and_pull (r->h, gst_buffer_ref (in));
   fail_unless (out != NULL, "%s: no output", what);
   fail_if (out == in, "%s: passed through", what);
   frame_check_temporal (&r->info, in, r->state, &s, planes, strength,
-      threshold, first);
+      threshold, compensated, first);
   if (r->kernel_off || cuconv_settings_is_identity (&s) ?
       frame_check_region_pixels (&r->info, out, r->state, CUCONV_REGION_FRAME,
           NULL, 0, TRUE, FALSE, msg, sizeof (msg)) != 0 :
@@ -1985,6 +1986,8 @@ GST_START_TEST (test_temporal_sequence)
   static const gchar *kernels[] = {
     "radius=0", "radius=2", "kernel=sharpen radius=2 amount=1",
     "kernel=sobel", "kernel=bilateral radius=2 planes=all",
+    "radius=0 temporal-mode=compensated",
+    "kernel=sobel temporal-mode=compensated",
   };
   guint f, k, t;
 
@@ -2003,6 +2006,30 @@ GST_START_TEST (test_temporal_sequence)
       }
       temporal_run_clear (&r);
     }
+  }
+}
+
+GST_END_TEST;
+
+/* temporal-mode changed while playing keeps the state: the next frame
+ * reads it the new way. */
+GST_START_TEST (test_temporal_mode_switch)
+{
+  static const gchar *fmts[] = { "I420", "RGBA", "P010_10LE" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    TemporalRun r;
+
+    temporal_run_init (&r, fmts[f], 45, 29, 70 + f, "temporal", 0.9,
+        "temporal-threshold", 40.0, NULL);
+    for (guint t = 0; t < 8; t++) {
+      gchar *what = g_strdup_printf ("frame %u", t);
+
+      g_object_set (r.e, "temporal-mode", t >= 3 && t < 6, NULL);
+      temporal_push_and_check (&r, t == 0, 0, what);
+      g_free (what);
+    }
+    temporal_run_clear (&r);
   }
 }
 
@@ -2133,7 +2160,7 @@ GST_START_TEST (test_temporal_regions)
     frame_check_element_settings (r.e, &s);
     out = gst_harness_push_and_pull (r.h, gst_buffer_ref (in));
     frame_check_temporal (&r.info, in, r.state, &s, CUCONV_PLANES_AUTO, 0.8,
-        30.0, t == 0);
+        30.0, FALSE, t == 0);
     if (frame_check_region_pixels (&r.info, out, r.state, CUCONV_REGION_INSIDE,
             &box, 1, FALSE, FALSE, msg, sizeof (msg)) != 0)
       fail ("frame %u, outside the region: %s", t, msg);
@@ -2195,6 +2222,7 @@ cudaconvolve_suite (void)
   tcase_add_test (tc, test_cpu_holds_no_frame);
   tcase_add_test (tc, test_temporal_sequence);
   tcase_add_test (tc, test_temporal_resets);
+  tcase_add_test (tc, test_temporal_mode_switch);
   tcase_add_test (tc, test_temporal_while_playing);
   tcase_add_test (tc, test_temporal_regions);
   return s;

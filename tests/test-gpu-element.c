@@ -1442,11 +1442,13 @@ temporal_sequence_cuda (const gchar * format, gint w, gint hh,
   CuconvPlanes planes;
   gchar *what;
   guint t, min;
+  gint compensated;
 
   gst_harness_set_live (h, live);
   set_props (e, props);
   g_object_set (e, "temporal", TEMPORAL_STRENGTH, "temporal-threshold",
       TEMPORAL_THRESHOLD, NULL);
+  g_object_get (e, "temporal-mode", &compensated, NULL);
   frame_check_element_settings (e, &s);
   planes = frame_check_element_planes (e);
   what = g_strdup_printf ("%s in %s, %s, upstream %slive", props,
@@ -1487,7 +1489,8 @@ temporal_sequence_cuda (const gchar * format, gint w, gint hh,
     fail_unless (GST_BUFFER_PTS (out) == t * FRAME_DURATION,
         "%s: frame %u out of order", what, t);
     frame_check_temporal (&info, in[t], state, &s, planes,
-        TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, t == 0 || t == reset_at);
+        TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, compensated, t == 0
+        || t == reset_at);
     temporal_check (&info, state, out, &s, planes, FALSE, what, t);
     gst_buffer_unref (out);
     gst_buffer_unref (in[t]);
@@ -1551,10 +1554,24 @@ GST_START_TEST (test_temporal_cuda)
           temporal_sequence_cuda (device_formats[f], k % 2 ? 385 : 64, h,
               mem, live, kernels[k], 4, rand);
         }
-  /* a large frame, through each memory */
-  for (mem = TEMPORAL_SYSTEM; mem < TEMPORAL_N_MEMORIES; mem++)
+  /* a large frame, through each memory, in both modes */
+  for (mem = TEMPORAL_SYSTEM; mem < TEMPORAL_N_MEMORIES; mem++) {
     temporal_sequence_cuda ("NV12", 1921, 1081, mem, FALSE, "radius=2", 3,
         rand);
+    temporal_sequence_cuda ("NV12", 1921, 1081, mem, FALSE,
+        "radius=2 temporal-mode=compensated", 3, rand);
+  }
+  /* the compensated denoise: every format in system memory, and in each
+   * memory the formats of the device's */
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    temporal_sequence_cuda (formats[f], 37, 23, TEMPORAL_SYSTEM, TRUE,
+        "radius=2 temporal-mode=compensated", 5, rand);
+  for (mem = TEMPORAL_PINNED; mem < TEMPORAL_N_MEMORIES; mem++)
+    for (f = 0; f < G_N_ELEMENTS (device_formats); f++)
+      temporal_sequence_cuda (device_formats[f], 385,
+          mem == TEMPORAL_CUDA ? cuda_memory_height (device_formats[f], 289)
+          : 289, mem, f % 2, "kernel=bilateral radius=3 sigma-range=20 "
+          "temporal-mode=compensated", 4, rand);
   g_rand_free (rand);
 }
 
@@ -1595,7 +1612,7 @@ GST_START_TEST (test_temporal_regions_and_switch_cuda)
       fail_unless (out != NULL);
       /* afresh at the start and at each switch */
       frame_check_temporal (&info, in, state, &s, CUCONV_PLANES_AUTO,
-          TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, t == 0);
+          TEMPORAL_STRENGTH, TEMPORAL_THRESHOLD, FALSE, t == 0);
       if (frame_check_region_pixels (&info, out, state, CUCONV_REGION_INSIDE,
               &box, 1, FALSE, FALSE, first, sizeof (first)) != 0)
         fail ("backend %s, frame %u, outside the region: %s", backends[b],
