@@ -71,6 +71,7 @@
 #include <nppi.h>
 #endif
 
+#include "cuconv-motion.h"
 #include "cuconv.h"
 #include "cuconv-cuda.h"
 #include "cuconv-paths.h"
@@ -1153,17 +1154,31 @@ typedef struct
   const FrameFormat *format;
   uint8_t *src, *state;
   uint8_t k[CUCONV_TEMPORAL_LUT];
+  /* compensated: the previous state is the next frame's, the motion
+   * search's buffers in scratch */
+  bool compensate;
+  uint8_t *scratch;
 } TemporalBench;
 
 static bool
 launch_temporal (void *ctx, int i, cudaStream_t stream)
 {
   TemporalBench *b = (TemporalBench *) ctx;
-  CuconvPlane p[3];
+  CuconvPlane p[3], q[3];
+  const uint8_t *prev[3];
+  ptrdiff_t prev_stride[3];
   const int n = frame_planes (p, *b->format, b->w, b->h, b->src, b->state,
       i % b->n);
 
-  return cuconv_temporal_device (p, n, b->k, 0, stream, NULL) == 0;
+  if (!b->compensate)
+    return cuconv_temporal_device (p, n, b->k, 0, stream, NULL) == 0;
+  frame_planes (q, *b->format, b->w, b->h, b->src, b->state, (i + 1) % b->n);
+  for (int k = 0; k < n; k++) {
+    prev[k] = q[k].dst;
+    prev_stride[k] = q[k].dst_stride;
+  }
+  return cuconv_temporal_compensated_device (p, n, prev, prev_stride, 0,
+      b->scratch, b->k, 0, stream, NULL) == 0;
 }
 
 /* Fills n frames of a format: a still picture (a ramp) with noise of a
@@ -1201,20 +1216,28 @@ bench_temporal (const cudaDeviceProp & prop, double copy_bw,
   static const struct
   {
     int format, w, h;           /* frame_formats[format] */
-  } cases[] = { {1, 3840, 2160}, {1, 1920, 1080}, {2, 3840, 2160} };
+    bool compensate;
+  } cases[] = { {1, 3840, 2160, false}, {1, 1920, 1080, false},
+  {2, 3840, 2160, false}, {1, 3840, 2160, true}, {1, 1920, 1080, true},
+  {2, 3840, 2160, true}
+  };
 
   printf ("\n### temporal denoise of whole frames in device memory\n\n");
-  printf ("- cuconv_temporal_device () on every plane of a frame in one "
-      "call, strength 0.8, threshold 20, tight strides; frames a still "
-      "ramp with noise of 0..8 levels; frames and states rotated past "
-      "twice the L2; median of %d batches, CUDA events\n", reps);
+  printf ("- cuconv_temporal_device () (still) or "
+      "cuconv_temporal_compensated_device () (compensated: the motion "
+      "search on luma, then every plane blended along the vectors) on "
+      "every plane of a frame in one call, strength 0.8, threshold 20, "
+      "tight strides; frames a still ramp with noise of 0..8 levels; "
+      "frames and states rotated past twice the L2; median of %d batches, "
+      "CUDA events\n", reps);
   printf ("- bytes = 3 x frame (input read, state read, state written); "
       "%% copy = GB/s over the device copy ceiling (%.0f GB/s, this run)"
       "\n\n", copy_bw / 1e9);
-  printf ("| format | size | frame MB | buffers | µs | GB/s | %% copy |\n"
-      "|---|---|---:|---:|---:|---:|---:|\n");
+  printf ("| mode | format | size | frame MB | buffers | µs | GB/s | "
+      "%% copy |\n|---|---|---|---:|---:|---:|---:|---:|\n");
   for (const auto & c : cases) {
     TemporalBench b;
+    CuconvMotionLayout l;
     const FrameFormat *fmt = &frame_formats[c.format];
     const size_t frame = (size_t) c.w * c.h * 3 / 2 * fmt->sample_bytes;
     float us;
@@ -1230,18 +1253,23 @@ bench_temporal (const cudaDeviceProp & prop, double copy_bw,
     CHECK (cudaMalloc (&b.state, frame * b.n));
     temporal_frames (b.src, frame, b.n, fmt, 1u);
     temporal_frames (b.state, frame, b.n, fmt, 2u);
+    b.compensate = c.compensate;
+    cuconv_motion_layout (b.w, b.h, &l);
+    CHECK (cudaMalloc (&b.scratch, l.bytes));
     us = time_calls (launch_temporal, &b, std::max (b.n, 24), stream, &graph);
     if (us < 0) {
       printf ("bench-kernel: a temporal frame failed: %s\n",
           cudaGetErrorString (cudaGetLastError ()));
       return 1;
     }
-    printf ("| %s | %dx%d | %.1f | %d | %.2f%s | %.0f | %.0f%% |\n",
-        fmt->name, b.w, b.h, frame / 1e6, b.n, us,
+    printf ("| %s | %s | %dx%d | %.1f | %d | %.2f%s | %.0f | %.0f%% |\n",
+        c.compensate ? "compensated" : "still", fmt->name, b.w, b.h,
+        frame / 1e6, b.n, us,
         graph ? "" : " (no graph)", 3.0 * frame / us * 1e-3,
         100.0 * 3.0 * frame / (us * 1e-6) / copy_bw);
     CHECK (cudaFree (b.src));
     CHECK (cudaFree (b.state));
+    CHECK (cudaFree (b.scratch));
   }
   return 0;
 }
