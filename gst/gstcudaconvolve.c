@@ -131,6 +131,8 @@ enum
   PROP_SIGMA_RANGE,
   PROP_BLOCK_SIZE,
   PROP_PATCH_RADIUS,
+  PROP_THRESHOLD_LOW,
+  PROP_THRESHOLD_HIGH,
   PROP_BORDER,
   PROP_PLANES,
   PROP_KERNEL_X,
@@ -163,6 +165,8 @@ enum
 #define DEFAULT_SIGMA_RANGE 25.0
 #define DEFAULT_BLOCK_SIZE 16
 #define DEFAULT_PATCH_RADIUS 2
+#define DEFAULT_THRESHOLD_LOW 50.0
+#define DEFAULT_THRESHOLD_HIGH 150.0
 #define DEFAULT_BORDER GST_CUDA_CONVOLVE_BORDER_CLAMP
 #define DEFAULT_PLANES GST_CUDA_CONVOLVE_PLANES_AUTO
 #define DEFAULT_NORMALIZE TRUE
@@ -261,8 +265,9 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "kernel in kernel-x/kernel-y or matrix), bilateral (a gaussian "
       "blur that keeps edges: weights fall with distance, sigma, and with "
       "the difference of the samples, sigma-range), pixelate (a mosaic "
-      "of blocks of block-size), or nlmeans (non-local means: a denoise "
-      "that averages the samples whose patches, patch-radius, look alike)",
+      "of blocks of block-size), nlmeans (non-local means: a denoise "
+      "that averages the samples whose patches, patch-radius, look alike), "
+      "or canny (thin, connected edges: threshold-low, threshold-high)",
       GST_TYPE_CUDA_CONVOLVE_KERNEL, DEFAULT_KERNEL, live);
   properties[PROP_RADIUS] = g_param_spec_uint ("radius", "Radius",
       "Kernel radius in luma pixels, 0-1024: the kernel spans 2 * radius + 1 "
@@ -271,14 +276,15 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "sharpen, when that is above 64, the untruncated gaussian (the ideal "
       "blur, at a cost that does not grow with sigma); sobel and "
       "laplacian take radius 0 and sigma 0 as radius 1; bilateral cuts it "
-      "to 16, nlmeans (its search window) too. Not used by custom. "
+      "to 16, nlmeans (its search window) and canny (its smoothing) too. "
+      "Not used by custom. "
       "gaussian, box, sharpen and bilateral with radius, sigma and sigma-y 0 "
       "pass buffers through untouched", 0, CUCONV_MAX_RADIUS, DEFAULT_RADIUS,
       live);
   properties[PROP_SIGMA] = g_param_spec_double ("sigma", "Sigma",
       "Standard deviation of the gaussian in luma pixels, 0-256, for "
-      "gaussian, sharpen, bilateral (its spatial weights), and sobel and "
-      "laplacian above radius 1; "
+      "gaussian, sharpen, bilateral (its spatial weights), canny (its "
+      "smoothing), and sobel and laplacian above radius 1; "
       "vertically too unless sigma-y is set. 0 = derive it from radius as "
       "0.3 * (radius - 1) + 0.8; a sigma below 0.1 (on a plane: divided by "
       "its subsampling) counts as 0.1. box uses it only to derive the radius "
@@ -318,6 +324,20 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "look like its own. 0 = compare the samples alone (the bilateral's "
       "range weights without the spatial ones)", 0, CUCONV_MAX_PATCH_RADIUS,
       DEFAULT_PATCH_RADIUS, live);
+  properties[PROP_THRESHOLD_LOW] = g_param_spec_double ("threshold-low",
+      "Threshold low", "kernel=canny: a pixel whose gradient (the 3x3 "
+      "Sobel magnitude of the smoothed picture, in 8-bit levels: 0-1442, "
+      "times 4 in 10-bit, 256 in 16-bit samples) is above it and a maximum "
+      "along its direction is an edge where it connects (8-neighbours, "
+      "through such pixels) to one above threshold-high. The lower of the "
+      "two thresholds is this one", 0.0, CUCONV_MAX_CANNY_THRESHOLD,
+      DEFAULT_THRESHOLD_LOW, live);
+  properties[PROP_THRESHOLD_HIGH] = g_param_spec_double ("threshold-high",
+      "Threshold high", "kernel=canny: a pixel whose gradient is above it "
+      "(and a maximum along its direction) is an edge, and edges grow from "
+      "it through the pixels above threshold-low (8-bit levels, as "
+      "threshold-low)", 0.0, CUCONV_MAX_CANNY_THRESHOLD,
+      DEFAULT_THRESHOLD_HIGH, live);
   properties[PROP_BORDER] = g_param_spec_enum ("border", "Border",
       "What the kernel reads beyond the frame's edges",
       GST_TYPE_CUDA_CONVOLVE_BORDER, DEFAULT_BORDER, live);
@@ -325,8 +345,8 @@ gst_cuda_convolve_class_init (GstCudaConvolveClass * klass)
       "Which components are filtered; the others are copied unchanged. "
       "Luma means Y, and R, G and B in RGB formats; chroma means U and V. "
       "Alpha and padding bytes are always copied. auto: blurs and custom "
-      "filter everything, sharpen luma only, sobel and laplacian filter luma "
-      "and set chroma to neutral grey", GST_TYPE_CUDA_CONVOLVE_PLANES,
+      "filter everything, sharpen luma only, sobel, laplacian and canny "
+      "filter luma and set chroma to neutral grey", GST_TYPE_CUDA_CONVOLVE_PLANES,
       DEFAULT_PLANES, live);
   properties[PROP_KERNEL_X] =
       gst_cuda_convolve_kernel_props_param_spec ("kernel-x", "Kernel X",
@@ -403,6 +423,8 @@ gst_cuda_convolve_init (GstCudaConvolve * self)
   self->settings.sigma_range = DEFAULT_SIGMA_RANGE;
   self->settings.block_size = DEFAULT_BLOCK_SIZE;
   self->settings.patch_radius = DEFAULT_PATCH_RADIUS;
+  self->settings.threshold_low = DEFAULT_THRESHOLD_LOW;
+  self->settings.threshold_high = DEFAULT_THRESHOLD_HIGH;
   self->settings.normalize = DEFAULT_NORMALIZE;
   self->planes = DEFAULT_PLANES;
   self->filter = g_new0 (CuconvFilter, 1);
@@ -472,6 +494,12 @@ gst_cuda_convolve_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PATCH_RADIUS:
       self->settings.patch_radius = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD_LOW:
+      self->settings.threshold_low = g_value_get_double (value);
+      break;
+    case PROP_THRESHOLD_HIGH:
+      self->settings.threshold_high = g_value_get_double (value);
       break;
     case PROP_BORDER:
       self->settings.border = (CuconvBorder) g_value_get_enum (value);
@@ -561,6 +589,12 @@ gst_cuda_convolve_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PATCH_RADIUS:
       g_value_set_uint (value, self->settings.patch_radius);
+      break;
+    case PROP_THRESHOLD_LOW:
+      g_value_set_double (value, self->settings.threshold_low);
+      break;
+    case PROP_THRESHOLD_HIGH:
+      g_value_set_double (value, self->settings.threshold_high);
       break;
     case PROP_BORDER:
       g_value_set_enum (value, self->settings.border);
@@ -691,6 +725,8 @@ settings_equal (const CuconvSettings * a, const CuconvSettings * b)
       a->sigma_range == b->sigma_range && a->normalize == b->normalize &&
       a->block_size == b->block_size &&
       a->patch_radius == b->patch_radius &&
+      a->threshold_low == b->threshold_low &&
+      a->threshold_high == b->threshold_high &&
       a->custom_x_len == b->custom_x_len &&
       a->custom_y_len == b->custom_y_len &&
       a->matrix_side == b->matrix_side &&

@@ -47,6 +47,7 @@ comp_op (const GstVideoFormatInfo * finfo, gint comp, CuconvKernel kernel,
           return CUCONV_COMP_COPY;
         case CUCONV_KERNEL_SOBEL:
         case CUCONV_KERNEL_LAPLACIAN:
+        case CUCONV_KERNEL_CANNY:
           /* edges of colour mean nothing: a grey edge map */
           return CUCONV_COMP_FILL;
         default:

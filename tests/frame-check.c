@@ -106,7 +106,9 @@ frame_check_element_settings (GstElement * e, CuconvSettings * s)
   g_object_get (e, "kernel", &kernel, "border", &border, "radius",
       &s->radius, "sigma", &s->sigma, "sigma-y", &s->sigma_y, "amount",
       &s->amount, "sigma-range", &s->sigma_range, "normalize", &normalize,
-      "block-size", &s->block_size, "patch-radius", &s->patch_radius, NULL);
+      "block-size", &s->block_size, "patch-radius", &s->patch_radius,
+      "threshold-low", &s->threshold_low, "threshold-high",
+      &s->threshold_high, NULL);
   s->kernel = (CuconvKernel) kernel;
   s->border = (CuconvBorder) border;
   s->normalize = normalize;
@@ -211,7 +213,8 @@ expected_op (gchar cls, CuconvKernel kernel, CuconvPlanes planes)
     return CUCONV_COMP_FILTER;
   if (kernel == CUCONV_KERNEL_SHARPEN)
     return CUCONV_COMP_COPY;
-  if (kernel == CUCONV_KERNEL_SOBEL || kernel == CUCONV_KERNEL_LAPLACIAN)
+  if (kernel == CUCONV_KERNEL_SOBEL || kernel == CUCONV_KERNEL_LAPLACIAN
+      || kernel == CUCONV_KERNEL_CANNY)
     return CUCONV_COMP_FILL;
   return CUCONV_COMP_FILTER;
 }

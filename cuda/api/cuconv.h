@@ -49,6 +49,14 @@ extern "C" {
 #define CUCONV_MAX_PATCH_RADIUS 8
 /* pixelate: blocks of 1 (the identity) to 4096 luma pixels a side. */
 #define CUCONV_MAX_BLOCK 4096
+/* canny: the smoothing's radius is cut to 16 luma samples; the
+ * thresholds, in 8-bit gradient levels, reach past the largest 3x3 Sobel
+ * magnitude (4 * 255 * sqrt (2) = 1442.5) */
+#define CUCONV_MAX_CANNY_RADIUS 16
+#define CUCONV_MAX_CANNY_TAPS (2 * CUCONV_MAX_CANNY_RADIUS + 1)
+#define CUCONV_MAX_CANNY_THRESHOLD 1500.0
+/* the smoothing's taps in fixed point: integers summing to 2^12 */
+#define CUCONV_CANNY_TAP_SHIFT 12
 /* A custom 2-D matrix is at most 31 x 31 (radius 15). */
 #define CUCONV_MAX_MATRIX_RADIUS 15
 #define CUCONV_MAX_MATRIX_SIDE (2 * CUCONV_MAX_MATRIX_RADIUS + 1)
@@ -84,7 +92,11 @@ extern "C" {
   X (NLMEANS, "nlmeans", \
       "Non-local means denoise: the mean of the samples within radius, " \
       "each weighted by how alike its patch (patch-radius) is to the " \
-      "sample's (sigma-range)")
+      "sample's (sigma-range)") \
+  X (CANNY, "canny", \
+      "Canny edges: a gaussian of sigma/radius (0 = none), 3x3 Sobel, " \
+      "thin edges along the gradient, kept above threshold-high or " \
+      "connected to such an edge above threshold-low")
 
 typedef enum
 {
@@ -140,6 +152,10 @@ typedef struct
   /* nlmeans: the patch's radius in luma samples, 0..CUCONV_MAX_PATCH_RADIUS
    * (radius is the search window's; sigma_range the weights' strength) */
   unsigned patch_radius;
+  /* canny: the hysteresis thresholds on the 3x3 Sobel magnitude, in 8-bit
+   * gradient levels (scaled by 2^(depth - 8)), 0..CUCONV_MAX_CANNY_THRESHOLD;
+   * the larger is the high one */
+  double threshold_low, threshold_high;
 } CuconvSettings;
 
 /* A 1-D kernel of 2 * radius + 1 taps (radius 0 to 1024); w[radius] is
@@ -183,6 +199,9 @@ typedef enum
                                     * (cuconv_nlmeans_rows); the taps'
                                     * radius is its whole reach, the search
                                     * radius plus the patch's */
+  CUCONV_COMBINE_CANNY,            /* not a sum of taps: Canny's edges
+                                    * (cuconv_canny_plane), whole planes;
+                                    * x and y hold the smoothing's taps */
 } CuconvCombine;
 
 /* What the settings compute, for every plane geometry of a frame.  A
@@ -217,6 +236,13 @@ typedef struct
   /* CUCONV_COMBINE_NLMEANS: the patch's radius in a direction subsampled
    * by s, patch[s - 1]; the search radius is the taps' radius less it */
   int patch[CUCONV_MAX_SUBSAMPLE];
+  /* CUCONV_COMBINE_CANNY: the smoothing's taps in a direction subsampled
+   * by s, in fixed point (canny_x[s - 1][i], i = 0 .. 2 x[s - 1].radius,
+   * summing to 2^CUCONV_CANNY_TAP_SHIFT), and the thresholds in 8-bit
+   * levels, low <= high */
+  int canny_x[CUCONV_MAX_SUBSAMPLE][CUCONV_MAX_CANNY_TAPS];
+  int canny_y[CUCONV_MAX_SUBSAMPLE][CUCONV_MAX_CANNY_TAPS];
+  double canny_low, canny_high;
 } CuconvFilter;
 
 /* What happens to one component of a plane.  Zero is FILTER, so a
@@ -523,6 +549,11 @@ int cuconv_bilateral_rows (const CuconvPlane * p, const CuconvFilter * f,
  * Returns 0, or -1 without memory. */
 int cuconv_nlmeans_rows (const CuconvPlane * p, const CuconvFilter * f,
     int row_begin, int row_end);
+
+/* Canny's edges (cuconv-canny.c, docs/semantics.md, "Canny"): of each
+ * filtered component of p, the maximum on an edge and 0 elsewhere,
+ * through f's border; a whole plane.  Returns 0, or -1 without memory. */
+int cuconv_canny_plane (const CuconvPlane * p, const CuconvFilter * f);
 
 /* The range sigma, in samples of depth bits, of the bilateral f:
  * f->sigma_range * 2^(depth - 8), at least CUCONV_MIN_SIGMA unless 0. */

@@ -94,8 +94,9 @@ cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
-  /* the reference's block sums are the CPU's way */
-  if (f->combine == CUCONV_COMBINE_PIXELATE)
+  /* the reference's block sums are the CPU's way, and its Canny */
+  if (f->combine == CUCONV_COMBINE_PIXELATE
+      || f->combine == CUCONV_COMBINE_CANNY)
     return 0;
   if (is_box (f) || cpu_is_recursive (f)
       || f->combine == CUCONV_COMBINE_BILATERAL

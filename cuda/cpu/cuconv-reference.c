@@ -312,6 +312,8 @@ cuconv_reference_plane_filter (const CuconvPlane * p, const CuconvFilter * f)
     return cuconv_pixelate_plane (p, f);
   if (f->combine == CUCONV_COMBINE_NLMEANS)
     return cuconv_nlmeans_rows (p, f, 0, p->height);
+  if (f->combine == CUCONV_COMBINE_CANNY)
+    return cuconv_canny_plane (p, f);
   return filter_plane (p, &pf);
 }
 

@@ -57,10 +57,13 @@ cuconv_settings_untruncated (const CuconvSettings * s)
 }
 
 /* The bilateral costs (2r + 1)^2 taps a sample: its window is cut to
- * CUCONV_MAX_BILATERAL_RADIUS. */
+ * CUCONV_MAX_BILATERAL_RADIUS; Canny's smoothing to
+ * CUCONV_MAX_CANNY_RADIUS. */
 static int
 radius_cut (const CuconvSettings * s, int r)
 {
+  if (s->kernel == CUCONV_KERNEL_CANNY && r > CUCONV_MAX_CANNY_RADIUS)
+    return CUCONV_MAX_CANNY_RADIUS;
   return s->kernel == CUCONV_KERNEL_BILATERAL
       && r > CUCONV_MAX_BILATERAL_RADIUS ? CUCONV_MAX_BILATERAL_RADIUS : r;
 }
@@ -335,6 +338,22 @@ matrix_custom (CuconvMatrix * m, const CuconvSettings * s)
     m->w[i] = (float) (s->matrix[i] / div);
 }
 
+/* q: t's taps in fixed point, each rounded half up from w * 2^SHIFT, the
+ * centre then taking what makes them sum to 2^SHIFT exactly. */
+static void
+taps_fixed (int *q, const CuconvTaps * t)
+{
+  const int n = 2 * t->radius + 1;
+  int sum = 0, i;
+
+  for (i = 0; i < n; i++) {
+    q[i] = (int) floor ((double) t->w[i] * (1 << CUCONV_CANNY_TAP_SHIFT) +
+        0.5);
+    sum += q[i];
+  }
+  q[t->radius] += (1 << CUCONV_CANNY_TAP_SHIFT) - sum;
+}
+
 void
 cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
 {
@@ -372,6 +391,22 @@ cuconv_filter_init (CuconvFilter * f, const CuconvSettings * s)
       f->patch[sub - 1] = (pr + sub - 1) / sub;
       f->x[sub - 1].radius = f->y[sub - 1].radius = (r + sub - 1) / sub +
           f->patch[sub - 1];
+    }
+    return;
+  }
+  if (s->kernel == CUCONV_KERNEL_CANNY) {
+    cuconv_settings_resolve (s, &rx, &sx);
+    cuconv_settings_resolve_y (s, &ry, &sy);
+    f->combine = CUCONV_COMBINE_CANNY;
+    f->canny_low = s->threshold_low < s->threshold_high ?
+        s->threshold_low : s->threshold_high;
+    f->canny_high = s->threshold_low < s->threshold_high ?
+        s->threshold_high : s->threshold_low;
+    for (sub = 1; sub <= CUCONV_MAX_SUBSAMPLE; sub++) {
+      taps_make (&f->x[sub - 1], TAPS_GAUSSIAN, rx, sx, sub, 0);
+      taps_make (&f->y[sub - 1], TAPS_GAUSSIAN, ry, sy, sub, 0);
+      taps_fixed (f->canny_x[sub - 1], &f->x[sub - 1]);
+      taps_fixed (f->canny_y[sub - 1], &f->y[sub - 1]);
     }
     return;
   }

@@ -19,8 +19,9 @@ taps_wide (const CuconvTaps & t)
 bool
 filter_is_wide (const CuconvFilter & f)
 {
-  /* a block may span the plane */
-  if (f.combine == CUCONV_COMBINE_PIXELATE)
+  /* a block may span the plane, and an edge of Canny's */
+  if (f.combine == CUCONV_COMBINE_PIXELATE
+      || f.combine == CUCONV_COMBINE_CANNY)
     return true;
   for (int s = 0; s < CUCONV_MAX_SUBSAMPLE; s++) {
     if (f.n_terms >= 1 && (taps_wide (f.x[s]) || taps_wide (f.y[s])))
