@@ -1255,7 +1255,8 @@ reset_filter (GstElement * e)
 {
   frame_check_set_args (e, "kernel=gaussian radius=2 sigma=0 sigma-y=0 amount=1 "
       "border=clamp planes=auto normalize=true kernel-x=<> kernel-y=<> "
-      "matrix=<> sigma-range=25 block-size=16 patch-radius=2");
+      "matrix=<> sigma-range=25 block-size=16 patch-radius=2 "
+      "threshold-low=50 threshold-high=150");
 }
 
 /* Each kernel type with parameters that exercise it: radius from sigma,
@@ -1296,6 +1297,9 @@ static const gchar *kernel_configs[] = {
       "planes=luma",
   "kernel=pixelate block-size=3",
   "kernel=pixelate block-size=16 planes=chroma",
+  "kernel=canny radius=0",
+  "kernel=canny radius=2 threshold-low=20 threshold-high=60 border=wrap "
+      "planes=all",
 };
 
 /* Every format, every kernel type: the CPU backend equals the reference

@@ -224,6 +224,7 @@ typedef struct
   double sigma_range;           /* bilateral */
   unsigned block;               /* pixelate */
   unsigned patch;               /* nlmeans */
+  double low, high;             /* canny */
 } General;
 
 static const General general[] = {
@@ -278,8 +279,6 @@ static const General general[] = {
       .max_w = 385, .sigma_range = 30.0},
   {"bilateral r=3 sr=0", CUCONV_KERNEL_BILATERAL, CUCONV_PLANES_AUTO, 3,
       .sigma_range = 0.0},
-  /* pixelate: blocks of one sample, odd blocks that split chroma samples'
-   * luma pairs, blocks larger than small planes */
   /* non-local means: a search window with and without patches, reach up
    * to the cut (16 + 8) */
   {"nlmeans r=2 patch 1 sr=20", CUCONV_KERNEL_NLMEANS, CUCONV_PLANES_AUTO, 2,
@@ -288,10 +287,23 @@ static const General general[] = {
       .sigma_range = 10.0},
   {"nlmeans r=16 patch 8 sr=40", CUCONV_KERNEL_NLMEANS, CUCONV_PLANES_ALL, 16,
       .max_w = 17, .sigma_range = 40.0, .patch = 8},
+  /* pixelate: blocks of one sample, odd blocks that split chroma samples'
+   * luma pairs, blocks larger than small planes */
   {"pixelate 1", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_ALL, .block = 1},
   {"pixelate 7", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_AUTO, .block = 7,
       .race = 1},
   {"pixelate 64", CUCONV_KERNEL_PIXELATE, CUCONV_PLANES_LUMA, .block = 64},
+  /* canny (exact: a sample is 0 or the maximum, any difference is one):
+   * no smoothing, the smoothing's largest radius, thresholds that leave
+   * long weak chains, and low above high */
+  {"canny r=0 50/150", CUCONV_KERNEL_CANNY, CUCONV_PLANES_AUTO, 0, 0.0,
+      .race = 1, .low = 50.0, .high = 150.0},
+  {"canny r=2 20/60", CUCONV_KERNEL_CANNY, CUCONV_PLANES_ALL, 2, .low = 20.0,
+      .high = 60.0},
+  {"canny sigma=6 (r=16) 10/40", CUCONV_KERNEL_CANNY, CUCONV_PLANES_LUMA, 0,
+      6.0, .low = 10.0, .high = 40.0},
+  {"canny r=1 200/5", CUCONV_KERNEL_CANNY, CUCONV_PLANES_AUTO, 1,
+      .low = 200.0, .high = 5.0},
 };
 
 #define N_GENERAL ((int) (sizeof (general) / sizeof (general[0])))
@@ -951,6 +963,8 @@ setting_from_general (Setting * out, const General * gs, int b)
   out->s.sigma_range = gs->sigma_range;
   out->s.block_size = gs->block;
   out->s.patch_radius = gs->patch;
+  out->s.threshold_low = gs->low;
+  out->s.threshold_high = gs->high;
   out->s.custom_x_len = gs->x_len;
   out->s.custom_y_len = gs->y_len;
   memcpy (out->s.custom_x, gs->x, sizeof (gs->x));

@@ -262,6 +262,9 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (f.combine == CUCONV_COMBINE_PIXELATE)
     return row_begin == 0 && row_end == pl.height ?
         launch_pixelate (pl, f, stream) : cudaErrorInvalidValue;
+  if (f.combine == CUCONV_COMBINE_CANNY)
+    return row_begin == 0 && row_end == pl.height ?
+        launch_canny (pl, f, sc, stream) : cudaErrorInvalidValue;
   if (path == CUCONV_PATH_GLOBAL && global_takes (pl, f))
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   if (filter_is_wide (f) || (path == CUCONV_PATH_RECURSIVE && f.n_terms > 0)) {

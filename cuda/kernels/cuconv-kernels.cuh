@@ -302,6 +302,13 @@ void scratch_free (Scratch & s);
 /* Frees s after the work queued on stream (a one-call scratch). */
 void scratch_free_async (Scratch & s, cudaStream_t stream);
 
+/* Canny (cuconv-canny.cu) ------------------------------------------------- */
+
+/* Canny's edges of the whole plane pl (f.combine CUCONV_COMBINE_CANNY),
+ * bit for bit cuconv_canny_plane (), with 18 bytes a pixel of sc. */
+cudaError_t launch_canny (const CuconvPlane & pl, const CuconvFilter & f,
+    Scratch & sc, cudaStream_t stream);
+
 /* Wide filters (cuconv-wide.cu) ------------------------------------------ */
 
 /* Whether f reaches beyond the fused tiles, so that it takes whole planes:
