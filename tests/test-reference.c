@@ -1491,6 +1491,62 @@ GST_START_TEST (test_temporal_sequence)
 
 GST_END_TEST;
 
+/* Canny by hand (docs/semantics.md, "Canny"): a step from 0 to 100 on
+ * the left and to 30 on the right; the tie between the two rows beside
+ * the step keeps the upper one; the weak right part is kept through its
+ * connection to the strong left one, and alone it is no edge.  The same
+ * at 16 bits, the thresholds scaled. */
+GST_START_TEST (test_canny_known)
+{
+  enum
+  { W = 40, H = 20 };
+  static guint8 in[W * H], out[W * H];
+  static guint16 in16[W * H], out16[W * H];
+  CuconvPlane p = { in, out, W, W, W, H, 1, 1, 1, 8, 0 };
+  CuconvPlane p16 = { (guint8 *) in16, (guint8 *) out16, 2 * W, 2 * W, W, H,
+    1, 1, 1, 16, 0
+  };
+  CuconvSettings st = settings (CUCONV_KERNEL_CANNY, CUCONV_BORDER_CLAMP, 0,
+      0.0);
+  CuconvFilter *f = g_new0 (CuconvFilter, 1);
+  int x, y, outside = 0;
+
+  st.threshold_low = 150.0;     /* the larger: the high one */
+  st.threshold_high = 50.0;
+  cuconv_filter_init (f, &st);
+  fail_unless (f->canny_low == 50.0 && f->canny_high == 150.0);
+  fail_unless (f->x[0].radius == 0 && f->canny_x[0][0] == 4096);
+  for (int right = 100; right >= 30; right -= 70) {
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++) {
+        in[y * W + x] = y < 10 ? 0 : x < 20 ? right : 30;
+        in16[y * W + x] = GUINT16_TO_LE (in[y * W + x] * 256);
+      }
+    fail_unless (cuconv_canny_plane (&p, f) == 0);
+    fail_unless (cuconv_canny_plane (&p16, f) == 0);
+    for (y = 0; y < H; y++)
+      for (x = 0; x < W; x++) {
+        fail_unless ((GUINT16_FROM_LE (out16[y * W + x]) == 65535) ==
+            (out[y * W + x] == 255), "16 bit differs at (%d, %d)", x, y);
+        /* columns 17 to 22: the corner, where an edge of its own runs
+         * down between 100 and 30 */
+        outside += y != 9 && (x < 17 || x > 22) && out[y * W + x] != 0;
+      }
+    if (right == 100) {
+      for (x = 0; x < W; x++)
+        fail_unless (out[9 * W + x] == 255 || (x >= 17 && x <= 22),
+            "no edge at (%d, 9)", x);
+      fail_unless (outside == 0, "%d edges off row 9", outside);
+    } else {
+      for (x = 0; x < W; x++)
+        fail_unless (out[9 * W + x] == 0, "an edge at (%d, 9)", x);
+    }
+  }
+  g_free (f);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rect_clip)
 {
   CuconvRect r = { -7, -7, -7, -7 };
@@ -2578,6 +2634,7 @@ reference_suite (void)
   tcase_add_test (tc, test_bilateral_known);
   tcase_add_test (tc, test_temporal_known);
   tcase_add_test (tc, test_temporal_sequence);
+  tcase_add_test (tc, test_canny_known);
   tcase_add_test (tc, test_rect_on_plane);
   tcase_add_test (tc, test_regions);
   tcase_add_test (tc, test_regions_restore);
