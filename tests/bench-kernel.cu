@@ -1017,18 +1017,18 @@ compare_outputs (Bench * b, LaunchFn f1, LaunchFn f2, cudaStream_t stream)
 #ifdef HAVE_NPP
 /* NPP's stream context: the device and the stream the calls go to. */
 static void
-npp_context_init (Bench * b, int dev, const cudaDeviceProp & prop,
+npp_context_init (NppStreamContext * c, int dev, const cudaDeviceProp & prop,
     cudaStream_t stream)
 {
-  b->npp.hStream = stream;
-  b->npp.nCudaDeviceId = dev;
-  b->npp.nMultiProcessorCount = prop.multiProcessorCount;
-  b->npp.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-  b->npp.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-  b->npp.nSharedMemPerBlock = prop.sharedMemPerBlock;
-  b->npp.nCudaDevAttrComputeCapabilityMajor = prop.major;
-  b->npp.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-  CHECK (cudaStreamGetFlags (stream, &b->npp.nStreamFlags));
+  c->hStream = stream;
+  c->nCudaDeviceId = dev;
+  c->nMultiProcessorCount = prop.multiProcessorCount;
+  c->nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+  c->nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+  c->nSharedMemPerBlock = prop.sharedMemPerBlock;
+  c->nCudaDevAttrComputeCapabilityMajor = prop.major;
+  c->nCudaDevAttrComputeCapabilityMinor = prop.minor;
+  CHECK (cudaStreamGetFlags (stream, &c->nStreamFlags));
 }
 #endif
 
@@ -1096,7 +1096,7 @@ bench_bilateral (const cudaDeviceProp & prop, int dev, cudaStream_t stream)
     b.bytes = 1;
     bench_planes_alloc (&b, sizes[z][0], sizes[z][1], prop);
 #ifdef HAVE_NPP
-    npp_context_init (&b, dev, prop, stream);
+    npp_context_init (&b.npp, dev, prop, stream);
 #endif
     for (int ri = 0; ri < (int) (sizeof (radii) / sizeof (radii[0])); ri++) {
       const int batch = std::max (b.n, 24);
@@ -1353,6 +1353,170 @@ bench_nlmeans (const cudaDeviceProp & prop, double copy_bw,
   return 0;
 }
 
+/* Canny of 8-bit luma planes in device memory, ours through the dispatch
+ * and NPP's (nppiFilterCannyBorder_8u_C1R_Ctx: 3x3 Sobel, L2 norm, the
+ * same thresholds, replicated border) on the same planes. */
+typedef struct
+{
+  int w, h, n;
+  size_t pitch;
+  uint8_t *src, *dst;
+  CuconvFilter filter;
+#ifdef HAVE_NPP
+  NppStreamContext npp;
+  Npp8u *npp_buf;
+#endif
+} CannyBench;
+
+static bool
+launch_canny_plane (void *ctx, int i, cudaStream_t stream)
+{
+  CannyBench *b = (CannyBench *) ctx;
+  const size_t off = (size_t) (i % b->n) * b->pitch * b->h;
+  CuconvPlane p;
+  CuconvStatus st;
+
+  memset (&p, 0, sizeof (p));
+  p.src = b->src + off;
+  p.dst = b->dst + off;
+  p.src_stride = p.dst_stride = (ptrdiff_t) b->pitch;
+  p.width = b->w;
+  p.height = b->h;
+  p.n_comp = 1;
+  p.sub_x = p.sub_y = 1;
+  p.depth = 8;
+  if (cuconv_filter_device (&p, 1, &b->filter, stream, &st) == 0)
+    return true;
+  fprintf (stderr, "bench-kernel: %s\n", st.message);
+  return false;
+}
+
+#ifdef HAVE_NPP
+static bool
+launch_npp_canny (void *ctx, int i, cudaStream_t stream)
+{
+  CannyBench *b = (CannyBench *) ctx;
+  const size_t off = (size_t) (i % b->n) * b->pitch * b->h;
+  const NppiSize size = { b->w, b->h };
+  const NppiPoint origin = { 0, 0 };
+
+  b->npp.hStream = stream;
+  return nppiFilterCannyBorder_8u_C1R_Ctx (b->src + off, (int) b->pitch,
+      size, origin, b->dst + off, (int) b->pitch, size, NPP_FILTER_SOBEL,
+      NPP_MASK_SIZE_3_X_3, 50, 150, nppiNormL2, NPP_BORDER_REPLICATE,
+      b->npp_buf, b->npp) == NPP_SUCCESS;
+}
+#endif
+
+/* n planes of a picture with edges at every scale: waves, and noise of
+ * +-10 levels. */
+static void
+canny_planes (uint8_t * d, size_t pitch, int w, int h, int n)
+{
+  std::vector < uint8_t > p (pitch * h * n);
+  unsigned seed = 7;
+
+  for (int k = 0; k < n; k++)
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        seed = seed * 1103515245u + 12345u;
+        p[((size_t) k * h + y) * pitch + x] = (uint8_t) std::min (255.0,
+            std::max (0.0, 128.0 + 100.0 * sin ((x + 31 * k) / 37.0) *
+                cos (y / 23.0) + (double) ((seed >> 16) % 21) - 10.0));
+      }
+  CHECK (cudaMemcpy (d, p.data (), p.size (), cudaMemcpyHostToDevice));
+}
+
+static int
+bench_canny (const cudaDeviceProp & prop, int dev, double copy_bw,
+    cudaStream_t stream)
+{
+  static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
+
+  (void) dev;                   /* NPP's */
+  printf ("\n### Canny of 8-bit luma planes in device memory\n\n");
+  printf ("- cuconv_filter_device () with kernel=canny, no smoothing "
+      "(radius 0, sigma 0), thresholds 50 and 150, border clamp; NPP: "
+      "nppiFilterCannyBorder_8u_C1R_Ctx, Sobel 3x3, L2, 50 and 150, "
+      "replicated border, on the same planes; planes of waves with noise, "
+      "rotated past twice the L2; median of %d batches, CUDA events\n",
+      reps);
+  printf ("- %% copy: the plane read and written at the device copy ceiling "
+      "(%.0f GB/s, this run) against the time; agree: the share of pixels "
+      "where NPP's edges are ours\n\n", copy_bw / 1e9);
+  printf ("| size | µs | %% copy | NPP µs | vs NPP | agree |\n"
+      "|---|---:|---:|---:|---:|---:|\n");
+  for (const auto & z : sizes) {
+    CannyBench b;
+    CuconvSettings cs;
+    double npp_us = -1.0, agree = -1.0;
+    bool graph;
+    float us;
+
+    memset (&b, 0, sizeof (b));
+    b.w = z[0];
+    b.h = z[1];
+    b.pitch = (size_t) (b.w + 255) / 256 * 256;
+    b.n = std::max (3, (int) ((2.0 * prop.l2CacheSize) / (2.0 * b.pitch *
+                b.h)) + 1);
+    CHECK (cudaMalloc (&b.src, b.pitch * b.h * b.n));
+    CHECK (cudaMalloc (&b.dst, b.pitch * b.h * b.n));
+    canny_planes (b.src, b.pitch, b.w, b.h, b.n);
+    memset (&cs, 0, sizeof (cs));
+    cs.kernel = CUCONV_KERNEL_CANNY;
+    cs.border = CUCONV_BORDER_CLAMP;
+    cs.threshold_low = 50.0;
+    cs.threshold_high = 150.0;
+    cuconv_filter_init (&b.filter, &cs);
+    us = time_calls (launch_canny_plane, &b, std::max (b.n, 24), stream,
+        &graph);
+    if (us < 0)
+      return 1;
+#ifdef HAVE_NPP
+    {
+      const NppiSize size = { b.w, b.h };
+      std::vector < uint8_t > ours (b.pitch * b.h), theirs (b.pitch * b.h);
+      int buf_size = 0;
+      bool g2;
+      size_t same = 0;
+
+      npp_context_init (&b.npp, dev, prop, stream);
+      if (nppiFilterCannyBorderGetBufferSize (size, &buf_size) ==
+          NPP_SUCCESS && cudaMalloc (&b.npp_buf, buf_size) == cudaSuccess) {
+        npp_us = time_calls (launch_npp_canny, &b, std::max (b.n, 24), stream,
+            &g2);
+        /* plane 0 by each */
+        if (launch_canny_plane (&b, 0, stream)) {
+          CHECK (cudaMemcpyAsync (ours.data (), b.dst, ours.size (),
+                  cudaMemcpyDeviceToHost, stream));
+          if (launch_npp_canny (&b, 0, stream)) {
+            CHECK (cudaMemcpyAsync (theirs.data (), b.dst, theirs.size (),
+                    cudaMemcpyDeviceToHost, stream));
+            CHECK (cudaStreamSynchronize (stream));
+            for (int y = 0; y < b.h; y++)
+              for (int x = 0; x < b.w; x++)
+                same += (ours[y * b.pitch + x] != 0) ==
+                    (theirs[y * b.pitch + x] != 0);
+            agree = (double) same / ((double) b.w * b.h);
+          }
+        }
+        cudaFree (b.npp_buf);
+      }
+    }
+#endif
+    printf ("| %dx%d | %.1f%s | %.1f%% | ", b.w, b.h, us,
+        graph ? "" : " (no graph)",
+        100.0 * 2.0 * b.pitch * b.h / (us * 1e-6) / copy_bw);
+    if (npp_us > 0)
+      printf ("%.1f | %.1fx | %.4f |\n", npp_us, npp_us / us, agree);
+    else
+      printf ("not timed | | |\n");
+    CHECK (cudaFree (b.src));
+    CHECK (cudaFree (b.dst));
+  }
+  return 0;
+}
+
 /* One row of the table on the planes of b. */
 static bool
 bench_row (Bench * b, const Row * row, double copy_bw, double fma_rate,
@@ -1423,6 +1587,7 @@ main (int argc, char **argv)
   time_t now = time (NULL);
   bool regions_only = false, wide_only = false, frames_only = false;
   bool bilateral_only = false, temporal_only = false, nlmeans_only = false;
+  bool canny_only = false;
 
   setvbuf (stdout, NULL, _IOLBF, 0);    /* rows survive a timeout */
   for (i = 1; i < argc; i++) {
@@ -1446,6 +1611,8 @@ main (int argc, char **argv)
       temporal_only = true;
     else if (strcmp (argv[i], "--nlmeans") == 0)
       nlmeans_only = true;
+    else if (strcmp (argv[i], "--canny") == 0)
+      canny_only = true;
     else if (strncmp (argv[i], "--only=", 7) == 0) {
       static char name[64];
       char *colon;
@@ -1460,7 +1627,7 @@ main (int argc, char **argv)
     } else {
       printf ("usage: %s [--reps=N] [--tiled | --mma | --stream] [--regions "
           "| --wide | --frames | --bilateral | --temporal | --nlmeans | "
-          "--only=NAME[:R]]\n", argv[0]);
+          "--canny | --only=NAME[:R]]\n", argv[0]);
       return 2;
     }
   }
@@ -1490,17 +1657,18 @@ main (int argc, char **argv)
   }
 
   copy_bw = measure_copy_bandwidth (stream, &copy_bytes);
-  if (bilateral_only || temporal_only || nlmeans_only) {
+  if (bilateral_only || temporal_only || nlmeans_only || canny_only) {
     int r;
 
     printf ("## bench-kernel %s\n\n- GPU: %s (sm_%d%d, %d SMs, L2 %.0f MiB)"
         "\n- driver API version %d.%d, CUDA runtime %d.%d\n- date: %s\n",
         bilateral_only ? "--bilateral" : temporal_only ? "--temporal" :
-        "--nlmeans", prop.name, prop.major,
+        canny_only ? "--canny" : "--nlmeans", prop.name, prop.major,
         prop.minor, prop.multiProcessorCount, prop.l2CacheSize / 1048576.0,
         drv / 1000, (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, date);
     r = bilateral_only ? bench_bilateral (prop, dev, stream) :
         temporal_only ? bench_temporal (prop, copy_bw, stream) :
+        canny_only ? bench_canny (prop, dev, copy_bw, stream) :
         bench_nlmeans (prop, copy_bw, stream);
     CHECK (cudaStreamDestroy (stream));
     return r;
@@ -1589,7 +1757,7 @@ main (int argc, char **argv)
                 cudaMemcpyHostToDevice));
       }
 #ifdef HAVE_NPP
-      npp_context_init (&b, dev, prop, stream);
+      npp_context_init (&b.npp, dev, prop, stream);
       CHECK (cudaMalloc (&b.d_taps, sizeof (Npp32f) *
               std::max (CUCONV_MAX_TAPS, CUCONV_MAX_MATRIX_SIDE *
                   CUCONV_MAX_MATRIX_SIDE)));
