@@ -1,7 +1,8 @@
 /* gst-cudaconvolve fuzzer: frames, caps and video metas.
  *
  * The input chooses caps (a format of the 18, up to 70x70) and settings
- * (identity, a blur, the bilateral, the temporal denoise, a region), then
+ * (identity, a blur, the bilateral, Canny, the temporal denoise still or
+ * compensated, a region), then
  * buffers: of any size, in one to three memories, with or without a
  * GstVideoMeta whose format, size, plane count, offsets and strides are
  * the layout's, near it, or anything.  The element must drop what does
@@ -20,6 +21,8 @@ static const gchar *const settings[] = {
   "kernel=bilateral radius=2", "temporal=0.5 radius=0",
   "kernel=sobel border=zero", "region=outside-roi regions=<<1,1,5,5>>",
   "kernel=custom matrix=<<1,2,1>,<2,4,2>,<1,2,1>>",
+  "kernel=canny radius=1 threshold-low=10",
+  "temporal=0.8 temporal-mode=compensated radius=0",
 };
 
 /* A size near size: the same, a little more or less, or anything up to
