@@ -4,60 +4,79 @@
  * a maximum along the gradient, then the edges above the high threshold
  * grown through the pixels above the low one (8-neighbours).
  *
+ * The arrays carry a frame of one sample around the plane, so that the
+ * inner loops index neighbours without tests: the smoothed component's
+ * frame holds what the border reads there, the magnitudes' frame 0 and
+ * the edge map's frame "no candidate".
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuconv-canny.h"
 #include "cuconv-sample.h"
 
+/* The edge map's states. */
+enum
+{
+  NONE = 0,
+  WEAK = 1,
+  EDGE = 2,
+};
+
+typedef struct
+{
+  int w, h;
+  int pw;                       /* a padded row: w + 2 */
+  int *a, *b;                   /* w x h: the smoothing's passes */
+  int *s;                       /* (w + 2) x (h + 2): smoothed, framed */
+  long long *m;                 /* (w + 2) x (h + 2): squared magnitudes */
+  unsigned char *dir;           /* w x h */
+  unsigned char *edge;          /* (w + 2) x (h + 2) */
+  int *stack;                   /* w x h */
+  int *bx;                      /* border maps: columns -r .. w - 1 + r */
+  int *by;                      /* rows -r .. h - 1 + r */
+} Work;
+
+/* idx[k] = the coordinate that k - r reads on a side of n (-1: zero). */
+static void
+border_map (int *idx, int n, int r, CuconvBorder border)
+{
+  for (int k = 0; k < n + 2 * r; k++)
+    idx[k] = cuconv_border_index (border, k - r, n);
+}
+
 /* One smoothing pass, in fixed point: out(x, y) = (sum_i q[i] in(x + (i -
- * r) dx, y + (i - r) dy) + 2^(SHIFT - 1)) >> SHIFT, through the border. */
+ * r) dx, y + (i - r) dy) + 2^(SHIFT - 1)) >> SHIFT, through the border
+ * (map: the border map of that direction for r). */
 static void
 smooth (const int *in, int *out, int w, int h, const int *q, int r,
-    int horizontal, CuconvBorder border)
+    int horizontal, const int *map)
 {
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
       int sum = 1 << (CUCONV_CANNY_TAP_SHIFT - 1);
 
-      for (int i = -r; i <= r; i++) {
-        const int k = horizontal ? cuconv_border_index (border, x + i, w) :
-            cuconv_border_index (border, y + i, h);
+      for (int i = 0; i <= 2 * r; i++) {
+        const int k = map[(horizontal ? x : y) + i];
 
         if (k >= 0)
-          sum += q[i + r] * (horizontal ? in[y * w + k] : in[k * w + x]);
+          sum += q[i] * (horizontal ? in[y * w + k] : in[k * w + x]);
       }
       out[y * w + x] = sum >> CUCONV_CANNY_TAP_SHIFT;
     }
 }
 
-/* s at (x, y) through the border (0 outside with the zero border). */
-static int
-at (const int *s, int w, int h, int x, int y, CuconvBorder border)
-{
-  const int i = cuconv_border_index (border, x, w);
-  const int j = cuconv_border_index (border, y, h);
-
-  return i < 0 || j < 0 ? 0 : s[j * w + i];
-}
-
-/* m at (x, y), 0 outside the plane. */
-static long long
-mag_at (const long long *m, int w, int h, int x, int y)
-{
-  return x < 0 || y < 0 || x >= w || y >= h ? 0 : m[(size_t) y * w + x];
-}
-
-/* The edge map of component c of p into edge (1 on an edge). */
+/* The edge map of component c of p into wk->edge (EDGE on an edge). */
 static void
 component_edges (const CuconvPlane * p, const CuconvFilter * f, int c,
-    int *a, int *b, long long *m, unsigned char *dir, unsigned char *edge,
-    int *stack)
+    Work * wk)
 {
-  const int w = p->width, h = p->height;
+  const int w = wk->w, h = wk->h, pw = wk->pw;
   const int sx = p->sub_x > 1 ? 2 : 1, sy = p->sub_y > 1 ? 2 : 1;
+  const int rx = f->x[sx - 1].radius, ry = f->y[sy - 1].radius;
   const int depth = sample_depth (p), shift = sample_shift (p);
   const unsigned mask = (1u << depth) - 1;
   const double scale = ldexp (1.0, depth - 8);
@@ -65,95 +84,138 @@ component_edges (const CuconvPlane * p, const CuconvFilter * f, int c,
       f->canny_low * scale);
   const long long high = (long long) floor (f->canny_high * scale *
       f->canny_high * scale);
+  /* the neighbours along each direction: first, then second */
+  int step[4][2];
   int n = 0;
+
+  for (int d = 0; d < 4; d++) {
+    int dx, dy;
+
+    cuconv_canny_step (d, &dx, &dy);
+    step[d][0] = dy * pw + dx;
+    step[d][1] = -step[d][0];
+  }
 
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
-      a[y * w + x] = (int) ((sample_read (p, x, y, c) >> shift) & mask);
-  smooth (a, b, w, h, f->canny_x[sx - 1], f->x[sx - 1].radius, 1, f->border);
-  smooth (b, a, w, h, f->canny_y[sy - 1], f->y[sy - 1].radius, 0, f->border);
+      wk->a[y * w + x] = (int) ((sample_read (p, x, y, c) >> shift) & mask);
+  /* one tap of 2^SHIFT leaves the samples as they are */
+  if (rx > 0) {
+    border_map (wk->bx, w, rx, f->border);
+    smooth (wk->a, wk->b, w, h, f->canny_x[sx - 1], rx, 1, wk->bx);
+    memcpy (wk->a, wk->b, sizeof (int) * (size_t) w * h);
+  }
+  if (ry > 0) {
+    border_map (wk->by, h, ry, f->border);
+    smooth (wk->a, wk->b, w, h, f->canny_y[sy - 1], ry, 0, wk->by);
+    memcpy (wk->a, wk->b, sizeof (int) * (size_t) w * h);
+  }
+
+  /* the smoothed component framed by what the border reads there */
+  border_map (wk->bx, w, 1, f->border);
+  border_map (wk->by, h, 1, f->border);
+  for (int y = 0; y < h + 2; y++)
+    for (int x = 0; x < w + 2; x++) {
+      const int u = wk->bx[x], v = wk->by[y];
+
+      wk->s[y * pw + x] = u < 0 || v < 0 ? 0 : wk->a[v * w + u];
+    }
 
   /* the gradient: 3x3 Sobel of the smoothed component */
-  for (int y = 0; y < h; y++)
+  for (int y = 0; y < h; y++) {
+    const int *r0 = wk->s + y * pw + 1, *r1 = r0 + pw, *r2 = r1 + pw;
+    long long *m = wk->m + (y + 1) * pw + 1;
+    unsigned char *dir = wk->dir + y * w;
+
     for (int x = 0; x < w; x++) {
-#define S(i, j) at (a, w, h, x + (i), y + (j), f->border)
-      const int gx = S (1, -1) + 2 * S (1, 0) + S (1, 1) - S (-1, -1) -
-          2 * S (-1, 0) - S (-1, 1);
-      const int gy = S (-1, 1) + 2 * S (0, 1) + S (1, 1) - S (-1, -1) -
-          2 * S (0, -1) - S (1, -1);
-#undef S
-      m[(size_t) y * w + x] = (long long) gx * gx + (long long) gy * gy;
-      dir[(size_t) y * w + x] = (unsigned char) cuconv_canny_direction (gx,
-          gy);
-    }
+      const int gx = r0[x + 1] + 2 * r1[x + 1] + r2[x + 1] - r0[x - 1] -
+          2 * r1[x - 1] - r2[x - 1];
+      const int gy = r2[x - 1] + 2 * r2[x] + r2[x + 1] - r0[x - 1] -
+          2 * r0[x] - r0[x + 1];
 
-  /* the suppression and the thresholds: 2 strong, 1 weak, 0 none */
-  for (int y = 0; y < h; y++)
+      m[x] = (long long) gx * gx + (long long) gy * gy;
+      dir[x] = (unsigned char) cuconv_canny_direction (gx, gy);
+    }
+  }
+
+  /* the suppression and the thresholds */
+  for (int y = 0; y < h; y++) {
+    const long long *m = wk->m + (y + 1) * pw + 1;
+    const unsigned char *dir = wk->dir + y * w;
+    unsigned char *edge = wk->edge + (y + 1) * pw + 1;
+
     for (int x = 0; x < w; x++) {
-      const size_t i = (size_t) y * w + x;
-      int dx, dy;
+      const int d = dir[x];
 
-      edge[i] = 0;
-      if (m[i] <= low)
+      if (m[x] <= low || !cuconv_canny_keep (m[x], m[x + step[d][0]],
+              m[x + step[d][1]], d))
         continue;
-      cuconv_canny_step (dir[i], &dx, &dy);
-      if (!cuconv_canny_keep (m[i], mag_at (m, w, h, x + dx, y + dy),
-              mag_at (m, w, h, x - dx, y - dy), dir[i]))
-        continue;
-      edge[i] = m[i] > high ? 2 : 1;
-      if (edge[i] == 2)
-        stack[n++] = (int) i;
+      edge[x] = m[x] > high ? EDGE : WEAK;
+      if (edge[x] == EDGE)
+        wk->stack[n++] = (int) (edge + x - wk->edge);
     }
+  }
 
-  /* the hysteresis: every weak pixel connected to a strong one */
+  /* the hysteresis: every candidate connected to a strong one */
   while (n > 0) {
-    const int i = stack[--n], x = i % w, y = i / w;
+    const int i = wk->stack[--n];
+    static const int dy[8] = { -1, -1, -1, 0, 0, 1, 1, 1 };
+    static const int dx[8] = { -1, 0, 1, -1, 1, -1, 0, 1 };
 
-    for (int j = -1; j <= 1; j++)
-      for (int k = -1; k <= 1; k++) {
-        const int u = x + k, v = y + j;
+    for (int k = 0; k < 8; k++) {
+      const int j = i + dy[k] * pw + dx[k];
 
-        if (u >= 0 && v >= 0 && u < w && v < h && edge[v * w + u] == 1) {
-          edge[v * w + u] = 2;
-          stack[n++] = v * w + u;
-        }
+      if (wk->edge[j] == WEAK) {
+        wk->edge[j] = EDGE;
+        wk->stack[n++] = j;
       }
+    }
   }
 }
 
 int
 cuconv_canny_plane (const CuconvPlane * p, const CuconvFilter * f)
 {
-  const size_t n = (size_t) (p->width > 0 ? p->width : 0) *
-      (size_t) (p->height > 0 ? p->height : 0);
+  const int w = p->width > 0 ? p->width : 0, h = p->height > 0 ? p->height : 0;
+  const size_t n = (size_t) w * h, np = (size_t) (w + 2) * (h + 2);
+  const int r = CUCONV_MAX_CANNY_RADIUS;
   const unsigned max = (1u << sample_depth (p)) - 1;
-  int *a = malloc (sizeof (int) * n), *b = malloc (sizeof (int) * n);
-  int *stack = malloc (sizeof (int) * n);
-  long long *m = malloc (sizeof (long long) * n);
-  unsigned char *dir = malloc (n), *edge = calloc (n ? n : 1, 1);
+  Work wk = { w, h, w + 2 };
   int ret = -1;
 
-  if (n == 0) {
-    ret = 0;
-    goto done;
-  }
-  if (!a || !b || !stack || !m || !dir || !edge)
+  if (n == 0)
+    return 0;
+  wk.a = malloc (sizeof (int) * n);
+  wk.b = malloc (sizeof (int) * n);
+  wk.s = malloc (sizeof (int) * np);
+  wk.m = calloc (np, sizeof (long long));
+  wk.dir = malloc (n);
+  wk.edge = malloc (np);
+  wk.stack = malloc (sizeof (int) * n);
+  wk.bx = malloc (sizeof (int) * (size_t) (w + 2 * r));
+  wk.by = malloc (sizeof (int) * (size_t) (h + 2 * r));
+  if (!wk.a || !wk.b || !wk.s || !wk.m || !wk.dir || !wk.edge || !wk.stack
+      || !wk.bx || !wk.by)
     goto done;
   for (int c = 0; c < p->n_comp; c++) {
+    memset (wk.edge, NONE, np);
     if (p->op[c] == CUCONV_COMP_FILTER)
-      component_edges (p, f, c, a, b, m, dir, edge, stack);
-    for (int y = 0; y < p->height; y++)
-      for (int x = 0; x < p->width; x++)
+      component_edges (p, f, c, &wk);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
         sample_write_op (p, x, y, c,
-            edge[(size_t) y * p->width + x] == 2 ? max : 0);
+            wk.edge[(size_t) (y + 1) * wk.pw + x + 1] == EDGE ? max : 0);
   }
   ret = 0;
 done:
-  free (a);
-  free (b);
-  free (stack);
-  free (m);
-  free (dir);
-  free (edge);
+  free (wk.a);
+  free (wk.b);
+  free (wk.s);
+  free (wk.m);
+  free (wk.dir);
+  free (wk.edge);
+  free (wk.stack);
+  free (wk.bx);
+  free (wk.by);
   return ret;
 }
