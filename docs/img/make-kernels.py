@@ -38,6 +38,7 @@ KERNELS = [
     ("pixelate", "clean", "kernel=pixelate block-size=8"),
     ("nlmeans", "noisy",
      "kernel=nlmeans radius=3 patch-radius=2 sigma-range=20"),
+    ("canny", "noisy", "kernel=canny radius=2"),
 ]
 
 
