@@ -524,23 +524,34 @@ typedef struct
 #endif
 } Bench;
 
+/* One plane of one component, unsubsampled, in device memory. */
+static CuconvPlane
+gray_plane (const uint8_t * src, uint8_t * dst, size_t pitch, int w, int h,
+    int depth)
+{
+  CuconvPlane p;
+
+  memset (&p, 0, sizeof (p));
+  p.src = src;
+  p.dst = dst;
+  p.src_stride = p.dst_stride = (ptrdiff_t) pitch;
+  p.width = w;
+  p.height = h;
+  p.n_comp = 1;
+  p.sub_x = p.sub_y = 1;
+  p.depth = depth;
+  return p;
+}
+
 static bool
 launch_ours (void *ctx, int i, cudaStream_t stream)
 {
   Bench *b = (Bench *) ctx;
   size_t off = (size_t) (i % b->n) * b->pitch * b->h;
-  CuconvPlane p;
+  const CuconvPlane p = gray_plane (b->src + off, b->dst + off, b->pitch,
+      b->w, b->h, b->depth);
   int err;
 
-  memset (&p, 0, sizeof (p));
-  p.src = b->src + off;
-  p.dst = b->dst + off;
-  p.src_stride = p.dst_stride = (ptrdiff_t) b->pitch;
-  p.width = b->w;
-  p.height = b->h;
-  p.n_comp = 1;
-  p.sub_x = p.sub_y = 1;
-  p.depth = b->depth;
   err = cuconv_filter_device_path (&p, 1, &b->filter, b->path, stream, NULL);
   if (err != 0)
     b->err = err;
@@ -1373,18 +1384,10 @@ launch_canny_plane (void *ctx, int i, cudaStream_t stream)
 {
   CannyBench *b = (CannyBench *) ctx;
   const size_t off = (size_t) (i % b->n) * b->pitch * b->h;
-  CuconvPlane p;
+  const CuconvPlane p = gray_plane (b->src + off, b->dst + off, b->pitch,
+      b->w, b->h, 8);
   CuconvStatus st;
 
-  memset (&p, 0, sizeof (p));
-  p.src = b->src + off;
-  p.dst = b->dst + off;
-  p.src_stride = p.dst_stride = (ptrdiff_t) b->pitch;
-  p.width = b->w;
-  p.height = b->h;
-  p.n_comp = 1;
-  p.sub_x = p.sub_y = 1;
-  p.depth = 8;
   if (cuconv_filter_device (&p, 1, &b->filter, stream, &st) == 0)
     return true;
   fprintf (stderr, "bench-kernel: %s\n", st.message);

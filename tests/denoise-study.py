@@ -3,46 +3,71 @@
 against the clean frames of a noisy sequence made from a real photograph,
 each denoiser at the best setting (highest PSNR) of a small grid search.
 
-Two sequences of 48 I420 frames of 480x270, from Grace Hopper's portrait in
-matplotlib's sample data (python-matplotlib-data), Lanczos, BT.601 limited
-range: the camera pans and zooms (crops of 512x288 down to 410x231 source
-pixels, the centre moving 20 pixels right and 110 down), or holds the
-first of those frames still.  The noise, seeded, new on every frame, added
-to the planes in 8 bit: luma gets Poisson photon noise (0.25 of a level a
-photon: variance 0.25 Y) plus gaussian read noise of sigma 6, chroma
-gaussian noise of sigma 4.  PSNR and SSIM are ffmpeg's psnr and ssim
-filters on luma, the mean over every frame (the first included: the
-temporal filters' warm-up counts; a column leaves the first 8 out).
+Four sequences of 48 I420 frames of 480x270, BT.601 limited range.  pan
+and still, from Grace Hopper's portrait in matplotlib's sample data
+(python-matplotlib-data), Lanczos: the camera pans and zooms (crops of
+512x288 down to 410x231 source pixels, the centre moving 20 pixels right
+and 110 down), or holds the first of those frames still.  rotate and
+rotate-heavy, which no grid was tuned on, from another photograph, the
+motorcycle of scikit-image's sample data (motorcycle_left.png,
+python3-skimage), bicubic: a faster pan, about 4 pixels a frame (the
+centre moving 150 source pixels right and 100 down, 3.4 and 2.2 frame
+pixels a frame), turning 4 degrees and zooming in by 1.09 (480 source
+pixels wide down to 440) over the clip.  The noise, seeded, new on every
+frame, added to the planes in 8 bit: luma gets Poisson photon noise (0.25
+of a level a photon: variance 0.25 Y) plus gaussian read noise of sigma 6,
+chroma gaussian noise of sigma 4 (input PSNR about 30 dB); rotate-heavy
+twice the photon noise's variance (variance 0.5 Y), read noise of sigma 10
+and chroma noise of sigma 6 (26.4 dB).  PSNR and SSIM are ffmpeg's psnr
+and ssim filters on luma, the mean over every frame (the first included:
+the temporal filters' warm-up counts; a column leaves the first 8 out).
 
 The denoisers, all on the CPU: cudaconvolve (backend=cpu) through
 gst-launch-1.0: its gaussian, bilateral, non-local means, temporal,
 temporal + bilateral and temporal + non-local means in one element (the
-temporal step first), and a bilateral element followed by a temporal one; FFmpeg's hqdn3d, nlmeans and bilateral through ffmpeg, on
-I420; OpenCV's bilateral (cv2.bilateralFilter, python3-opencv) on the luma
-plane.  OpenCV's bilateral is also tried through GStreamer, cvsmooth
+temporal step first), the same three temporal rows with
+temporal-mode=compensated (the previous frame follows the motion), and a
+bilateral element followed by a temporal one.  FFmpeg's hqdn3d, nlmeans,
+bilateral, atadenoise, fftdnoiz, vaguedenoiser and bm3d through ffmpeg, on
+I420 (fftdnoiz and bm3d on luma alone, planes=1, the chroma costing time
+and not being measured); bm3d as its basic estimate with its default
+group=1: its block grouping (group above 1, with thmse above 0) took 46 s
+a run against 2.6 and scored lower on pan (34.80 dB against 35.23, sigma
+30, bstep 4), and its final estimate (a second bm3d with the basic one as
+ref) lower too (34.77).  OpenCV (python3-opencv) on the luma plane: its
+bilateral (cv2.bilateralFilter) and multi-frame non-local means
+(cv2.fastNlMeansDenoisingMulti, the window mirrored at the clip's ends).
+atadenoise, fftdnoiz with next=1 and OpenCV's multi-frame filter look
+ahead (frames of latency); cudaconvolve's temporal step and hqdn3d do
+not.  OpenCV's bilateral is also tried through GStreamer, cvsmooth
 type=bilateral (gstreamer1.0-opencv); where that element fails, as on
 GStreamer 1.22, its row says how.  Without a `temporal` property on the
 plugin, or without python3-opencv, those rows say "not available".
 
     apt-get install ffmpeg python3-numpy python3-pil python-matplotlib-data \\
-        python3-opencv gstreamer1.0-opencv
+        python3-skimage python3-opencv gstreamer1.0-opencv
     GST_PLUGIN_PATH=$PWD/build/gst nice -n 19 python3 tests/denoise-study.py
 
-It runs every setting of every grid on each sequence (about 1400 runs, half
-an hour on 2 cores), keeps what it measured in WORKDIR/MOTION/results.json
+It runs every setting of every grid on each sequence (pan and still about
+1100 runs each, rotate and rotate-heavy, on the short grids, about 440
+each; @TIME@ on 2 cores; the slowest runs are bm3d's bstep=1, about 20 s,
+OpenCV's multi-frame non-local means, 12 to 25 s, and fftdnoiz with prev
+or next, about 5 s), keeps what it measured in WORKDIR/MOTION/results.json
 (a second run measures only what is missing), prints the tables and writes
-them to WORKDIR/table.md, and draws docs/img/denoise-pan.png and
-denoise-still.png: a crop of the luma of the last frame, clean, noisy and
-each denoiser at its best.
+them to WORKDIR/table.md, and draws docs/img/denoise-MOTION.png for each
+sequence: a crop of the luma of the last frame, clean, noisy and each
+denoiser at its best.
 
 Options: --workdir DIR (default /tmp/denoise-study), --img-dir DIR (default
-docs/img), --frames N (default 48), --motion pan|still (one sequence; the
-default runs both), --quick (one setting a denoiser, the best measured so
-far: checks the pipelines), --only NAME (repeatable: those denoisers
-alone, by their names in METHODS).
+docs/img), --frames N (default 48), --motion pan|still|rotate|rotate-heavy
+(repeatable: those sequences; the default runs all four), --quick (one
+setting a denoiser, the best measured so far: checks the pipelines),
+--only NAME (repeatable: those denoisers alone, by their names in
+METHODS).
 """
 import argparse
 import hashlib
+import importlib.util
 import inspect
 import itertools
 import json
@@ -56,6 +81,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 PHOTO = "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg"
+ROTATE_PHOTO = ("/usr/lib/python3/dist-packages/skimage/data/"
+                "motorcycle_left.png")
 W, H = 480, 270
 SEED = 20261129
 PHOTON_GAIN = 0.25          # luma levels a photon: Poisson variance 0.25 Y
@@ -63,77 +90,133 @@ READ_SIGMA = 6.0            # luma gaussian read noise, 8-bit levels
 CHROMA_SIGMA = 4.0          # chroma gaussian noise, 8-bit levels
 WARM = 8                    # the steady-state column skips this many frames
 CROP = (150, 40, 310, 160)  # the pictures' crop of the frame (x0, y0, x1, y1)
-MOTIONS = {"pan": "panning and zooming", "still": "still"}
+MOTIONS = {"pan": "panning and zooming", "still": "still",
+           "rotate": "panning fast and rotating, another photograph",
+           "rotate-heavy": "panning fast and rotating, another photograph, "
+           "heavier noise"}
+# Each sequence's noise: photon gain, read sigma, chroma sigma.
+NOISE = {"pan": (PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA),
+         "still": (PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA),
+         "rotate": (PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA),
+         "rotate-heavy": (2 * PHOTON_GAIN, 10.0, 6.0)}
+UNTUNED = ("rotate", "rotate-heavy")    # no grid was made on these
 
 # The denoisers, in the table's order: how each runs ("gst": a
 # gst-launch-1.0 fragment from the noisy I420 file, "gst-gray" the same
 # from its luma as GRAY8, "ffmpeg" a filter on I420, "cv2" OpenCV in this
-# process on luma), its grid (every combination is run) and whether it
-# needs the temporal properties.
+# process on luma), its grid (every combination is run), the smaller grid
+# "short" that the untuned sequences run instead (around the best on pan,
+# reaching further toward strength for the heavier noise; without one, the
+# grid) and whether it needs the temporal properties.
 METHODS = [
     dict(name="gaussian", kind="gst", label="cudaconvolve `kernel=gaussian`",
-         grid={"sigma": [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]}),
+         grid={"sigma": [0.4, 0.5, 0.6, 0.7, 0.8, 1.0]},
+         short={"sigma": [0.5, 0.6, 0.7, 0.8, 1.0]}),
     dict(name="bilateral", kind="gst",
          label="cudaconvolve `kernel=bilateral`",
          grid={"sigma": [0.6, 0.7, 0.85, 1.0, 1.5, 2.0],
-               "sigma-range": [15, 20, 25, 30, 40]}),
+               "sigma-range": [15, 20, 25, 30, 40]},
+         short={"sigma": [0.7, 0.85, 1.0, 1.5],
+                "sigma-range": [20, 30, 40, 50]}),
     dict(name="nlmeans", kind="gst", label="cudaconvolve `kernel=nlmeans`",
          grid={"radius": [1, 2, 3], "patch-radius": [1, 2, 3, 4],
-               "sigma-range": [7, 9, 10, 11, 12, 14]}),
+               "sigma-range": [7, 9, 10, 11, 12, 14]},
+         short={"radius": [1, 2], "patch-radius": [2, 3],
+                "sigma-range": [9, 11, 14, 18]}),
     dict(name="temporal", kind="gst", label="cudaconvolve `temporal`",
          temporal=True,
          grid={"temporal": [0.3, 0.5, 0.7, 0.9, 1.0],
-               "temporal-threshold": [10, 20, 40, 60, 100]}),
+               "temporal-threshold": [10, 20, 40, 60, 100]},
+         short={"temporal": [0.3, 0.5, 0.7],
+                "temporal-threshold": [20, 60, 100]}),
     dict(name="temporal + bilateral", kind="gst",
          label="cudaconvolve `temporal` + `kernel=bilateral` (one element)",
          temporal=True,
          grid={"temporal": [0.3, 0.6, 0.9, 1.0],
                "temporal-threshold": [15, 30, 60, 100],
                "sigma": [0.6, 0.7, 0.85, 1.0],
-               "sigma-range": [15, 20, 30, 40]}),
+               "sigma-range": [15, 20, 30, 40]},
+         short={"temporal": [0.3, 0.6], "temporal-threshold": [30, 60],
+                "sigma": [0.85, 1.0], "sigma-range": [30, 40]}),
     dict(name="temporal + nlmeans", kind="gst",
          label="cudaconvolve `temporal` + `kernel=nlmeans` (one element)",
          temporal=True,
          grid={"temporal": [0.3, 0.6, 0.9], "temporal-threshold": [15, 30, 60],
                "radius": [1], "patch-radius": [2, 3],
-               "sigma-range": [7, 10, 14]}),
+               "sigma-range": [7, 10, 14]},
+         short={"temporal": [0.3, 0.6], "temporal-threshold": [30, 60],
+                "radius": [1], "patch-radius": [2, 3],
+                "sigma-range": [10, 14]}),
     dict(name="compensated temporal", kind="gst",
          label="cudaconvolve `temporal-mode=compensated`", temporal=True,
          grid={"temporal": [0.5, 0.7, 0.9, 1.0],
-               "temporal-threshold": [20, 40, 60, 100, 150]}),
+               "temporal-threshold": [20, 40, 60, 100, 150]},
+         short={"temporal": [0.7, 0.9, 1.0],
+                "temporal-threshold": [100, 150, 200]}),
     dict(name="compensated + bilateral", kind="gst",
          label="cudaconvolve `temporal-mode=compensated` + "
          "`kernel=bilateral` (one element)", temporal=True,
          grid={"temporal": [0.7, 0.9, 1.0],
                "temporal-threshold": [60, 100, 150],
-               "sigma": [0.6, 0.85], "sigma-range": [10, 15, 20]}),
+               "sigma": [0.6, 0.85], "sigma-range": [10, 15, 20]},
+         short={"temporal": [0.7, 0.9],
+                "temporal-threshold": [100, 150, 200],
+                "sigma": [0.6, 0.85], "sigma-range": [15, 20, 30]}),
     dict(name="compensated + nlmeans", kind="gst",
          label="cudaconvolve `temporal-mode=compensated` + "
          "`kernel=nlmeans` (one element)", temporal=True,
          grid={"temporal": [0.7, 0.9, 1.0],
                "temporal-threshold": [60, 100, 150],
                "radius": [1], "patch-radius": [2],
-               "sigma-range": [5, 7, 10]}),
+               "sigma-range": [5, 7, 10]},
+         short={"temporal": [0.5, 0.7, 0.9],
+                "temporal-threshold": [60, 100, 150, 200],
+                "radius": [1], "patch-radius": [2],
+                "sigma-range": [3, 5, 7, 10]}),
     dict(name="bilateral, then temporal", kind="gst", picture=False,
          label="cudaconvolve `kernel=bilateral` ! cudaconvolve `temporal`",
          temporal=True,
          grid={"sigma": [0.7, 0.85, 1.0],
                "sigma-range": [20, 25, 30],
                "temporal": [0.3, 0.6, 0.9, 1.0],
-               "temporal-threshold": [10, 20, 40, 100]}),
+               "temporal-threshold": [10, 20, 40, 100]},
+         short={"sigma": [0.85, 1.0], "sigma-range": [25, 30, 40],
+                "temporal": [0.3, 0.6], "temporal-threshold": [20, 40]}),
     dict(name="hqdn3d", kind="ffmpeg", label="FFmpeg `hqdn3d`",
          grid={"luma_spatial": [4, 8, 16, 24, 32, 48],
-               "luma_tmp": [1, 2, 4, 9, 16, 25, 36, 49]}),
+               "luma_tmp": [1, 2, 4, 9, 16, 25, 36, 49]},
+         short={"luma_spatial": [16, 24, 32, 48],
+                "luma_tmp": [1, 2, 4, 9]}),
     dict(name="ffmpeg nlmeans", kind="ffmpeg", label="FFmpeg `nlmeans`",
          grid={"s": [2, 3, 4, 5, 6, 8, 10, 12], "p": [3, 5, 7],
-               "r": [3, 5, 9, 15]}),
+               "r": [3, 5, 9, 15]},
+         short={"s": [6, 8, 10, 12, 14], "p": [5, 7], "r": [3, 5, 9]}),
     dict(name="ffmpeg bilateral", kind="ffmpeg", label="FFmpeg `bilateral`",
          grid={"sigmaS": [2, 3, 5, 8],
-               "sigmaR": [0.06, 0.08, 0.12, 0.16, 0.24]}),
+               "sigmaR": [0.06, 0.08, 0.12, 0.16, 0.24]},
+         short={"sigmaS": [3, 5], "sigmaR": [0.08, 0.12, 0.16, 0.24]}),
+    dict(name="atadenoise", kind="ffmpeg", label="FFmpeg `atadenoise`",
+         grid={"0a": [0.05, 0.1, 0.2, 0.3], "0b": [0.3, 1, 3, 5],
+               "s": [5, 9, 17]}),
+    dict(name="fftdnoiz", kind="ffmpeg", label="FFmpeg `fftdnoiz` (luma)",
+         grid={"sigma": [8, 12, 16, 20, 25, 30], "prev": [0, 1],
+               "next": [0, 1]}),
+    dict(name="vaguedenoiser", kind="ffmpeg",
+         label="FFmpeg `vaguedenoiser`",
+         grid={"threshold": [2, 3, 4, 6, 8, 10],
+               "method": ["hard", "soft", "garrote"], "percent": [85, 100]}),
+    dict(name="bm3d", kind="ffmpeg", label="FFmpeg `bm3d` (luma)",
+         grid={"sigma": [25, 30, 35, 45, 60], "bstep": [1, 2]}),
     dict(name="opencv bilateral", kind="cv2",
          label="OpenCV `cv2.bilateralFilter`",
          grid={"d": [3, 5, 7, 9], "sigmaColor": [15, 20, 30, 40],
-               "sigmaSpace": [0.7, 1.0, 1.5, 2.5]}),
+               "sigmaSpace": [0.7, 1.0, 1.5, 2.5]},
+         short={"d": [5, 7, 9], "sigmaColor": [30, 40, 50],
+                "sigmaSpace": [1.0, 1.5]}),
+    dict(name="opencv nlmeans multi", kind="cv2",
+         label="OpenCV `cv2.fastNlMeansDenoisingMulti`",
+         grid={"temporalWindowSize": [3, 5], "h": [9, 12, 16],
+               "templateWindowSize": [7], "searchWindowSize": [21]}),
     dict(name="cvsmooth bilateral", kind="gst-gray", picture=False,
          label="OpenCV through GStreamer, `cvsmooth type=bilateral`",
          grid={"kernel-width": [5], "color": [20], "spatial": [1.5]}),
@@ -170,15 +253,19 @@ def element_props(name, p):
 
 def ffmpeg_filter(name, p):
     """The filter string; chroma options, which do not change luma, as the
-    filter's own defaults scale them (hqdn3d: 3/4 of the strengths)."""
+    filter's own defaults scale them (hqdn3d: 3/4 of the strengths).  The
+    bilateral filters luma alone unless told; the slow fftdnoiz and bm3d
+    are told to (planes=1: the chroma is not measured)."""
     if name == "hqdn3d":
         ls, lt = p["luma_spatial"], p["luma_tmp"]
         opts = [("luma_spatial", ls), ("chroma_spatial", 0.75 * ls),
                 ("luma_tmp", lt), ("chroma_tmp", 0.75 * lt)]
-    elif name == "ffmpeg nlmeans":
-        opts = list(p.items())
-    else:
+    elif name == "ffmpeg bilateral":
         opts = list(p.items()) + [("planes", 7)]
+    elif name in ("fftdnoiz", "bm3d"):
+        opts = list(p.items()) + [("planes", 1)]
+    else:
+        opts = list(p.items())
     return f"{name.split()[-1]}=" + ":".join(f"{k}={fmt(v)}" for k, v in opts)
 
 
@@ -188,7 +275,9 @@ def settings_text(m, p):
     if m["kind"] == "ffmpeg":
         return ffmpeg_filter(name, p)
     if m["kind"] == "cv2":
-        return "bilateralFilter(y, " + ", ".join(
+        call = ("bilateralFilter" if name == "opencv bilateral"
+                else "fastNlMeansDenoisingMulti")
+        return f"{call}(y, " + ", ".join(
             f"{k}={fmt(v)}" for k, v in p.items()) + ")"
     if name == "cvsmooth bilateral":
         return "cvsmooth type=bilateral " + " ".join(
@@ -260,6 +349,88 @@ def make_sequence(work, frames, motion):
         f.close()
 
 
+def rotate_frame(photo, t):
+    """The fast pan's frame at t (0 to 1 over the clip), clean RGB: the
+    centre moves 150 source pixels right and 100 down while the view turns
+    4 degrees and narrows from 480 to 440 source pixels (bicubic: PIL's
+    affine transform has no Lanczos)."""
+    s = (480 - 40 * t) / W                  # source pixels a frame pixel
+    a = np.radians(4 * t)
+    cx, cy = 300 + 150 * t, 190 + 100 * t
+    m = [s * np.cos(a), -s * np.sin(a), 0, s * np.sin(a), s * np.cos(a), 0]
+    m[2] = cx - m[0] * W / 2 - m[1] * H / 2
+    m[5] = cy - m[3] * W / 2 - m[4] * H / 2
+    return photo.transform((W, H), Image.AFFINE, m, Image.BICUBIC)
+
+
+def add_noise(rng, planes, noise):
+    """The noisy planes, 8 bit: Poisson photons and gaussian read noise on
+    luma, gaussian noise on chroma (noise: gain, read sigma, chroma
+    sigma)."""
+    y, u, v = planes
+    gain, read, chroma = noise
+    ny = rng.poisson(np.maximum(y, 0) / gain) * gain
+    ny = ny + rng.normal(0, read, y.shape)
+    nu = u + rng.normal(0, chroma, u.shape)
+    nv = v + rng.normal(0, chroma, v.shape)
+    return [np.clip(np.rint(c), 0, 255).astype(np.uint8)
+            for c in (ny, nu, nv)]
+
+
+def make_rotate_sequence(work, frames, noise):
+    """The same files as make_sequence for the fast pan over ROTATE_PHOTO
+    with the given noise."""
+    photo = Image.open(ROTATE_PHOTO).convert("RGB")
+    rng = np.random.default_rng(SEED)
+    files = {n: open(os.path.join(work, n), "wb")
+             for n in ("clean.yuv", "noisy.yuv", "clean.y", "noisy.y")}
+    for i in range(frames):
+        frame = rotate_frame(photo, i / max(frames - 1, 1))
+        planes = rgb_to_i420(np.asarray(frame))
+        clean = [np.clip(np.rint(c), 0, 255).astype(np.uint8)
+                 for c in planes]
+        noisy = add_noise(rng, planes, noise)
+        files["clean.yuv"].write(b"".join(c.tobytes() for c in clean))
+        files["noisy.yuv"].write(b"".join(c.tobytes() for c in noisy))
+        files["clean.y"].write(clean[0].tobytes())
+        files["noisy.y"].write(noisy[0].tobytes())
+    for f in files.values():
+        f.close()
+
+
+def recipe(motion, frames):
+    """What makes the sequence, hashed: the results measured on it are
+    kept while it stays the same.  pan and still hash as they always have
+    (make_sequence, which makes them, is kept as it was for that)."""
+    if motion in ("pan", "still"):
+        parts = (motion, W, H, SEED, PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA,
+                 frames, inspect.getsource(make_sequence),
+                 inspect.getsource(rgb_to_i420))
+    else:
+        parts = (motion, W, H, SEED, NOISE[motion], frames, ROTATE_PHOTO) + (
+            tuple(inspect.getsource(f) for f in (
+                make_rotate_sequence, rotate_frame, add_noise, rgb_to_i420)))
+    return hashlib.sha1(repr(parts).encode()).hexdigest()[:12]
+
+
+def cv2_frames(name, p, y):
+    """OpenCV on the luma frames y: the bilateral frame by frame, or the
+    multi-frame non-local means on the temporalWindowSize frames centred on
+    each (mirrored at the ends: frame 1 stands for frame -1)."""
+    import cv2
+    if name == "opencv bilateral":
+        return [cv2.bilateralFilter(f, p["d"], p["sigmaColor"],
+                                    p["sigmaSpace"]) for f in y]
+    n, k = len(y), p["temporalWindowSize"] // 2
+
+    def window(i):
+        return [y[abs(j) if j < n else 2 * (n - 1) - j]
+                for j in range(i - k, i + k + 1)]
+    return [cv2.fastNlMeansDenoisingMulti(
+        window(i), k, 2 * k + 1, None, p["h"], p["templateWindowSize"],
+        p["searchWindowSize"]) for i in range(n)]
+
+
 def denoise(m, p, work, out):
     """Filters the noisy sequence into out (I420, or GRAY8 for the luma
     denoisers); an error message, or None."""
@@ -271,13 +442,10 @@ def denoise(m, p, work, out):
                     "-vf", ffmpeg_filter(m["name"], p),
                     "-f", "rawvideo", "-pix_fmt", "yuv420p", out])
     if m["kind"] == "cv2":
-        import cv2
         y = np.fromfile(os.path.join(work, "noisy.y"), np.uint8)
-        y = y.reshape(-1, H, W)
         with open(out, "wb") as f:
-            for frame in y:
-                f.write(cv2.bilateralFilter(frame, p["d"], p["sigmaColor"],
-                                            p["sigmaSpace"]).tobytes())
+            for frame in cv2_frames(m["name"], p, y.reshape(-1, H, W)):
+                f.write(frame.tobytes())
         return None
     if m["kind"] == "gst-gray":
         chain = (["filesrc", f"location={os.path.join(work, 'noisy.y')}",
@@ -340,11 +508,8 @@ def available(m, temporal):
     """None when the denoiser can run here, else why not."""
     if m.get("temporal") and not temporal:
         return "not available: the plugin has no `temporal` property"
-    if m["kind"] == "cv2":
-        try:
-            import cv2  # noqa: F401 (only whether it is there)
-        except ImportError:
-            return "not available: no python3-opencv"
+    if m["kind"] == "cv2" and importlib.util.find_spec("cv2") is None:
+        return "not available: no python3-opencv"
     return None
 
 
@@ -383,15 +548,15 @@ def study(motion, args, temporal):
 
     # What was measured belongs to the sequence it was measured on: a new
     # recipe for the sequence starts the results afresh.
-    recipe = hashlib.sha1(repr((
-        motion, W, H, SEED, PHOTON_GAIN, READ_SIGMA, CHROMA_SIGMA,
-        args.frames, inspect.getsource(make_sequence),
-        inspect.getsource(rgb_to_i420))).encode()).hexdigest()[:12]
+    made = recipe(motion, args.frames)
     cache_path = os.path.join(work, "results.json")
     cache = json.load(open(cache_path)) if os.path.exists(cache_path) else {}
-    if cache.get("recipe") != recipe:
-        make_sequence(work, args.frames, motion)
-        cache = {"recipe": recipe, "runs": {}}
+    if cache.get("recipe") != made:
+        if motion in UNTUNED:
+            make_rotate_sequence(work, args.frames, NOISE[motion])
+        else:
+            make_sequence(work, args.frames, motion)
+        cache = {"recipe": made, "runs": {}}
     runs = cache["runs"]
 
     def save():
@@ -408,7 +573,7 @@ def study(motion, args, temporal):
         if why:
             missing[m["name"]] = why
             continue
-        g = m["grid"]
+        g = m.get("short", m["grid"]) if motion in UNTUNED else m["grid"]
         settings = [dict(zip(g, v)) for v in itertools.product(*g.values())]
         if args.quick:
             known = [s for s in settings
@@ -465,16 +630,19 @@ def study(motion, args, temporal):
         setting = f"`{settings_text(m, p)}`" if p else "-"
         lines.append(f"| {m['label']} | {setting} | {r['psnr']:.2f} "
                      f"| {r['ssim']:.4f} | {r['psnr_warm']:.2f} |")
-    if "temporal + bilateral" in best:
-        ours = best["temporal + bilateral"][1]["psnr"]
-        lines += ["", "temporal + bilateral against each peer's PSNR: "
-                  + ", ".join(
-                      f"{m['name']} "
-                      f"{ours - best[m['name']][1]['psnr']:+.2f} dB"
-                      for m in METHODS
-                      if m["kind"] != "gst" and m["name"] in best)]
+    for name in ("temporal + bilateral", "compensated + nlmeans"):
+        if name in best:
+            ours = best[name][1]["psnr"]
+            lines += ["", f"{name} against each peer's PSNR: " + ", ".join(
+                f"{m['name']} {ours - best[m['name']][1]['psnr']:+.2f} dB"
+                for m in METHODS if m["kind"] != "gst" and m["name"] in best)]
     lines += ["", f"Picture: {picture}", ""]
     return "\n".join(lines)
+
+
+def grid_text(grid):
+    return ", ".join(f"`{k}` {{{', '.join(fmt(v) for v in vals)}}}"
+                     for k, vals in grid.items())
 
 
 def main():
@@ -491,6 +659,9 @@ def main():
     args = ap.parse_args()
     if not os.path.exists(PHOTO):
         sys.exit(f"{PHOTO} is missing: apt-get install python-matplotlib-data")
+    if not os.path.exists(ROTATE_PHOTO) and set(
+            args.motion or MOTIONS) & set(UNTUNED):
+        sys.exit(f"{ROTATE_PHOTO} is missing: apt-get install python3-skimage")
     r = subprocess.run(["gst-inspect-1.0", "cudaconvolve"],
                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                        text=True)
@@ -499,10 +670,11 @@ def main():
     temporal = "temporal-threshold" in r.stdout
     sections = [study(motion, args, temporal)
                 for motion in args.motion or list(MOTIONS)]
-    grids = ["Grids (every combination run):", ""] + [
-        f"- {m['name']}: " + ", ".join(
-            f"`{k}` {{{', '.join(fmt(v) for v in vals)}}}"
-            for k, vals in m["grid"].items()) for m in METHODS]
+    grids = ["Grids (every combination run; on "
+             + " and ".join(UNTUNED) + " the short one where given):",
+             ""] + [f"- {m['name']}: " + grid_text(m["grid"]) + (
+                 f"; short: {grid_text(m['short'])}" if "short" in m else "")
+                    for m in METHODS]
     table = "\n".join(sections + grids) + "\n"
     with open(os.path.join(args.workdir, "table.md"), "w") as f:
         f.write(table)

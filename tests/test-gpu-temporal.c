@@ -58,6 +58,18 @@ rnd (void)
   return rng >> 8;
 }
 
+/* Writes word k of a row of samples of bytes (1, or 2: little-endian). */
+static void
+put_word (uint8_t * row, int k, int bytes, uint32_t word)
+{
+  if (bytes == 1) {
+    row[k] = (uint8_t) word;
+  } else {
+    row[2 * k] = (uint8_t) word;
+    row[2 * k + 1] = (uint8_t) (word >> 8);
+  }
+}
+
 /* Frame t: a ramp, noise of a few levels, a bright square moving 3
  * pixels a frame, and garbage in the bits outside each sample. */
 static void
@@ -76,16 +88,9 @@ make_frame (uint8_t * buf, size_t stride, int w, int h, const Geometry * g,
             && y < 40;
         uint32_t v = ((uint32_t) (x + 2 * y + 40 * c) << (g->depth - 8))
             + (rnd () % 9 << (g->depth - 8)) + (in_square ? mask / 2 : 0);
-        uint32_t word;
 
-        v &= mask;
-        word = v << g->shift | (rnd () & ~(mask << g->shift) & 0xffff);
-        if (bytes == 1) {
-          buf[y * stride + i] = (uint8_t) word;
-        } else {
-          buf[y * stride + 2 * i] = (uint8_t) word;
-          buf[y * stride + 2 * i + 1] = (uint8_t) (word >> 8);
-        }
+        put_word (buf + y * stride, i, bytes, (v & mask) << g->shift |
+            (rnd () & ~(mask << g->shift) & 0xffff));
       }
     }
   }
@@ -289,16 +294,9 @@ make_moving (uint8_t * buf, size_t stride, const CuconvPlane * p, int t)
         const int v = (y * p->sub_y * 2 - 5 * t) / 2;
         uint32_t val = (uint32_t) (((u * 7) ^ (v * 13)) % 97 + ((u / 9 + v /
                     7) % 2) * 80 + 30 * c + rnd () % 5) % 256;
-        uint32_t word;
 
-        val = (val << (p->depth - 8)) & mask;
-        word = val << p->shift | (rnd () & ~(mask << p->shift) & 0xffff);
-        if (bytes == 1) {
-          buf[y * stride + i] = (uint8_t) word;
-        } else {
-          buf[y * stride + 2 * i] = (uint8_t) word;
-          buf[y * stride + 2 * i + 1] = (uint8_t) (word >> 8);
-        }
+        put_word (buf + y * stride, i, bytes, ((val << (p->depth - 8)) &
+                mask) << p->shift | (rnd () & ~(mask << p->shift) & 0xffff));
       }
 }
 

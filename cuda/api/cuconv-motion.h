@@ -108,12 +108,13 @@ cuconv_motion_mix (unsigned p00, unsigned p10, unsigned p01, unsigned p11,
       (1u << (CUCONV_MOTION_SUBPEL_SHIFT - 1))) >> CUCONV_MOTION_SUBPEL_SHIFT;
 }
 
-/* The cost of vector v for block (bx, by) of level lv: the sum over the
- * block's samples inside the level of |a(x, y) - b(x + v.x, y + v.y)|,
- * b's coordinates clamped to the level, plus the vector's penalty. */
+/* The sum over block (bx, by)'s samples inside level lv of |a(x, y) -
+ * b'|, b' the sample of b at (x + wx + fx / SUBPEL, y + wy + fy / SUBPEL):
+ * the mix of the four around it, their coordinates clamped to the level
+ * (fx = fy = 0: b (x + wx, y + wy) itself). */
 CUCONV_HD unsigned
-cuconv_motion_cost (const CuconvMotionLevel * lv, int bx, int by,
-    CuconvMotionVector v)
+cuconv_motion_sad (const CuconvMotionLevel * lv, int bx, int by, int wx,
+    int wy, int fx, int fy)
 {
   const int x0 = bx * CUCONV_MOTION_BLOCK, y0 = by * CUCONV_MOTION_BLOCK;
   const int x1 = x0 + CUCONV_MOTION_BLOCK < lv->w ?
@@ -124,17 +125,33 @@ cuconv_motion_cost (const CuconvMotionLevel * lv, int bx, int by,
 
   for (int y = y0; y < y1; y++) {
     const uint8_t *ra = lv->a + (size_t) y * lv->stride;
-    const uint8_t *rb = lv->b +
-        (size_t) cuconv_motion_clamp (y + v.y, lv->h) * lv->stride;
+    const uint8_t *r0 = lv->b +
+        (size_t) cuconv_motion_clamp (y + wy, lv->h) * lv->stride;
+    const uint8_t *r1 = lv->b +
+        (size_t) cuconv_motion_clamp (y + wy + 1, lv->h) * lv->stride;
 
     for (int x = x0; x < x1; x++) {
-      const int d = ra[x] - rb[cuconv_motion_clamp (x + v.x, lv->w)];
+      const int c0 = cuconv_motion_clamp (x + wx, lv->w);
+      const int c1 = cuconv_motion_clamp (x + wx + 1, lv->w);
+      const int b = fx == 0 && fy == 0 ? r0[c0] :
+          (int) cuconv_motion_mix (r0[c0], r0[c1], r1[c0], r1[c1], fx, fy);
+      const int d = ra[x] - b;
 
       sad += (unsigned) (d < 0 ? -d : d);
     }
   }
-  return sad + CUCONV_MOTION_LAMBDA *
-      (unsigned) ((v.x < 0 ? -v.x : v.x) + (v.y < 0 ? -v.y : v.y));
+  return sad;
+}
+
+/* The cost of vector v (level samples) for block (bx, by) of level lv:
+ * the sum of absolute differences along it plus its penalty. */
+CUCONV_HD unsigned
+cuconv_motion_cost (const CuconvMotionLevel * lv, int bx, int by,
+    CuconvMotionVector v)
+{
+  return cuconv_motion_sad (lv, bx, by, v.x, v.y, 0, 0) +
+      CUCONV_MOTION_LAMBDA * (unsigned) ((v.x < 0 ? -v.x : v.x) +
+      (v.y < 0 ? -v.y : v.y));
 }
 
 /* Candidate i of a block whose parent's vector is parent (level units of
@@ -188,40 +205,17 @@ cuconv_motion_best (const CuconvMotionLevel * lv, int bx, int by, int top,
 }
 
 /* The cost of v, in 1/CUCONV_MOTION_SUBPEL of a sample, for block (bx,
- * by) of level 0: as cuconv_motion_cost () with b's sample at (x + v.x /
- * SUBPEL, y + v.y / SUBPEL) the mix of the four around it (their
- * coordinates clamped), the penalty LAMBDA / SUBPEL a step. */
+ * by) of level 0: the sum of absolute differences along it (the mix
+ * between samples), the penalty LAMBDA / SUBPEL a step. */
 CUCONV_HD unsigned
 cuconv_motion_cost_subpel (const CuconvMotionLevel * lv, int bx, int by,
     CuconvMotionVector v)
 {
-  const int x0 = bx * CUCONV_MOTION_BLOCK, y0 = by * CUCONV_MOTION_BLOCK;
-  const int x1 = x0 + CUCONV_MOTION_BLOCK < lv->w ?
-      x0 + CUCONV_MOTION_BLOCK : lv->w;
-  const int y1 = y0 + CUCONV_MOTION_BLOCK < lv->h ?
-      y0 + CUCONV_MOTION_BLOCK : lv->h;
   const int wx = cuconv_motion_whole (v.x), wy = cuconv_motion_whole (v.y);
-  const int fx = v.x - wx * CUCONV_MOTION_SUBPEL;
-  const int fy = v.y - wy * CUCONV_MOTION_SUBPEL;
-  unsigned sad = 0;
 
-  for (int y = y0; y < y1; y++) {
-    const uint8_t *ra = lv->a + (size_t) y * lv->stride;
-    const uint8_t *r0 = lv->b +
-        (size_t) cuconv_motion_clamp (y + wy, lv->h) * lv->stride;
-    const uint8_t *r1 = lv->b +
-        (size_t) cuconv_motion_clamp (y + wy + 1, lv->h) * lv->stride;
-
-    for (int x = x0; x < x1; x++) {
-      const int c0 = cuconv_motion_clamp (x + wx, lv->w);
-      const int c1 = cuconv_motion_clamp (x + wx + 1, lv->w);
-      const int d = ra[x] - (int) cuconv_motion_mix (r0[c0], r0[c1], r1[c0],
-          r1[c1], fx, fy);
-
-      sad += (unsigned) (d < 0 ? -d : d);
-    }
-  }
-  return sad + CUCONV_MOTION_LAMBDA / CUCONV_MOTION_SUBPEL *
+  return cuconv_motion_sad (lv, bx, by, wx, wy, v.x - wx *
+      CUCONV_MOTION_SUBPEL, v.y - wy * CUCONV_MOTION_SUBPEL) +
+      CUCONV_MOTION_LAMBDA / CUCONV_MOTION_SUBPEL *
       (unsigned) ((v.x < 0 ? -v.x : v.x) + (v.y < 0 ? -v.y : v.y));
 }
 
