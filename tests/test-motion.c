@@ -218,6 +218,61 @@ GST_START_TEST (test_motion_fraction)
 
 GST_END_TEST;
 
+/* cuconv_motion_best_subpel () computes the definition: the first least
+ * cuconv_motion_cost_subpel () of the 25 candidates, on random levels
+ * (partial blocks at the edges, whole vectors reaching past them). */
+GST_START_TEST (test_motion_subpel_exact)
+{
+  static const int sizes[][2] = { {1, 1}, {5, 3}, {37, 29}, {64, 40} };
+  const int h = CUCONV_MOTION_SUBPEL / 2;
+
+  rng_state = 13;
+  for (guint z = 0; z < G_N_ELEMENTS (sizes); z++) {
+    const int w = sizes[z][0], ht = sizes[z][1];
+    guint8 *a = g_malloc (w * ht), *b = g_malloc (w * ht);
+    const CuconvMotionLevel lv = { a, b, w, ht, w };
+
+    for (int round = 0; round < 4; round++) {
+      for (int i = 0; i < w * ht; i++) {
+        /* flat areas too, where ties decide */
+        a[i] = (guint8) (round == 3 ? 50 : rnd () % (round ? 256 : 4));
+        b[i] = (guint8) (round == 3 ? 50 : rnd () % (round ? 256 : 4));
+      }
+      for (int by = 0; by < cuconv_motion_blocks (ht); by++)
+        for (int bx = 0; bx < cuconv_motion_blocks (w); bx++) {
+          const CuconvMotionVector whole = {
+            (short) ((int) (rnd () % 21) - 10), (short) ((int) (rnd () % 21)
+                - 10)
+          };
+          const CuconvMotionVector got = cuconv_motion_best_subpel (&lv, bx,
+              by, whole);
+          CuconvMotionVector want = { 0, 0 }, v;
+          unsigned least = 0xffffffffu;
+
+          for (int dy = -h; dy <= h; dy++)
+            for (int dx = -h; dx <= h; dx++) {
+              unsigned c;
+
+              v.x = (short) (whole.x * CUCONV_MOTION_SUBPEL + dx);
+              v.y = (short) (whole.y * CUCONV_MOTION_SUBPEL + dy);
+              c = cuconv_motion_cost_subpel (&lv, bx, by, v);
+              if (c < least) {
+                least = c;
+                want = v;
+              }
+            }
+          fail_unless (got.x == want.x && got.y == want.y,
+              "%dx%d block (%d, %d): (%d, %d), the definition (%d, %d)", w,
+              ht, bx, by, got.x, got.y, want.x, want.y);
+        }
+    }
+    g_free (a);
+    g_free (b);
+  }
+}
+
+GST_END_TEST;
+
 /* The blend follows the field: a previous frame of one value left of
  * column 8 and another right of it, a field moving the right half's
  * blocks by 2 samples; a chroma plane subsampled 2x2 follows half of it. */
@@ -334,6 +389,7 @@ motion_suite (void)
   tcase_add_test (tc, test_motion_mix);
   tcase_add_test (tc, test_motion_shifts);
   tcase_add_test (tc, test_motion_fraction);
+  tcase_add_test (tc, test_motion_subpel_exact);
   tcase_add_test (tc, test_motion_blend);
   tcase_add_test (tc, test_motion_sequence);
   return s;

@@ -29,6 +29,14 @@
 #define CUCONV_MOTION_SUBPEL 4
 #define CUCONV_MOTION_SUBPEL_SHIFT 4    /* log2 (SUBPEL^2) */
 
+/* Loops over a block's fixed sizes unrolled on the GPU, so that their
+ * small arrays stay in registers. */
+#ifdef __CUDACC__
+#define CUCONV_MOTION_UNROLL _Pragma ("unroll")
+#else
+#define CUCONV_MOTION_UNROLL
+#endif
+
 /* One level of the two pyramids: the input's (a) and the previous
  * output's (b), w x h samples, rows of stride bytes. */
 typedef struct
@@ -220,30 +228,107 @@ cuconv_motion_cost_subpel (const CuconvMotionLevel * lv, int bx, int by,
 }
 
 /* The vector of block (bx, by) of level 0 in 1/SUBPEL of a sample, from
- * its whole-sample vector whole: the least cost of SUBPEL whole + (dx,
- * dy), dy, dx from -SUBPEL / 2 to SUBPEL / 2 ascending, the first on a
- * tie. */
+ * its whole-sample vector whole: the least cost_subpel () of SUBPEL whole
+ * + (dx, dy), dy, dx from -SUBPEL / 2 to SUBPEL / 2 ascending, the first
+ * on a tie.  The same sums computed with fewer reads: the mix is
+ * separable in exact integers, (h0 (S - fy) + h1 fy + S^2 / 2) >> SHIFT
+ * with h0, h1 the horizontal mixes of two rows, so each of the block's
+ * BLOCK + 2 rows of b that its candidates reach is read once (its BLOCK +
+ * 2 samples, each coordinate clamped as the definition clamps it), mixed
+ * at the 5 horizontal phases, and every pair of rows adds to the sums it
+ * serves.  Candidate (dx, dy): whole part whole + (d < 0 ? -1 : 0),
+ * fraction d & (SUBPEL - 1). */
 CUCONV_HD CuconvMotionVector
 cuconv_motion_best_subpel (const CuconvMotionLevel * lv, int bx, int by,
     CuconvMotionVector whole)
 {
-  const int h = CUCONV_MOTION_SUBPEL / 2;
-  CuconvMotionVector v, best = { 0, 0 };
+#define CUCONV_MOTION_N (CUCONV_MOTION_SUBPEL + 1)
+  const int S = CUCONV_MOTION_SUBPEL, B = CUCONV_MOTION_BLOCK;
+  const int x0 = bx * B, y0 = by * B;
+  const int nx = B < lv->w - x0 ? B : lv->w - x0;
+  const int ny = B < lv->h - y0 ? B : lv->h - y0;
+  /* [dy + S / 2][dx + S / 2] */
+  unsigned sad[CUCONV_MOTION_N][CUCONV_MOTION_N];
+  int hp[CUCONV_MOTION_N][CUCONV_MOTION_BLOCK];
+  int hc[CUCONV_MOTION_N][CUCONV_MOTION_BLOCK];
+  CuconvMotionVector best = { 0, 0 };
   unsigned least = 0xffffffffu;
 
-  for (int dy = -h; dy <= h; dy++)
-    for (int dx = -h; dx <= h; dx++) {
+  CUCONV_MOTION_UNROLL
+  for (int i = 0; i < CUCONV_MOTION_N; i++) {
+    CUCONV_MOTION_UNROLL
+    for (int j = 0; j < CUCONV_MOTION_N; j++)
+      sad[i][j] = 0;
+    CUCONV_MOTION_UNROLL
+    for (int j = 0; j < B; j++)
+      hc[i][j] = 0;
+  }
+  /* rows y0 + whole.y - 1 + r: row r with row r - 1 serves output row j
+   * = r - 1 of dy < 0 (whole part whole.y - 1) and j = r - 2 of dy >= 0 */
+  CUCONV_MOTION_UNROLL
+  for (int r = 0; r < B + 2; r++) {
+    const uint8_t *row = lv->b +
+        (size_t) cuconv_motion_clamp (y0 + whole.y - 1 + r, lv->h) *
+        lv->stride;
+    int s[CUCONV_MOTION_BLOCK + 2];
+
+    CUCONV_MOTION_UNROLL
+    for (int i = 0; i < B + 2; i++)
+      s[i] = row[cuconv_motion_clamp (x0 + whole.x - 1 + i, lv->w)];
+    /* the horizontal mixes: dx < 0 from column whole.x - 1, the others
+     * from whole.x */
+    CUCONV_MOTION_UNROLL
+    for (int i = 0; i < B; i++)
+      CUCONV_MOTION_UNROLL
+      for (int d = 0; d < CUCONV_MOTION_N; d++) {
+        const int f = (d + S / 2) & (S - 1), o = d < S / 2 ? 0 : 1;
+
+        hp[d][i] = hc[d][i];
+        hc[d][i] = s[o + i] * (S - f) + s[o + i + 1] * f;
+      }
+    if (r == 0)
+      continue;
+    CUCONV_MOTION_UNROLL
+    for (int dy = 0; dy < CUCONV_MOTION_N; dy++) {
+      const int fy = (dy + S / 2) & (S - 1);
+      const int j = dy < S / 2 ? r - 1 : r - 2;
+      const uint8_t *ra;
+
+      if (j < 0 || j >= ny)
+        continue;
+      ra = lv->a + (size_t) (y0 + j) * lv->stride + x0;
+      CUCONV_MOTION_UNROLL
+      for (int i = 0; i < nx; i++)
+        CUCONV_MOTION_UNROLL
+        for (int dx = 0; dx < CUCONV_MOTION_N; dx++) {
+          const int m = (hp[dx][i] * (S - fy) + hc[dx][i] * fy +
+              (1 << (CUCONV_MOTION_SUBPEL_SHIFT - 1))) >>
+              CUCONV_MOTION_SUBPEL_SHIFT;
+          const int d = ra[i] - m;
+
+          sad[dy][dx] += (unsigned) (d < 0 ? -d : d);
+        }
+    }
+  }
+
+  CUCONV_MOTION_UNROLL
+  for (int dy = 0; dy < CUCONV_MOTION_N; dy++)
+    CUCONV_MOTION_UNROLL
+    for (int dx = 0; dx < CUCONV_MOTION_N; dx++) {
+      CuconvMotionVector v;
       unsigned c;
 
-      v.x = (short) (whole.x * CUCONV_MOTION_SUBPEL + dx);
-      v.y = (short) (whole.y * CUCONV_MOTION_SUBPEL + dy);
-      c = cuconv_motion_cost_subpel (lv, bx, by, v);
+      v.x = (short) (whole.x * S + dx - S / 2);
+      v.y = (short) (whole.y * S + dy - S / 2);
+      c = sad[dy][dx] + CUCONV_MOTION_LAMBDA / S *
+          (unsigned) ((v.x < 0 ? -v.x : v.x) + (v.y < 0 ? -v.y : v.y));
       if (c < least) {
         least = c;
         best = v;
       }
     }
   return best;
+#undef CUCONV_MOTION_N
 }
 
 /* A level-0 vector's component in a plane subsampled by s (1 or 2): v / s
@@ -344,6 +429,14 @@ void cuconv_motion_layout (int w0, int h0, CuconvMotionLayout * l);
  * vectors a row, lies in it.  Host pointers. */
 const CuconvMotionVector *cuconv_motion_search (const CuconvPlane * p,
     int comp, const uint8_t * prev, ptrdiff_t prev_stride, void *scratch);
+
+/* cuconv_motion_search () in steps, for threads: the pyramids, then each
+ * level from the top down, its rows of blocks [by_begin, by_end) at a
+ * time (a level's rows once the level above is done). */
+void cuconv_motion_pyramids (const CuconvPlane * p, int comp,
+    const uint8_t * prev, ptrdiff_t prev_stride, void *scratch);
+void cuconv_motion_level_rows (int w0, int h0, void *scratch, int level,
+    int by_begin, int by_end);
 
 /* The compensated temporal denoise of rows row_begin..row_end - 1 of p
  * (docs/semantics.md, "Motion compensation"): p->src the input, p->dst

@@ -60,8 +60,8 @@ down_level (const uint8_t * src, int w, int h, uint8_t * dst)
       dst[(size_t) y * dw + x] = cuconv_motion_down (src, w, h, w, x, y);
 }
 
-const CuconvMotionVector *
-cuconv_motion_search (const CuconvPlane * p, int comp, const uint8_t * prev,
+void
+cuconv_motion_pyramids (const CuconvPlane * p, int comp, const uint8_t * prev,
     ptrdiff_t prev_stride, void *scratch)
 {
   uint8_t *s = scratch;
@@ -77,31 +77,52 @@ cuconv_motion_search (const CuconvPlane * p, int comp, const uint8_t * prev,
     down_level (s + l.a[i - 1], w, h, s + l.a[i]);
     down_level (s + l.b[i - 1], w, h, s + l.b[i]);
   }
+}
 
-  for (int i = CUCONV_MOTION_LEVELS - 1; i >= 0; i--) {
-    const CuconvMotionLevel lv = { s + l.a[i], s + l.b[i],
-      cuconv_motion_level_size (p->width, i),
-      cuconv_motion_level_size (p->height, i),
-      cuconv_motion_level_size (p->width, i)
+void
+cuconv_motion_level_rows (int w0, int h0, void *scratch, int level,
+    int by_begin, int by_end)
+{
+  uint8_t *s = scratch;
+  CuconvMotionLayout l;
+  const int top = level == CUCONV_MOTION_LEVELS - 1;
+
+  cuconv_motion_layout (w0, h0, &l);
+  {
+    const CuconvMotionLevel lv = { s + l.a[level], s + l.b[level],
+      cuconv_motion_level_size (w0, level),
+      cuconv_motion_level_size (h0, level),
+      cuconv_motion_level_size (w0, level)
     };
-    const int top = i == CUCONV_MOTION_LEVELS - 1;
-    const int nbx = cuconv_motion_blocks (lv.w), nby = cuconv_motion_blocks (lv.h);
+    const int nbx = cuconv_motion_blocks (lv.w);
     const int pbx = top ? 0 : cuconv_motion_blocks (cuconv_motion_level_size
-        (p->width, i + 1));
-    CuconvMotionVector *field = (CuconvMotionVector *) (s + l.field[i]);
+        (w0, level + 1));
+    CuconvMotionVector *field = (CuconvMotionVector *) (s + l.field[level]);
     const CuconvMotionVector *parent = top ? NULL :
-        (const CuconvMotionVector *) (s + l.field[i + 1]);
+        (const CuconvMotionVector *) (s + l.field[level + 1]);
 
-    for (int by = 0; by < nby; by++)
+    for (int by = by_begin; by < by_end; by++)
       for (int bx = 0; bx < nbx; bx++) {
         const CuconvMotionVector zero = { 0, 0 };
-
-        CuconvMotionVector v = cuconv_motion_best (&lv, bx, by, top,
+        const CuconvMotionVector v = cuconv_motion_best (&lv, bx, by, top,
             top ? zero : parent[(by / 2) * pbx + bx / 2]);
 
-        field[by * nbx + bx] = i > 0 ? v :
+        field[by * nbx + bx] = level > 0 ? v :
             cuconv_motion_best_subpel (&lv, bx, by, v);
       }
   }
-  return (const CuconvMotionVector *) (s + l.field[0]);
+}
+
+const CuconvMotionVector *
+cuconv_motion_search (const CuconvPlane * p, int comp, const uint8_t * prev,
+    ptrdiff_t prev_stride, void *scratch)
+{
+  CuconvMotionLayout l;
+
+  cuconv_motion_pyramids (p, comp, prev, prev_stride, scratch);
+  for (int i = CUCONV_MOTION_LEVELS - 1; i >= 0; i--)
+    cuconv_motion_level_rows (p->width, p->height, scratch, i, 0,
+        cuconv_motion_blocks (cuconv_motion_level_size (p->height, i)));
+  cuconv_motion_layout (p->width, p->height, &l);
+  return (const CuconvMotionVector *) ((uint8_t *) scratch + l.field[0]);
 }

@@ -76,6 +76,9 @@ cuconv_temporal_rows_compensated (const CuconvPlane * p,
     uint8_t *st = p->dst + y * p->dst_stride;
 
     for (x = 0; x < p->width; x++) {
+      const CuconvMotionVector v = first ? (CuconvMotionVector) {
+      0, 0} : cuconv_motion_at (field, nbx, x, y, p->sub_x, p->sub_y);
+
       for (c = 0; c < p->n_comp; c++) {
         const int i = x * p->n_comp + c;
         const unsigned w = sample_row_read (in, i, depth);
@@ -86,9 +89,8 @@ cuconv_temporal_rows_compensated (const CuconvPlane * p,
         }
         sample_row_write (st, i, depth,
             cuconv_temporal_blend ((int) ((w >> shift) & mask),
-                (int) cuconv_motion_fetch (&pv, x, y, c,
-                    cuconv_motion_at (field, nbx, x, y, p->sub_x, p->sub_y)),
-                k, depth - 8) << shift);
+                (int) cuconv_motion_fetch (&pv, x, y, c, v), k,
+                depth - 8) << shift);
       }
     }
   }

@@ -254,12 +254,37 @@ temporal_band (guint band, gpointer data)
   return TRUE;
 }
 
+/* One level of the motion search: rows of blocks in bands. */
+typedef struct
+{
+  int w, h, level;
+  unsigned n_bands;
+  void *scratch;
+} MotionJob;
+
+static gboolean
+motion_band (guint band, gpointer data)
+{
+  const MotionJob *job = data;
+  const int64_t n = cuconv_motion_blocks (cuconv_motion_level_size (job->h,
+          job->level));
+
+  cuconv_motion_level_rows (job->w, job->h, job->scratch, job->level,
+      (int) (n * band / job->n_bands), (int) (n * (band + 1) / job->n_bands));
+  return TRUE;
+}
+
 /* The compensated denoise's set-up: the new state in the other block, the
- * previous one's vectors (none on a restart).  -1 without memory. */
+ * previous one's vectors (none on a restart), each level's in bands.  -1
+ * without memory. */
 static int
-compensate_prepare (HostState * hs, const CuconvFrame * fr,
+compensate_prepare (CuconvEngine * e, const CuconvFrame * fr,
     CuconvPlane * state, TemporalJob * tj)
 {
+  HostState *hs = &e->host_state;
+  MotionJob mj = { state[0].width, state[0].height, 0,
+    cuconv_bands_n (e->bands), NULL
+  };
   CuconvMotionLayout l;
 
   if (!hs->other && !(hs->other = g_try_malloc (hs->size)))
@@ -270,11 +295,15 @@ compensate_prepare (HostState * hs, const CuconvFrame * fr,
     state[p].dst = hs->other + hs->offset[p];
   if (tj->restart)
     return 0;
-  cuconv_motion_layout (state[0].width, state[0].height, &l);
+  cuconv_motion_layout (mj.w, mj.h, &l);
   if (!hs->motion && !(hs->motion = g_try_malloc (MAX (l.bytes, 1))))
     return -1;
-  tj->field = cuconv_motion_search (&state[0], fr->temporal_guide, hs->data,
+  mj.scratch = hs->motion;
+  cuconv_motion_pyramids (&state[0], fr->temporal_guide, hs->data,
       hs->stride[0], hs->motion);
+  for (mj.level = CUCONV_MOTION_LEVELS - 1; mj.level >= 0; mj.level--)
+    cuconv_bands_run (e->bands, motion_band, &mj);
+  tj->field = (const CuconvMotionVector *) (hs->motion + l.field[0]);
   return 0;
 }
 
@@ -330,7 +359,7 @@ filter_cpu (CuconvEngine * e, const CuconvFrame * fr, int restart,
             &tj.restart) != 0)
       goto no_memory;
     if (fr->temporal_compensate) {
-      if (compensate_prepare (&e->host_state, fr, state, &tj) != 0)
+      if (compensate_prepare (e, fr, state, &tj) != 0)
         goto no_memory;
     }
     cuconv_bands_run (e->bands, temporal_band, &tj);

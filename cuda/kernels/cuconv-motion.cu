@@ -70,108 +70,6 @@ down_kernel (const uint8_t * a, const uint8_t * b, int w, int h,
     db[(size_t) y * dw + x] = cuconv_motion_down (b, w, h, w, x, y);
 }
 
-/* cuconv_motion_best_subpel () of block (bx, by) of level 0 around whole,
- * the same costs computed with fewer loads: the bilinear mix is
- * separable in exact integers, ((h0 (4 - fy) + h1 fy + 8) >> 4 with h0,
- * h1 the horizontal mixes of two rows), so each of the 10 rows of b the
- * block's candidates reach is read once (10 samples, coordinates clamped
- * as the definition clamps each), mixed at the 5 horizontal phases, and
- * every vertical pair of rows adds to the 25 sums it serves.  Candidate
- * (dx, dy): whole part w + (d < 0 ? -1 : 0), fraction d & 3. */
-__device__ CuconvMotionVector
-subpel_block (const CuconvMotionLevel & lv, int bx, int by,
-    CuconvMotionVector whole)
-{
-  const int S = CUCONV_MOTION_SUBPEL;
-  const int x0 = bx * CUCONV_MOTION_BLOCK, y0 = by * CUCONV_MOTION_BLOCK;
-  const int nx = min (CUCONV_MOTION_BLOCK, lv.w - x0);
-  const int ny = min (CUCONV_MOTION_BLOCK, lv.h - y0);
-  unsigned sad[5][5];           /* [dy + 2][dx + 2] */
-  int hp[5][CUCONV_MOTION_BLOCK], hc[5][CUCONV_MOTION_BLOCK];
-
-#pragma unroll
-  for (int i = 0; i < 5; i++) {
-#pragma unroll
-    for (int j = 0; j < 5; j++)
-      sad[i][j] = 0;
-#pragma unroll
-    for (int j = 0; j < CUCONV_MOTION_BLOCK; j++)
-      hc[i][j] = 0;
-  }
-
-  /* rows y0 + whole.y - 1 + r, r = 0..9: row r pairs with row r - 1 for
-   * the output row j = r - 1 of dy < 0 (Y = whole.y - 1) and j = r - 2
-   * of dy >= 0 (Y = whole.y) */
-#pragma unroll
-  for (int r = 0; r < CUCONV_MOTION_BLOCK + 2; r++) {
-    const uint8_t *row = lv.b + (size_t) cuconv_motion_clamp (y0 + whole.y -
-        1 + r, lv.h) * lv.stride;
-    int s[CUCONV_MOTION_BLOCK + 2];
-
-#pragma unroll
-    for (int i = 0; i < CUCONV_MOTION_BLOCK + 2; i++)
-      s[i] = row[cuconv_motion_clamp (x0 + whole.x - 1 + i, lv.w)];
-    /* the horizontal mixes: dx -2, -1 from column whole.x - 1 at
-     * fractions 2, 3; dx 0, 1, 2 from whole.x at 0, 1, 2 */
-#pragma unroll
-    for (int i = 0; i < CUCONV_MOTION_BLOCK; i++) {
-#pragma unroll
-      for (int d = 0; d < 5; d++) {
-        const int f = (d + 2) & 3, o = d < 2 ? 0 : 1;
-
-        hp[d][i] = hc[d][i];
-        hc[d][i] = s[o + i] * (S - f) + s[o + i + 1] * f;
-      }
-    }
-    if (r == 0)
-      continue;
-#pragma unroll
-    for (int dy = 0; dy < 5; dy++) {
-      const int fy = (dy + 2) & 3;
-      const int j = dy < 2 ? r - 1 : r - 2;
-
-      if (j < 0 || j >= CUCONV_MOTION_BLOCK || j >= ny)
-        continue;
-      const uint8_t *ra = lv.a + (size_t) (y0 + j) * lv.stride + x0;
-
-#pragma unroll
-      for (int i = 0; i < CUCONV_MOTION_BLOCK; i++) {
-        if (i >= nx)
-          continue;
-        const int a = ra[i];
-
-#pragma unroll
-        for (int dx = 0; dx < 5; dx++) {
-          const int m = (hp[dx][i] * (S - fy) + hc[dx][i] * fy +
-              (1 << (CUCONV_MOTION_SUBPEL_SHIFT - 1))) >>
-              CUCONV_MOTION_SUBPEL_SHIFT;
-
-          sad[dy][dx] += (unsigned) abs (a - m);
-        }
-      }
-    }
-  }
-
-  CuconvMotionVector best = { 0, 0 };
-  unsigned least = 0xffffffffu;
-
-#pragma unroll
-  for (int dy = 0; dy < 5; dy++)
-#pragma unroll
-    for (int dx = 0; dx < 5; dx++) {
-      const int vx = whole.x * S + dx - 2, vy = whole.y * S + dy - 2;
-      const unsigned c = sad[dy][dx] + CUCONV_MOTION_LAMBDA / S *
-          (unsigned) (abs (vx) + abs (vy));
-
-      if (c < least) {
-        least = c;
-        best.x = (short) vx;
-        best.y = (short) vy;
-      }
-    }
-  return best;
-}
-
 /* The vectors of one level, a thread a block; level 0's in fractions of
  * a sample. */
 __global__ void
@@ -188,7 +86,8 @@ search_kernel (const CuconvMotionLevel lv, CuconvMotionVector * field,
   if (!top)
     p = parent[(size_t) (by / 2) * pbx + bx / 2];
   v = cuconv_motion_best (&lv, bx, by, top, p);
-  field[(size_t) by * nbx + bx] = level0 ? subpel_block (lv, bx, by, v) : v;
+  field[(size_t) by * nbx + bx] = level0 ?
+      cuconv_motion_best_subpel (&lv, bx, by, v) : v;
 }
 
 /* One plane: the input (src) blended into the new state (dst) with the
