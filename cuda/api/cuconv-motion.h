@@ -31,7 +31,7 @@
 
 /* Loops over a block's fixed sizes unrolled on the GPU, so that their
  * small arrays stay in registers. */
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__
 #define CUCONV_MOTION_UNROLL _Pragma ("unroll")
 #else
 #define CUCONV_MOTION_UNROLL
