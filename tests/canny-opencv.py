@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # canny-opencv.py: cudaconvolve kernel=canny beside OpenCV's cv::Canny.
 #
-#   canny-opencv.py [--backend=cpu|cuda] [--min-agree=F]
+#   canny-opencv.py [--backend=cpu|cuda] [--min-agree=F] [--bench]
 #
 # The same GRAY8 frames through cudaconvolve kernel=canny radius=0 sigma=0
 # border=clamp (no smoothing; the 3x3 Sobel reads repeat the edge sample,
@@ -16,8 +16,11 @@
 # same ties in the suppression (strictly above the left and upper
 # neighbours, above or equal to the right and lower ones, strictly above
 # both on a diagonal) and thresholds on the squared magnitude (docs/
-# semantics.md, "Canny").  Needs python3-gi, python3-opencv and
-# python-matplotlib-data; exits 77 without them.
+# semantics.md, "Canny").  With --bench, a benchmark instead: ms a frame
+# of cv2.Canny and of the element on the portrait scaled to 1920x1080 (the
+# median of 15; the element's less the same pipeline with identity in its
+# place).  Needs python3-gi, python3-opencv and python-matplotlib-data;
+# exits 77 without them.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
@@ -66,6 +69,48 @@ def through_element(gray, low, high, backend):
     return out
 
 
+def pipeline_ms(gray, element, runs=15):
+    """The median ms a frame of appsrc ! element ! appsink on gray."""
+    import time
+    h, w = gray.shape
+    pipe = Gst.parse_launch(
+        f"appsrc name=src caps=video/x-raw,format=GRAY8,width={w},"
+        f"height={h},framerate=0/1 ! {element} ! appsink name=sink "
+        "sync=false")
+    src, sink = pipe.get_by_name("src"), pipe.get_by_name("sink")
+    data = gray.tobytes()
+    pipe.set_state(Gst.State.PLAYING)
+    times = []
+    for _ in range(runs + 2):
+        t = time.perf_counter()
+        src.emit("push-buffer", Gst.Buffer.new_wrapped(data))
+        sink.emit("pull-sample")
+        times.append(time.perf_counter() - t)
+    pipe.set_state(Gst.State.NULL)
+    return 1000 * sorted(times[2:])[runs // 2]
+
+
+def bench(backend):
+    """ms a 1920x1080 frame: cv2.Canny beside the element."""
+    import time
+    gray = cv2.resize(cv2.imread(PORTRAIT, cv2.IMREAD_GRAYSCALE),
+                      (1920, 1080))
+    times = []
+    for _ in range(15):
+        t = time.perf_counter()
+        cv2.Canny(gray, 50, 150, apertureSize=3, L2gradient=True)
+        times.append(time.perf_counter() - t)
+    theirs = 1000 * sorted(times)[7]
+    base = pipeline_ms(gray, "identity")
+    ours = pipeline_ms(gray, f"cudaconvolve backend={backend} kernel=canny "
+                       "radius=0 sigma=0 border=clamp") - base
+    print(f"| frame | cudaconvolve backend={backend} (ms) | cv2.Canny (ms, "
+          f"{cv2.getNumThreads()} threads) | ours / theirs |\n"
+          f"|---|---:|---:|---:|\n"
+          f"| GRAY8 1920x1080, 50/150 | {ours:.1f} | {theirs:.1f} | "
+          f"{ours / theirs:.1f} |")
+
+
 def random_frame(rng, w, h):
     """Noise over smooth blobs."""
     blobs = cv2.resize(rng.integers(0, 256, (h // 16 + 2, w // 16 + 2),
@@ -76,21 +121,26 @@ def random_frame(rng, w, h):
 
 
 def main():
-    backend, min_agree = "cpu", 1.0
+    backend, min_agree, timing = "cpu", 1.0, False
     for a in sys.argv[1:]:
         if a.startswith("--backend="):
             backend = a.split("=", 1)[1]
         elif a.startswith("--min-agree="):
             min_agree = float(a.split("=", 1)[1])
+        elif a == "--bench":
+            timing = True
         else:
             sys.exit("usage: canny-opencv.py [--backend=cpu|cuda] "
-                     "[--min-agree=F]")
+                     "[--min-agree=F] [--bench]")
     if not os.path.exists(PORTRAIT):
         print(f"SKIP: {PORTRAIT} is missing")
         sys.exit(77)
     Gst.init(None)
     if not Gst.ElementFactory.find("cudaconvolve"):
         sys.exit("cudaconvolve not found: is GST_PLUGIN_PATH set?")
+    if timing:
+        bench(backend)
+        return
 
     rng = np.random.default_rng(20261205)
     frames = [("portrait 512x600",
