@@ -15,7 +15,11 @@
  * beside cvsmooth, and the ratio (ours / theirs: 1.0 or less is at least
  * as fast); AYUV 1920x1080, every component, radius 4 sigma 1.7 beside
  * gaussianblur, and how many times faster; I420 1280x720 radius 8, the
- * demo's frames, in frames/s with the source included.  A benchmark:
+ * demo's frames, in frames/s with the source included; I420 1920x1080
+ * denoise (the temporal step still and compensated, non-local means)
+ * beside FFmpeg's hqdn3d, atadenoise and nlmeans on black frames of the
+ * same size (ffmpeg's time with the filter less without it; "not
+ * installed" without ffmpeg).  A benchmark:
  * exits 0 unless a pipeline fails.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -159,6 +163,72 @@ ayuv_table (void)
   g_free (x);
 }
 
+/* ms a frame of FFmpeg's filter on frames of the same size and content
+ * (a black I420 frame), FFmpeg's own source and decode of them taken off;
+ * -1 without ffmpeg or when it fails. */
+static gdouble
+ffmpeg_ms (const gchar * filter, gint frames)
+{
+  gdouble best[2] = { -1, -1 };
+
+  for (gint with = 0; with < 2; with++) {
+    gchar *cmd = g_strdup_printf ("ffmpeg -hide_banner -loglevel error -f "
+        "lavfi -i color=black:s=1920x1080:r=30 -frames:v %d -vf "
+        "format=yuv420p%s%s -f null -", frames, with ? "," : "",
+        with ? filter : "");
+
+    for (gint r = 0; r < n_runs; r++) {
+      gint64 t = g_get_monotonic_time ();
+      gint status = 1;
+
+      if (!g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL) ||
+          status != 0)
+        break;
+      t = g_get_monotonic_time () - t;
+      if (best[with] < 0 || t / 1e3 < best[with])
+        best[with] = t / 1e3;
+    }
+    g_free (cmd);
+  }
+  return best[0] < 0 || best[1] < 0 ? -1 : (best[1] - best[0]) / frames;
+}
+
+/* The denoisers: the temporal step still and compensated, non-local
+ * means, beside FFmpeg's on the same frames. */
+static void
+denoise_table (void)
+{
+  static const struct
+  {
+    const gchar *ours, *ffmpeg;
+  } rows[] = {
+    {"temporal=0.7 radius=0", "hqdn3d"},
+    {"temporal=0.7 temporal-mode=compensated radius=0", "atadenoise"},
+    {"kernel=nlmeans radius=1 patch-radius=2 sigma-range=10",
+        "nlmeans=s=8:p=5:r=3"},
+    {"temporal=0.7 temporal-mode=compensated kernel=nlmeans radius=1 "
+          "patch-radius=2 sigma-range=7", "nlmeans=s=6:p=3:r=5"},
+  };
+  const gchar *caps = "video/x-raw,format=I420,width=1920,height=1080";
+  gdouble source = element_ms (caps, "identity", 60, 0);
+
+  g_print ("\n## I420 1920x1080, denoise (ms a frame, the source's %.2f "
+      "taken off; FFmpeg: ffmpeg with the filter less without it)\n\n"
+      "| cudaconvolve backend=cpu | ms | FFmpeg | ms |\n"
+      "|---|---:|---|---:|\n", source);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
+    gchar *el = g_strdup_printf ("cudaconvolve backend=cpu %s", rows[i].ours);
+    gchar *o = ms_text (element_ms (caps, el, 30, source));
+    gchar *f = ms_text (ffmpeg_ms (rows[i].ffmpeg, 30));
+
+    g_print ("| `%s` | %s | `%s` | %s |\n", rows[i].ours, o, rows[i].ffmpeg,
+        f);
+    g_free (el);
+    g_free (o);
+    g_free (f);
+  }
+}
+
 static void
 demo_row (void)
 {
@@ -194,6 +264,7 @@ main (int argc, char **argv)
       g_get_num_processors (), major, minor, micro, n_runs);
   gray8_table ();
   ayuv_table ();
+  denoise_table ();
   demo_row ();
   return failed ? 1 : 0;
 }
