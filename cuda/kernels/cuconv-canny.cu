@@ -282,9 +282,9 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
     return cudaSuccess;
   if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
     return cudaErrorInvalidValue;
-  /* a, b, label (4 bytes), m (8), dir, strong (1): 18 bytes a pixel, m
-   * first for its alignment */
-  e = scratch_take (sc, 18 * n, stream, &mem);
+  /* m (8 bytes, first for its alignment), a, b, label (4 each), dir,
+   * strong (1 each): 22 bytes a pixel */
+  e = scratch_take (sc, 22 * n, stream, &mem);
   if (e != cudaSuccess)
     return e;
 

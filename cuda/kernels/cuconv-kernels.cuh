@@ -305,7 +305,7 @@ void scratch_free_async (Scratch & s, cudaStream_t stream);
 /* Canny (cuconv-canny.cu) ------------------------------------------------- */
 
 /* Canny's edges of the whole plane pl (f.combine CUCONV_COMBINE_CANNY),
- * bit for bit cuconv_canny_plane (), with 18 bytes a pixel of sc. */
+ * bit for bit cuconv_canny_plane (), with 22 bytes a pixel of sc. */
 cudaError_t launch_canny (const CuconvPlane & pl, const CuconvFilter & f,
     Scratch & sc, cudaStream_t stream);
 
