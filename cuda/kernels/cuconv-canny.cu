@@ -254,6 +254,7 @@ canny_other (const CannyParams p, CuconvCompOp op, unsigned fill)
   const unsigned v = op == CUCONV_COMP_FILL ? fill << p.shift :
       load_word (in, k, p.bytes);
 
+  (void) i;                     /* CN_PIXEL's */
   if (p.bytes == 1) {
     row[k] = (uint8_t) v;
   } else {
