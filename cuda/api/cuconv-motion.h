@@ -8,7 +8,8 @@
  * the guide itself, each next one half the size (rounded up).  Blocks are
  * CUCONV_MOTION_BLOCK samples a side at every level; the top level
  * searches every vector up to CUCONV_MOTION_TOP_RADIUS, each lower level
- * twice its parent's vector and the 8 around it, and the zero vector.
+ * twice its parent's vector and the 8 around it, and the zero vector;
+ * level 0's vector is then refined to a quarter of a sample.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
