@@ -8,6 +8,8 @@
 #ifndef __CUCONV_CANNY_H__
 #define __CUCONV_CANNY_H__
 
+#include <math.h>
+
 #include "cuconv.h"
 
 /* The directions a gradient (gx, gy) is quantised to, y downwards: the
@@ -48,6 +50,16 @@ cuconv_canny_step (int d, int *dx, int *dy)
   *dx = d == CUCONV_CANNY_VERTICAL ? 0 : d == CUCONV_CANNY_DIAGONAL_UP ? 1 :
       -1;
   *dy = d == CUCONV_CANNY_HORIZONTAL ? 0 : -1;
+}
+
+/* A threshold t (8-bit gradient levels) on the squared magnitude of
+ * samples of depth bits: floor ((t 2^(depth - 8))^2), in double. */
+static inline long long
+cuconv_canny_threshold (double t, int depth)
+{
+  const double scaled = ldexp (t, depth - 8);
+
+  return (long long) floor (scaled * scaled);
 }
 
 /* Whether the suppression keeps a squared magnitude m between first and

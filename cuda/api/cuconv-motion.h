@@ -366,6 +366,15 @@ cuconv_motion_word (const uint8_t * row, int k, int depth)
   return depth <= 8 ? row[k] : row[2 * k] | (unsigned) row[2 * k + 1] << 8;
 }
 
+/* The guide's 8-bit level of word k of a row of samples of depth bits
+ * (8 to 16) at shift: ((word >> shift) & (2^depth - 1)) >> (depth - 8). */
+CUCONV_HD uint8_t
+cuconv_motion_guide (const uint8_t * row, int k, int depth, int shift)
+{
+  return (uint8_t) (((cuconv_motion_word (row, k, depth) >> shift) &
+          ((1u << depth) - 1)) >> (depth - 8));
+}
+
 /* A plane of the previous output: rows of stride, w x h pixels of n_comp
  * samples of depth bits (8 to 16) at shift. */
 typedef struct

@@ -11,7 +11,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +78,8 @@ component_edges (const CuconvPlane * p, const CuconvFilter * f, int c,
   const int rx = f->x[sx - 1].radius, ry = f->y[sy - 1].radius;
   const int depth = sample_depth (p), shift = sample_shift (p);
   const unsigned mask = (1u << depth) - 1;
-  const double scale = ldexp (1.0, depth - 8);
-  const long long low = (long long) floor (f->canny_low * scale *
-      f->canny_low * scale);
-  const long long high = (long long) floor (f->canny_high * scale *
-      f->canny_high * scale);
+  const long long low = cuconv_canny_threshold (f->canny_low, depth);
+  const long long high = cuconv_canny_threshold (f->canny_high, depth);
   /* the neighbours along each direction: first, then second */
   int step[4][2];
   int n = 0;

@@ -38,15 +38,13 @@ guide_level (const CuconvPlane * p, int comp, const uint8_t * src,
 {
   const int depth = sample_depth (p);
   const int shift = sample_shift (p);
-  const unsigned mask = (1u << depth) - 1;
 
   for (int y = 0; y < p->height; y++) {
     const uint8_t *row = src + y * stride;
 
     for (int x = 0; x < p->width; x++)
-      dst[(size_t) y * p->width + x] = (uint8_t) (((sample_row_read (row,
-                      x * p->n_comp + comp, depth) >> shift) & mask) >>
-          (depth - 8));
+      dst[(size_t) y * p->width + x] = cuconv_motion_guide (row,
+          x * p->n_comp + comp, depth, shift);
   }
 }
 

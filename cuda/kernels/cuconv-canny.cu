@@ -10,12 +10,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <math.h>
 
 #include <cuda_runtime.h>
 
 #include "cuconv-canny.h"
 #include "cuconv-kernels.cuh"
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
@@ -53,12 +53,6 @@ struct CannyTaps
   int x[CUCONV_MAX_CANNY_TAPS];
   int y[CUCONV_MAX_CANNY_TAPS];
 };
-
-__device__ __forceinline__ unsigned
-load_word (const uint8_t * row, int i, int bytes)
-{
-  return bytes == 1 ? row[i] : row[2 * i] | (unsigned) row[2 * i + 1] << 8;
-}
 
 #define CN_PIXEL() \
   const int x = blockIdx.x * blockDim.x + threadIdx.x; \
@@ -232,15 +226,9 @@ canny_write (const CannyParams p)
   CN_PIXEL ();
   const int r = p.label[i];
   const unsigned v = r >= 0 && p.dir[r] ? p.mask : 0;
-  uint8_t *row = p.dst + y * p.dst_pitch;
-  const int k = x * p.nc + p.comp;
 
-  if (p.bytes == 1) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) (v << p.shift);
-    row[2 * k + 1] = (uint8_t) ((v << p.shift) >> 8);
-  }
+  store_word (p.dst + y * p.dst_pitch, x * p.nc + p.comp, p.bytes,
+      v << p.shift);
 }
 
 /* Components copied or filled. */
@@ -249,18 +237,10 @@ canny_other (const CannyParams p, CuconvCompOp op, unsigned fill)
 {
   CN_PIXEL ();
   const int k = x * p.nc + p.comp;
-  const uint8_t *in = p.src + y * p.src_pitch;
-  uint8_t *row = p.dst + y * p.dst_pitch;
-  const unsigned v = op == CUCONV_COMP_FILL ? fill << p.shift :
-      load_word (in, k, p.bytes);
 
   (void) i;                     /* CN_PIXEL's */
-  if (p.bytes == 1) {
-    row[k] = (uint8_t) v;
-  } else {
-    row[2 * k] = (uint8_t) v;
-    row[2 * k + 1] = (uint8_t) (v >> 8);
-  }
+  store_word (p.dst + y * p.dst_pitch, k, p.bytes, op == CUCONV_COMP_FILL ?
+      fill << p.shift : load_word (p.src + y * p.src_pitch, k, p.bytes));
 }
 
 cudaError_t
@@ -269,7 +249,6 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
 {
   const size_t n = (size_t) pl.width * (size_t) pl.height;
   const int depth = pl.depth > 8 ? pl.depth : 8;
-  const double scale = ldexp (1.0, depth - 8);
   const dim3 threads (CN_TX, CN_TY);
   const dim3 grid ((unsigned) ((pl.width + CN_TX - 1) / CN_TX),
       (unsigned) ((pl.height + CN_TY - 1) / CN_TY));
@@ -301,8 +280,8 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
   p.shift = p.bytes == 1 ? 0 : pl.shift;
   p.mask = (1u << depth) - 1;
   p.border = f.border;
-  p.low = (long long) floor (f.canny_low * scale * f.canny_low * scale);
-  p.high = (long long) floor (f.canny_high * scale * f.canny_high * scale);
+  p.low = cuconv_canny_threshold (f.canny_low, depth);
+  p.high = cuconv_canny_threshold (f.canny_high, depth);
   p.m = (long long *) mem;
   p.a = (int *) (p.m + n);
   p.b = p.a + n;

@@ -11,6 +11,7 @@
 
 #include "cuconv-kernels.cuh"
 #include "cuconv-motion.h"
+#include "cuconv-tile.cuh"
 
 namespace cuconv {
 
@@ -40,17 +41,14 @@ guide_kernel (const GuideParams p)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  const unsigned mask = (1u << p.depth) - 1;
   const int k = x * p.n_comp + p.comp;
 
   if (x >= p.w || y >= p.h)
     return;
-  p.a[(size_t) y * p.w + x] = (uint8_t) (((cuconv_motion_word (p.in +
-                  y * p.in_pitch, k, p.depth) >> p.shift) & mask) >>
-      (p.depth - 8));
-  p.b[(size_t) y * p.w + x] = (uint8_t) (((cuconv_motion_word (p.prev +
-                  y * p.prev_pitch, k, p.depth) >> p.shift) & mask) >>
-      (p.depth - 8));
+  p.a[(size_t) y * p.w + x] = cuconv_motion_guide (p.in + y * p.in_pitch, k,
+      p.depth, p.shift);
+  p.b[(size_t) y * p.w + x] = cuconv_motion_guide (p.prev +
+      y * p.prev_pitch, k, p.depth, p.shift);
 }
 
 /* The next level of both pyramids (blockIdx.z: a, b). */
@@ -131,12 +129,7 @@ compensate_kernel (const __grid_constant__ CompensateParams p)
       w = cuconv_temporal_blend ((int) ((w >> shift) & mask),
           (int) cuconv_motion_fetch (&p.prev, x, y, c, v), p.k,
           depth - 8) << shift;
-    if (depth <= 8) {
-      st[i] = (uint8_t) w;
-    } else {
-      st[2 * i] = (uint8_t) w;
-      st[2 * i + 1] = (uint8_t) (w >> 8);
-    }
+    store_word (st, i, depth <= 8 ? 1 : 2, w);
   }
 }
 
@@ -196,7 +189,7 @@ cuconv_temporal_compensated_device (const CuconvPlane * planes,
       const CuconvMotionLevel lv = { sc + l.a[i], sc + l.b[i], w, h, w };
       const int top = i == CUCONV_MOTION_LEVELS - 1;
 
-      /* about 170 registers a thread: small blocks, several an SM */
+      /* about 128 registers a thread: small blocks, several an SM */
       search_kernel <<< dim3 ((cuconv_motion_blocks (w) + 15) / 16,
           (cuconv_motion_blocks (h) + 3) / 4), dim3 (16, 4), 0, s >>> (lv,
           (CuconvMotionVector *) (sc + l.field[i]),
