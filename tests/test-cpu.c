@@ -1,10 +1,12 @@
 /* gst-cudaconvolve: the CPU engine (cuda/cpu/cuconv-cpu.c) against the CPU
- * reference, within ±1 per sample: every kernel type, border, depth and
- * packing, components filtered, copied or filled, odd sizes, radii up to
- * 64 and past the plane (the box to the largest), one band and several.
+ * reference, within ±1 per sample (Canny: equal): every kernel type,
+ * border, depth and packing, components filtered, copied or filled, odd
+ * sizes, radii up to 64 and past the plane (the box to the largest), one
+ * band and several.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,14 +39,14 @@ plane_new (CuconvPlane * p, const Geometry * g, GRand * rand, int ops)
   const int bytes = g->depth > 8 ? 2 : 1;
   const ptrdiff_t stride = (ptrdiff_t) g->width * g->n_comp * bytes + 3 *
       bytes;
-  uint8_t *src = g_malloc (stride * g->height);
+  uint8_t *src = g_malloc (MAX (stride * g->height, 1));
   int i, c;
 
   memset (p, 0, sizeof (*p));
   for (i = 0; i < stride * g->height; i++)
     src[i] = g_rand_int_range (rand, 0, 256);
   p->src = src;
-  p->dst = g_malloc (stride * g->height);
+  p->dst = g_malloc (MAX (stride * g->height, 1));
   memset (p->dst, 0xa5, stride * g->height);
   p->src_stride = p->dst_stride = stride;
   p->width = g->width;
@@ -71,41 +73,80 @@ plane_free (CuconvPlane * p)
   g_free (p->dst);
 }
 
-/* Filters p with f by the engine in n_bands bands and by the reference,
- * and fails on a sample more than 1 apart, or a low bit set (P010). */
+/* The engine's frame: the n planes filtered with f by cpu in its bands,
+ * one pass after the other, the bands of a pass in order or, with
+ * reverse, the last first. */
+static void
+engine_frame (CuconvCpu * cpu, int n_bands, const CuconvPlane * planes,
+    int n, const CuconvFilter * f, int reverse)
+{
+  int b, pass;
+
+  fail_unless (cuconv_cpu_prepare (cpu, planes, n, f) == 0);
+  for (pass = 0; pass < cuconv_cpu_passes (f, planes, n); pass++)
+    for (b = 0; b < n_bands; b++)
+      fail_unless (cuconv_cpu_frame_band (cpu, planes, n, f, pass,
+              reverse ? n_bands - 1 - b : b) == 0);
+}
+
+/* Filters the n planes with f by the engine in n_bands bands and by the
+ * reference, and fails on a sample more than tolerance apart, or a low
+ * bit set (P010).  With before, twice, the bands in order and the last
+ * first, each after a frame filtered with before, which leaves its state
+ * in the engine's memory. */
+static void
+check_frame (const CuconvPlane * planes, int n, const CuconvFilter * f,
+    const CuconvFilter * before, int n_bands, unsigned tolerance,
+    const gchar * what)
+{
+  CuconvPlane ref[CUCONV_MAX_PLANES];
+  CuconvCpu *cpu = cuconv_cpu_new (n_bands);
+  int i, x, y, reverse;
+
+  for (i = 0; i < n; i++) {
+    const size_t size = planes[i].dst_stride * MAX (planes[i].height, 0);
+
+    ref[i] = planes[i];
+    ref[i].dst = g_malloc (MAX (size, 1));
+    memset (ref[i].dst, 0xa5, size);
+  }
+  fail_unless (cuconv_reference_frame (ref, n, f) == 0);
+  for (reverse = 0; reverse < (before ? 2 : 1); reverse++) {
+    if (before)
+      engine_frame (cpu, n_bands, planes, n, before, reverse);
+    engine_frame (cpu, n_bands, planes, n, f, reverse);
+    for (i = 0; i < n; i++) {
+      const CuconvPlane *p = &planes[i];
+      const int bytes = p->depth > 8 ? 2 : 1;
+
+      for (y = 0; y < p->height; y++) {
+        for (x = 0; x < p->width * p->n_comp; x++) {
+          const uint8_t *g = p->dst + y * p->dst_stride + x * bytes;
+          const uint8_t *w = ref[i].dst + y * p->dst_stride + x * bytes;
+          unsigned got = bytes == 1 ? g[0] : g[0] | g[1] << 8;
+          unsigned want = bytes == 1 ? w[0] : w[0] | w[1] << 8;
+
+          fail_unless (got + tolerance >= want && want + tolerance >= got &&
+              ((got ^ want) & ((1u << p->shift) - 1)) == 0,
+              "%s, plane %d %dx%d x%d depth %d shift %d, %d bands%s: "
+              "sample (%d, %d) is %u, the reference %u", what, i, p->width,
+              p->height, p->n_comp, p->depth, p->shift, n_bands,
+              reverse ? " (the last first)" : "", x, y, got, want);
+        }
+      }
+    }
+  }
+  for (i = 0; i < n; i++)
+    g_free (ref[i].dst);
+  cuconv_cpu_free (cpu);
+}
+
+/* check_frame () of plane p, within ±1. */
 static void
 check (const CuconvPlane * p, const CuconvFilter * f, int n_bands,
     const gchar * what)
 {
-  const int bytes = p->depth > 8 ? 2 : 1;
-  const size_t size = p->dst_stride * p->height;
-  CuconvPlane ref = *p;
-  CuconvCpu *cpu = cuconv_cpu_new (n_bands);
-  int b, pass, x, y;
-
-  ref.dst = g_malloc (size);
-  memset (ref.dst, 0xa5, size);
-  fail_unless (cuconv_reference_plane_filter (&ref, f) == 0);
-  fail_unless (cuconv_cpu_prepare (cpu, p, 1, f) == 0);
-  for (pass = 0; pass < cuconv_cpu_passes (f); pass++)
-    for (b = 0; b < n_bands; b++)
-      fail_unless (cuconv_cpu_frame_band (cpu, p, 1, f, pass, b) == 0);
-  for (y = 0; y < p->height; y++) {
-    for (x = 0; x < p->width * p->n_comp; x++) {
-      const uint8_t *g = p->dst + y * p->dst_stride + x * bytes;
-      const uint8_t *w = ref.dst + y * p->dst_stride + x * bytes;
-      unsigned got = bytes == 1 ? g[0] : g[0] | g[1] << 8;
-      unsigned want = bytes == 1 ? w[0] : w[0] | w[1] << 8;
-
-      fail_unless (got + 1 >= want && want + 1 >= got &&
-          ((got ^ want) & ((1u << p->shift) - 1)) == 0,
-          "%s, %dx%d x%d depth %d shift %d, %d bands: sample (%d, %d) is %u, "
-          "the reference %u", what, p->width, p->height, p->n_comp, p->depth,
-          p->shift, n_bands, x, y, got, want);
-    }
-  }
-  g_free (ref.dst);
-  cuconv_cpu_free (cpu);
+  check_frame (p, 1, f, NULL, n_bands, 1, what);
 }
 
 static CuconvSettings
@@ -175,8 +216,9 @@ GST_START_TEST (test_bilateral_matches_reference)
 
         s.sigma_range = ranges[(g + b + r) % G_N_ELEMENTS (ranges)];
         cuconv_filter_init (f, &s);
-        fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f) == 1);
         plane_new (&p, &geometries[g], rand, (g + b + r) % 3);
+        fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f, &p, 1) ==
+            1);
         what = g_strdup_printf ("bilateral border %d radius %u sigma-range %g",
             b, bl_radii[r], s.sigma_range);
         check (&p, f, 1 + (g + r) % 3, what);
@@ -325,15 +367,162 @@ GST_START_TEST (test_takes)
   CuconvFilter *f = g_new (CuconvFilter, 1);
   CuconvSettings s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_CLAMP,
       65);
+  CuconvPlane p = { NULL, NULL, 8, 8, 8, 8, 1, 1, 1, 8 };
 
   cuconv_filter_init (f, &s);
   fail_if (cuconv_cpu_takes (f), "radius 65 is summed in double");
   s = settings (CUCONV_KERNEL_GAUSSIAN, CUCONV_BORDER_CLAMP, 0);
   s.sigma = 40.0;
   cuconv_filter_init (f, &s);
-  fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f) == 2,
+  fail_unless (cuconv_cpu_takes (f) && cuconv_cpu_passes (f, &p, 1) == 2,
       "the untruncated gaussian, recursive");
   g_free (f);
+}
+
+GST_END_TEST;
+
+/* Canny's inputs: noise (many edges, many ties), or noise over smooth
+ * blobs (long edges across the bands), every sample of depth bits above
+ * the shift. */
+static void
+canny_input (CuconvPlane * p, GRand * rand, int blobs)
+{
+  const int depth = p->depth > 8 ? p->depth : 8;
+  const int shift = depth > 8 ? p->shift : 0;
+  const unsigned max = (1u << depth) - 1;
+  uint8_t *src = (uint8_t *) p->src;
+  int x, y;
+
+  for (y = 0; y < p->height; y++) {
+    for (x = 0; x < p->width * p->n_comp; x++) {
+      double v = g_rand_double (rand);
+      unsigned word;
+
+      if (blobs)
+        v = 0.5 + 0.35 * sin (x * 0.21 + y * 0.05) * cos (y * 0.17) +
+            0.1 * (v - 0.5);
+      word = (unsigned) (v * max + 0.5) << shift;
+      if (depth == 8) {
+        src[y * p->src_stride + x] = (uint8_t) word;
+      } else {
+        src[y * p->src_stride + 2 * x] = (uint8_t) word;
+        src[y * p->src_stride + 2 * x + 1] = (uint8_t) (word >> 8);
+      }
+    }
+  }
+}
+
+/* Canny's smoothing: none; a radius; sigma only, or sigma_y only (no
+ * horizontal smoothing); a horizontal one alone, made by hand. */
+static void
+canny_filter (CuconvFilter * f, CuconvBorder border, int smoothing,
+    double low, double high)
+{
+  CuconvSettings s = settings (CUCONV_KERNEL_CANNY, border, 0);
+  int sub;
+
+  s.threshold_low = low;
+  s.threshold_high = high;
+  if (smoothing == 1)
+    s.radius = 2;
+  else if (smoothing == 2)
+    s.sigma = 1.4;
+  else if (smoothing == 3)
+    s.sigma_y = 2.0;
+  else if (smoothing == 4)
+    s.radius = CUCONV_MAX_CANNY_RADIUS;
+  cuconv_filter_init (f, &s);
+  if (smoothing == 4) {
+    for (sub = 0; sub < CUCONV_MAX_SUBSAMPLE; sub++) {
+      f->y[sub].radius = 0;
+      f->canny_y[sub][0] = 1 << CUCONV_CANNY_TAP_SHIFT;
+    }
+  }
+}
+
+/* Canny, bit for bit: every border, depth and packing, several filtered
+ * components, odd sizes down to 1x1, smoothing or none, thresholds equal
+ * or 0, one band to more bands than rows.  Each after a frame that left
+ * weak pixels everywhere in the engine's memory: a band that read or
+ * flooded rows not yet its own would follow them. */
+GST_START_TEST (test_canny_matches_reference)
+{
+  static const Geometry canny_geometries[] = {
+    {1, 9, 1, 1, 1, 8}, {9, 1, 1, 1, 1, 8}, {2, 2, 3, 1, 1, 8},
+    {64, 33, 3, 1, 1, 8}, {385, 289, 1, 1, 1, 8}, {97, 61, 3, 1, 1, 16},
+    {101, 50, 1, 1, 1, 12, 4},
+  };
+  static const double thresholds[][2] = {
+    {50, 150}, {20, 60}, {100, 100}, {0, 0}, {0, 40}, {300, 30},
+  };
+  GRand *rand = g_rand_new_with_seed (48);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvFilter *weak = g_new (CuconvFilter, 1);
+  const guint n_geometries = G_N_ELEMENTS (geometries) +
+      G_N_ELEMENTS (canny_geometries);
+  guint g, b, m, k = 0;
+
+  for (g = 0; g < n_geometries; g++) {
+    const Geometry *geo = g < G_N_ELEMENTS (geometries) ? &geometries[g] :
+        &canny_geometries[g - G_N_ELEMENTS (geometries)];
+
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      for (m = 0; m < 5; m++, k++) {
+        const double *t = thresholds[k % G_N_ELEMENTS (thresholds)];
+        const int bands[] = { 1, 2, 3, 4, geo->height + 3 };
+        CuconvPlane p;
+        gchar *what;
+
+        canny_filter (f, borders[b], m, t[0], t[1]);
+        canny_filter (weak, borders[b], m, 0, CUCONV_MAX_CANNY_THRESHOLD);
+        fail_unless (cuconv_cpu_takes (f));
+        plane_new (&p, geo, rand, k % 3);
+        canny_input (&p, rand, k % 2);
+        what = g_strdup_printf ("canny border %d smoothing %u thresholds "
+            "%g/%g", b, m, t[0], t[1]);
+        check_frame (&p, 1, f, weak, bands[(g + b + m) %
+                G_N_ELEMENTS (bands)], 0, what);
+        g_free (what);
+        plane_free (&p);
+      }
+    }
+  }
+  g_free (weak);
+  g_free (f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Canny over a frame of planes: luma, interleaved chroma at half size, a
+ * plane of no pixels, and RGB with every component filtered; the passes
+ * run each plane's components in turn. */
+GST_START_TEST (test_canny_frame)
+{
+  static const Geometry frame[] = {
+    {75, 41, 1, 1, 1, 8}, {38, 21, 2, 2, 2, 8}, {0, 0, 1, 1, 1, 8},
+    {33, 17, 3, 1, 1, 8},
+  };
+  GRand *rand = g_rand_new_with_seed (49);
+  CuconvFilter *f = g_new (CuconvFilter, 1);
+  CuconvPlane planes[G_N_ELEMENTS (frame)];
+  guint i, m;
+
+  for (m = 0; m < 5; m++) {
+    canny_filter (f, borders[m % G_N_ELEMENTS (borders)], m, 30, 90);
+    for (i = 0; i < G_N_ELEMENTS (frame); i++) {
+      plane_new (&planes[i], &frame[i], rand, i == 1 ? m % 3 : 0);
+      canny_input (&planes[i], rand, 1);
+    }
+    fail_unless (cuconv_cpu_passes (f, planes, G_N_ELEMENTS (frame)) ==
+        (m == 0 || m == 4 ? 4 : 5) * 6);
+    check_frame (planes, G_N_ELEMENTS (frame), f, NULL, 1 + m % 4, 0,
+        "canny frame");
+    for (i = 0; i < G_N_ELEMENTS (frame); i++)
+      plane_free (&planes[i]);
+  }
+  g_free (f);
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -352,6 +541,8 @@ cpu_suite (void)
   tcase_add_test (tc, test_untruncated_matches_reference);
   tcase_add_test (tc, test_custom_match_reference);
   tcase_add_test (tc, test_gain_above_one);
+  tcase_add_test (tc, test_canny_matches_reference);
+  tcase_add_test (tc, test_canny_frame);
   tcase_add_test (tc, test_takes);
   return s;
 }

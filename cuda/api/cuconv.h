@@ -512,17 +512,20 @@ int cuconv_reference_frame_regions (const CuconvPlane * planes, int n_planes,
 
 /* The CPU engine (cuconv-cpu.c): the reference's semantics, for speed.
  * A frame is filtered in n_bands bands, each band's call free to run in a
- * thread of its own, in cuconv_cpu_passes () passes one after the other
- * (2 for the untruncated gaussian: its columns, then its rows; 1
- * otherwise), after cuconv_cpu_prepare () for the frame.  Each band keeps
- * its memory, grown only.  cuconv_cpu_takes () says whether it computes f
- * (else the reference does: taps wider than CUCONV_TRUNCATED_MAX_RADIUS
- * but the box's); the others return 0, or -1 without memory. */
+ * thread of its own, in cuconv_cpu_passes () passes of the frame's planes
+ * one after the other (2 for the untruncated gaussian: its columns, then
+ * its rows; for Canny 4 or 5 stages of each component of each plane that
+ * has pixels; 1 otherwise), after cuconv_cpu_prepare () for the frame.
+ * The engine keeps its memory, grown only.  cuconv_cpu_takes () says
+ * whether it computes f (else the reference does: pixelate, and taps
+ * wider than CUCONV_TRUNCATED_MAX_RADIUS but the box's); the others
+ * return 0, or -1 without memory. */
 typedef struct _CuconvCpu CuconvCpu;
 CuconvCpu *cuconv_cpu_new (int n_bands);
 void cuconv_cpu_free (CuconvCpu * cpu);
 int cuconv_cpu_takes (const CuconvFilter * f);
-int cuconv_cpu_passes (const CuconvFilter * f);
+int cuconv_cpu_passes (const CuconvFilter * f, const CuconvPlane * planes,
+    int n_planes);
 int cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
     int n_planes, const CuconvFilter * f);
 int cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,

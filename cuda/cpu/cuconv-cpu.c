@@ -11,10 +11,13 @@
  *
  * It takes what the reference computes in float with taps of radius 64 or
  * less, separable or the 2-D matrix; the box of any radius, as running
- * sums (cuconv-cpu-box.c); and the untruncated gaussian, by the GPU's
- * recursive filter (cuconv-cpu-recursive.c).  Other taps wider than 64,
- * which the reference sums in double, are left to the reference
- * (cuconv_cpu_takes ()).
+ * sums (cuconv-cpu-box.c); the untruncated gaussian, by the GPU's
+ * recursive filter (cuconv-cpu-recursive.c); the bilateral and non-local
+ * means, their definitions on each band's rows; and Canny, bit for bit,
+ * in passes of bands (cuconv-cpu-canny.c).  Pixelate's definition is
+ * already the CPU's way, and other taps wider than 64, which the
+ * reference sums in double, are left to the reference (cuconv_cpu_takes
+ * ()).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -27,11 +30,9 @@
 #include "cuconv-cpu.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define HOT __attribute__((target_clones ("avx2", "default")))
 #define HAVE_FIXED 1
 #include <immintrin.h>
 #else
-#define HOT
 #define HAVE_FIXED 0
 #endif
 
@@ -39,6 +40,7 @@ struct _CuconvCpu
 {
   int n_bands;
   Band planes;                  /* the recursive gaussian's, for every band */
+  Band canny;                   /* Canny's frame, for every band */
   Band band[];
 };
 
@@ -65,6 +67,7 @@ cuconv_cpu_free (CuconvCpu * cpu)
   for (i = 0; i < cpu->n_bands; i++)
     free (cpu->band[i].mem);
   free (cpu->planes.mem);
+  free (cpu->canny.mem);
   free (cpu);
 }
 
@@ -84,8 +87,11 @@ is_box (const CuconvFilter * f)
 }
 
 int
-cuconv_cpu_passes (const CuconvFilter * f)
+cuconv_cpu_passes (const CuconvFilter * f, const CuconvPlane * planes,
+    int n_planes)
 {
+  if (f->combine == CUCONV_COMBINE_CANNY)
+    return cpu_canny_passes (f, planes, n_planes);
   return cpu_is_recursive (f) ? 2 : 1;
 }
 
@@ -94,13 +100,13 @@ cuconv_cpu_takes (const CuconvFilter * f)
 {
   int s;
 
-  /* the reference's block sums are the CPU's way, and its Canny */
-  if (f->combine == CUCONV_COMBINE_PIXELATE
-      || f->combine == CUCONV_COMBINE_CANNY)
+  /* the reference's block sums are the CPU's way */
+  if (f->combine == CUCONV_COMBINE_PIXELATE)
     return 0;
   if (is_box (f) || cpu_is_recursive (f)
       || f->combine == CUCONV_COMBINE_BILATERAL
-      || f->combine == CUCONV_COMBINE_NLMEANS)
+      || f->combine == CUCONV_COMBINE_NLMEANS
+      || f->combine == CUCONV_COMBINE_CANNY)
     return 1;
   if (f->n_terms == 0)
     return f->m.radius <= CUCONV_TRUNCATED_MAX_RADIUS;
@@ -696,6 +702,9 @@ cuconv_cpu_prepare (CuconvCpu * cpu, const CuconvPlane * planes,
   size_t floats = 0;
   int i;
 
+  if (f->combine == CUCONV_COMBINE_CANNY)
+    return cpu_canny_prepare (&cpu->canny, cpu->band, cpu->n_bands, planes,
+        n_planes, f);
   if (!cpu_is_recursive (f))
     return 0;
   for (i = 0; i < n_planes; i++)
@@ -734,6 +743,9 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
   const int recursive = cpu_is_recursive (f);
   int i;
 
+  if (f->combine == CUCONV_COMBINE_CANNY)
+    return cpu_canny_frame_band (&cpu->canny, b, band, cpu->n_bands, planes,
+        n_planes, f, pass);
   for (i = 0; i < n_planes; i++) {
     const CuconvPlane *p = &planes[i];
     Plane pl;

@@ -1,7 +1,8 @@
 /* gst-cudaconvolve: the CPU engine's internal declarations, shared by its
  * files: the engine and its tap loops (cuconv-cpu.c), the box's running
- * sums (cuconv-cpu-box.c) and the untruncated gaussian's recursive filter
- * (cuconv-cpu-recursive.c).  The API is cuconv.h's cuconv_cpu_*.
+ * sums (cuconv-cpu-box.c), the untruncated gaussian's recursive filter
+ * (cuconv-cpu-recursive.c) and Canny (cuconv-cpu-canny.c).  The API is
+ * cuconv.h's cuconv_cpu_*.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,6 +13,14 @@
 #include <stdint.h>
 
 #include "cuconv.h"
+
+/* The hot loops are built for AVX2 as well on x86-64, the machine picking
+ * one at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((target_clones ("avx2", "default")))
+#else
+#define HOT
+#endif
 
 /* One band's memory, grown only. */
 typedef struct
@@ -72,5 +81,17 @@ int cpu_band_box (const Plane * pl, Band * b, int y0, int y1);
 int cpu_is_recursive (const CuconvFilter * f);
 int cpu_rec_band (const Plane * pl, float *xp, float *yp, int pass,
     int from, int to, Band * b);
+
+/* Canny (cuconv-cpu-canny.c): the passes of a frame of planes (the
+ * stages of each component of each plane); the memory they need, the
+ * frame's in shared and each band's in bands[] (0, or -1 without
+ * memory); band's share, of n_bands, of one pass (0). */
+int cpu_canny_passes (const CuconvFilter * f, const CuconvPlane * planes,
+    int n_planes);
+int cpu_canny_prepare (Band * shared, Band * bands, int n_bands,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f);
+int cpu_canny_frame_band (Band * shared, Band * b, int band, int n_bands,
+    const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
+    int pass);
 
 #endif /* __CUCONV_CPU_H__ */

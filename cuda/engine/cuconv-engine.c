@@ -315,12 +315,13 @@ cpu_planes (const CuconvPlane * planes, int n_planes, const CuconvFilter * f,
 {
   CuconvEngine *e = data;
   CpuJob job = { e, planes, n_planes, f, 0 };
-  int ok;
+  int n_passes, ok;
 
   if (!cuconv_cpu_takes (f))
     return cuconv_reference_frame (planes, n_planes, f);
   ok = cuconv_cpu_prepare (e->cpu, planes, n_planes, f) == 0;
-  for (job.pass = 0; ok && job.pass < cuconv_cpu_passes (f); job.pass++)
+  n_passes = cuconv_cpu_passes (f, planes, n_planes);
+  for (job.pass = 0; ok && job.pass < n_passes; job.pass++)
     ok = cuconv_bands_run (e->bands, cpu_band, &job);
   return ok ? 0 : -1;
 }
