@@ -442,9 +442,11 @@ canny_filter (CuconvFilter * f, CuconvBorder border, int smoothing,
 
 /* Canny, bit for bit: every border, depth and packing, several filtered
  * components, odd sizes down to 1x1, smoothing or none, thresholds equal
- * or 0, one band to more bands than rows.  Each after a frame that left
- * weak pixels everywhere in the engine's memory: a band that read or
- * flooded rows not yet its own would follow them. */
+ * or 0, one band to more bands than rows (the planes of more than 4096
+ * pixels with one border each and a few smoothings, so that the run stays
+ * short under valgrind).  Each after a frame that left weak pixels
+ * everywhere in the engine's memory: a band that read or flooded rows not
+ * yet its own would follow them. */
 GST_START_TEST (test_canny_matches_reference)
 {
   static const Geometry canny_geometries[] = {
@@ -466,6 +468,8 @@ GST_START_TEST (test_canny_matches_reference)
     const Geometry *geo = g < G_N_ELEMENTS (geometries) ? &geometries[g] :
         &canny_geometries[g - G_N_ELEMENTS (geometries)];
 
+    const gboolean large = geo->width * geo->height > 4096;
+
     for (b = 0; b < G_N_ELEMENTS (borders); b++) {
       for (m = 0; m < 5; m++, k++) {
         const double *t = thresholds[k % G_N_ELEMENTS (thresholds)];
@@ -473,6 +477,9 @@ GST_START_TEST (test_canny_matches_reference)
         CuconvPlane p;
         gchar *what;
 
+        if (large && (b != (g + m) % G_N_ELEMENTS (borders) || m % 2 != 0 ||
+                (geo->width * geo->height > 65536 && m != 2)))
+          continue;
         canny_filter (f, borders[b], m, t[0], t[1]);
         canny_filter (weak, borders[b], m, 0, CUCONV_MAX_CANNY_THRESHOLD);
         fail_unless (cuconv_cpu_takes (f));
