@@ -1,15 +1,24 @@
 /* gst-cudaconvolve: Canny's edges on the GPU (docs/semantics.md, "Canny"),
- * bit for bit the definition's (cuconv-canny.c): for each filtered
- * component the two fixed-point smoothing passes, the gradient with its
- * quantised direction (cuconv-canny.h), the suppression and the
- * thresholds, then the hysteresis as connected components on the device:
- * every candidate pixel (above the low threshold, kept by the
- * suppression) joined to its candidate 8-neighbours by union-find, and a
- * component is edges where one of its pixels is above the high
- * threshold.  Eight launches a component, none waiting on the host.
+ * bit for bit the definition's (cuconv-canny.c).  For each filtered
+ * component: the two fixed-point smoothing passes when there is
+ * smoothing; then one launch a tile of CN_TX x CN_TY pixels that stages
+ * the smoothed component with a margin of 2, computes the gradient and
+ * its quantised direction (cuconv-canny.h) on the tile and a margin of 1,
+ * suppresses and thresholds the tile's pixels, and joins the tile's
+ * candidates (above the low threshold, kept by the suppression) to their
+ * candidate 8-neighbours by union-find in shared memory.  The hysteresis
+ * then goes on as connected components over the plane, on the device:
+ * the candidates on the tiles' edges joined to their neighbours across
+ * them, every candidate pointed at its root, the roots of the components
+ * that hold a pixel above the high threshold marked, and the edges
+ * written.  Four launches a component (six with smoothing), none waiting
+ * on the host; a pixel's state is a byte, and only candidates, a small
+ * share of a plane, have a union-find label.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+
+#include <limits.h>
 
 #include <cuda_runtime.h>
 
@@ -21,6 +30,24 @@ namespace cuconv {
 
 #define CN_TX 32
 #define CN_TY 8
+
+/* A pixel's state (CannyParams.state), bits: a candidate, above the high
+ * threshold, the local root of a tile's component with a pixel above the
+ * high threshold, and (on a component's root) an edge. */
+enum
+{
+  CN_CANDIDATE = 1,
+  CN_STRONG = 2,
+  CN_ROOT_STRONG = 4,
+  CN_EDGE = 8,
+};
+
+/* The tile's staged smoothed component (a margin of 2) and its gradient
+ * (a margin of 1). */
+#define CN_SW (CN_TX + 4)
+#define CN_SH (CN_TY + 4)
+#define CN_MW (CN_TX + 2)
+#define CN_MH (CN_TY + 2)
 
 /* One component of a plane and the scratch its steps share. */
 struct CannyParams
@@ -39,12 +66,11 @@ struct CannyParams
   CuconvBorder border;
   long long low;                /* squared thresholds at this depth */
   long long high;
-  int *a;                       /* the smoothing's passes, w x h each */
-  int *b;
-  long long *m;                 /* squared magnitudes */
-  uint8_t *dir;                 /* directions; then 1 on a strong root */
-  int *label;                   /* union-find parents, -1: no candidate */
-  uint8_t *strong;              /* above the high threshold */
+  int *a;                       /* the smoothing's passes, w x h each; */
+  int *b;                       /* NULL without smoothing */
+  int *label;                   /* candidates: union-find parents */
+  uint8_t *state;               /* the CN_ bits, a byte a pixel; whole
+                                 * 32-bit words */
 };
 
 struct CannyTaps
@@ -95,52 +121,20 @@ canny_smooth_y (const CannyParams p, const __grid_constant__ CannyTaps t)
   p.b[i] = sum >> CUCONV_CANNY_TAP_SHIFT;
 }
 
+/* The smoothed component at (x, y) of the plane, anywhere: what the
+ * border reads there, 0 where it reads nothing. */
 __device__ __forceinline__ int
 smoothed (const CannyParams & p, int x, int y)
 {
   const int u = cuconv_border_index (p.border, x, p.w);
   const int v = cuconv_border_index (p.border, y, p.h);
 
-  return u < 0 || v < 0 ? 0 : p.b[(size_t) v * p.w + u];
-}
-
-/* The 3x3 Sobel gradient: its squared magnitude and direction. */
-__global__ void
-canny_gradient (const CannyParams p)
-{
-  CN_PIXEL ();
-#define S(u, v) smoothed (p, x + (u), y + (v))
-  const int gx = S (1, -1) + 2 * S (1, 0) + S (1, 1) - S (-1, -1) -
-      2 * S (-1, 0) - S (-1, 1);
-  const int gy = S (-1, 1) + 2 * S (0, 1) + S (1, 1) - S (-1, -1) -
-      2 * S (0, -1) - S (1, -1);
-#undef S
-
-  p.m[i] = (long long) gx * gx + (long long) gy * gy;
-  p.dir[i] = (uint8_t) cuconv_canny_direction (gx, gy);
-}
-
-__device__ __forceinline__ long long
-mag_at (const CannyParams & p, int x, int y)
-{
-  return x < 0 || y < 0 || x >= p.w || y >= p.h ? 0 :
-      p.m[(size_t) y * p.w + x];
-}
-
-/* The suppression and the thresholds: a candidate is its own parent. */
-__global__ void
-canny_candidates (const CannyParams p)
-{
-  CN_PIXEL ();
-  const long long m = p.m[i];
-  const int d = p.dir[i];
-  int dx, dy, keep;
-
-  cuconv_canny_step (d, &dx, &dy);
-  keep = m > p.low && cuconv_canny_keep (m, mag_at (p, x + dx, y + dy),
-      mag_at (p, x - dx, y - dy), d);
-  p.label[i] = keep ? (int) i : -1;
-  p.strong[i] = keep && m > p.high;
+  if (u < 0 || v < 0)
+    return 0;
+  if (p.b)
+    return p.b[(size_t) v * p.w + u];
+  return (int) ((load_word (p.src + (size_t) v * p.src_pitch, u * p.nc +
+              p.comp, p.bytes) >> p.shift) & p.mask);
 }
 
 __device__ __forceinline__ int
@@ -157,7 +151,7 @@ find_root (int *label, int i)
 
 /* Joins the trees of a and b: the larger root goes under the smaller,
  * by compare-and-swap, again from the new roots when another thread
- * moved one first. */
+ * moved one first.  label in shared or global memory. */
 __device__ void
 unite (int *label, int a, int b)
 {
@@ -177,55 +171,158 @@ unite (int *label, int a, int b)
   }
 }
 
-/* Each candidate with its candidate neighbours right, below left, below
- * and below right: every 8-neighbour pair once. */
+/* One tile: the gradient, the suppression and the thresholds, and the
+ * tile's candidates joined into components, each candidate's label its
+ * component's root in the tile (as a pixel of the plane). */
 __global__ void
-canny_merge (const CannyParams p)
+__launch_bounds__ (CN_TX * CN_TY)
+canny_tile (const CannyParams p)
 {
-  CN_PIXEL ();
-  if (p.label[i] < 0)
-    return;
-  if (x + 1 < p.w && p.label[i + 1] >= 0)
-    unite (p.label, (int) i, (int) i + 1);
-  if (y + 1 < p.h) {
-    for (int k = -1; k <= 1; k++) {
-      const int u = x + k;
+  __shared__ int s[CN_SH][CN_SW];
+  __shared__ long long m[CN_MH][CN_MW];
+  __shared__ uint8_t dir[CN_MH][CN_MW];
+  __shared__ int lab[CN_TY * CN_TX];
+  __shared__ int strong[CN_TY * CN_TX];
+  const int x0 = blockIdx.x * CN_TX, y0 = blockIdx.y * CN_TY;
+  const int t = threadIdx.y * CN_TX + threadIdx.x;
+  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+  const bool inside = x < p.w && y < p.h;
+  int st = 0, root = -1;
 
-      if (u >= 0 && u < p.w && p.label[i + p.w + k] >= 0)
-        unite (p.label, (int) i, (int) (i + p.w + k));
+  for (int k = t; k < CN_SH * CN_SW; k += CN_TX * CN_TY)
+    s[k / CN_SW][k % CN_SW] = smoothed (p, x0 - 2 + k % CN_SW,
+        y0 - 2 + k / CN_SW);
+  __syncthreads ();
+
+  /* the gradient; 0 outside the plane, where the suppression reads it */
+  for (int k = t; k < CN_MH * CN_MW; k += CN_TX * CN_TY) {
+    const int r = k / CN_MW, c = k % CN_MW;
+    const int u = x0 - 1 + c, v = y0 - 1 + r;
+
+    if (u < 0 || v < 0 || u >= p.w || v >= p.h) {
+      m[r][c] = 0;
+      dir[r][c] = 0;
+      continue;
     }
+#define S(du, dv) s[r + 1 + (dv)][c + 1 + (du)]
+    const int gx = S (1, -1) + 2 * S (1, 0) + S (1, 1) - S (-1, -1) -
+        2 * S (-1, 0) - S (-1, 1);
+    const int gy = S (-1, 1) + 2 * S (0, 1) + S (1, 1) - S (-1, -1) -
+        2 * S (0, -1) - S (1, -1);
+#undef S
+    m[r][c] = (long long) gx * gx + (long long) gy * gy;
+    dir[r][c] = (uint8_t) cuconv_canny_direction (gx, gy);
+  }
+  __syncthreads ();
+
+  if (inside) {
+    const int r = threadIdx.y + 1, c = threadIdx.x + 1;
+    const long long mc = m[r][c];
+    const int d = dir[r][c];
+    int dx, dy;
+
+    cuconv_canny_step (d, &dx, &dy);
+    if (mc > p.low && cuconv_canny_keep (mc, m[r + dy][c + dx],
+            m[r - dy][c - dx], d))
+      st = CN_CANDIDATE | (mc > p.high ? CN_STRONG : 0);
+  }
+  lab[t] = st ? t : -1;
+  strong[t] = 0;
+  __syncthreads ();
+
+  /* each candidate with its candidate neighbours in the tile right,
+   * below left, below and below right: every pair once */
+  if (st) {
+    if (threadIdx.x + 1 < CN_TX && lab[t + 1] >= 0)
+      unite (lab, t, t + 1);
+    if (threadIdx.y + 1 < CN_TY) {
+      for (int k = -1; k <= 1; k++) {
+        const int u = (int) threadIdx.x + k;
+
+        if (u >= 0 && u < CN_TX && lab[t + CN_TX + k] >= 0)
+          unite (lab, t, t + CN_TX + k);
+      }
+    }
+  }
+  __syncthreads ();
+  if (st) {
+    root = find_root (lab, t);
+    if (st & CN_STRONG)
+      strong[root] = 1;
+  }
+  __syncthreads ();
+
+  if (!inside)
+    return;
+  if (st) {
+    p.label[(size_t) y * p.w + x] = (y0 + root / CN_TX) * p.w + x0 +
+        root % CN_TX;
+    if (root == t && strong[t])
+      st |= CN_ROOT_STRONG;
+  }
+  p.state[(size_t) y * p.w + x] = (uint8_t) st;
+}
+
+/* The candidates on a tile's last row and last column joined to their
+ * candidate neighbours in the tiles below and to the right: with the
+ * tiles' own joins, every 8-neighbour pair of candidates. */
+__global__ void
+canny_stitch (const CannyParams p)
+{
+  const int x0 = blockIdx.x * CN_TX, y0 = blockIdx.y * CN_TY;
+  int x, y, n[3][2];
+
+  if (threadIdx.x < CN_TX) {
+    x = x0 + threadIdx.x;
+    y = y0 + CN_TY - 1;
+    for (int k = 0; k < 3; k++) {
+      n[k][0] = x + k - 1;
+      n[k][1] = y + 1;
+    }
+  } else {
+    x = x0 + CN_TX - 1;
+    y = y0 + threadIdx.x - CN_TX;
+    for (int k = 0; k < 3; k++) {
+      n[k][0] = x + 1;
+      n[k][1] = y + k - 1;
+    }
+  }
+  if (x >= p.w || y >= p.h || !(p.state[(size_t) y * p.w + x] & CN_CANDIDATE))
+    return;
+  for (int k = 0; k < 3; k++) {
+    const int u = n[k][0], v = n[k][1];
+
+    if (u >= 0 && v >= 0 && u < p.w && v < p.h &&
+        (p.state[(size_t) v * p.w + u] & CN_CANDIDATE))
+      unite (p.label, y * p.w + x, v * p.w + u);
   }
 }
 
-/* Every candidate's parent becomes its root; a strong one marks it
- * (dir, no longer needed, holds the marks). */
+/* Every candidate pointed at its component's root; a tile's component
+ * with a pixel above the high threshold marks the root an edge. */
 __global__ void
-canny_roots (const CannyParams p)
+canny_resolve (const CannyParams p)
 {
   CN_PIXEL ();
-  p.dir[i] = 0;
-}
+  const int st = p.state[i];
 
-__global__ void
-canny_mark (const CannyParams p)
-{
-  CN_PIXEL ();
-  if (p.label[i] < 0)
+  if (!(st & CN_CANDIDATE))
     return;
   const int r = find_root (p.label, (int) i);
 
   p.label[i] = r;
-  if (p.strong[i])
-    p.dir[r] = 1;
+  if (st & CN_ROOT_STRONG)
+    atomicOr ((unsigned *) (p.state + (r & ~3)), CN_EDGE << 8 * (r & 3));
 }
 
-/* The component's samples: the maximum where its root is marked. */
+/* The component's samples: the maximum on a candidate whose root is an
+ * edge, 0 elsewhere. */
 __global__ void
 canny_write (const CannyParams p)
 {
   CN_PIXEL ();
-  const int r = p.label[i];
-  const unsigned v = r >= 0 && p.dir[r] ? p.mask : 0;
+  const unsigned v = (p.state[i] & CN_CANDIDATE) &&
+      (p.state[p.label[i]] & CN_EDGE) ? p.mask : 0;
 
   store_word (p.dst + y * p.dst_pitch, x * p.nc + p.comp, p.bytes,
       v << p.shift);
@@ -253,6 +350,7 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
   const dim3 grid ((unsigned) ((pl.width + CN_TX - 1) / CN_TX),
       (unsigned) ((pl.height + CN_TY - 1) / CN_TY));
   const int sx = pl.sub_x > 1 ? 2 : 1, sy = pl.sub_y > 1 ? 2 : 1;
+  bool smooth;
   CannyParams p;
   CannyTaps t;
   void *mem;
@@ -260,11 +358,23 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
 
   if (n == 0)
     return cudaSuccess;
-  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP || n > INT_MAX ||
+      grid.y > 65535)
     return cudaErrorInvalidValue;
-  /* m (8 bytes, first for its alignment), a, b, label (4 each), dir,
-   * strong (1 each): 22 bytes a pixel */
-  e = scratch_take (sc, 22 * n, stream, &mem);
+  memset (&t, 0, sizeof (t));
+  t.rx = f.x[sx - 1].radius;
+  t.ry = f.y[sy - 1].radius;
+  if (t.rx > CUCONV_MAX_CANNY_RADIUS || t.ry > CUCONV_MAX_CANNY_RADIUS)
+    return cudaErrorInvalidValue;
+  memcpy (t.x, f.canny_x[sx - 1], sizeof (int) * (2 * t.rx + 1));
+  memcpy (t.y, f.canny_y[sy - 1], sizeof (int) * (2 * t.ry + 1));
+  /* one tap of 2^SHIFT leaves the samples as they are */
+  smooth = t.rx > 0 || t.ry > 0;
+
+  /* label (4 bytes), with smoothing a and b (4 each), state (1, in whole
+   * words): 5 or 13 bytes a pixel */
+  e = scratch_take (sc, (smooth ? 12 : 4) * n + ((n + 3) & ~(size_t) 3),
+      stream, &mem);
   if (e != cudaSuccess)
     return e;
 
@@ -282,20 +392,10 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
   p.border = f.border;
   p.low = cuconv_canny_threshold (f.canny_low, depth);
   p.high = cuconv_canny_threshold (f.canny_high, depth);
-  p.m = (long long *) mem;
-  p.a = (int *) (p.m + n);
-  p.b = p.a + n;
-  p.label = p.b + n;
-  p.dir = (uint8_t *) (p.label + n);
-  p.strong = p.dir + n;
-
-  memset (&t, 0, sizeof (t));
-  t.rx = f.x[sx - 1].radius;
-  t.ry = f.y[sy - 1].radius;
-  if (t.rx > CUCONV_MAX_CANNY_RADIUS || t.ry > CUCONV_MAX_CANNY_RADIUS)
-    return cudaErrorInvalidValue;
-  memcpy (t.x, f.canny_x[sx - 1], sizeof (int) * (2 * t.rx + 1));
-  memcpy (t.y, f.canny_y[sy - 1], sizeof (int) * (2 * t.ry + 1));
+  p.label = (int *) mem;
+  p.a = smooth ? p.label + n : NULL;
+  p.b = smooth ? p.a + n : NULL;
+  p.state = (uint8_t *) (p.label + (smooth ? 3 : 1) * n);
 
   for (int c = 0; c < pl.n_comp; c++) {
     p.comp = c;
@@ -304,13 +404,13 @@ launch_canny (const CuconvPlane & pl, const CuconvFilter & f, Scratch & sc,
           (CuconvCompOp) pl.op[c], pl.fill);
       continue;
     }
-    canny_smooth_x <<< grid, threads, 0, stream >>> (p, t);
-    canny_smooth_y <<< grid, threads, 0, stream >>> (p, t);
-    canny_gradient <<< grid, threads, 0, stream >>> (p);
-    canny_candidates <<< grid, threads, 0, stream >>> (p);
-    canny_merge <<< grid, threads, 0, stream >>> (p);
-    canny_roots <<< grid, threads, 0, stream >>> (p);
-    canny_mark <<< grid, threads, 0, stream >>> (p);
+    if (smooth) {
+      canny_smooth_x <<< grid, threads, 0, stream >>> (p, t);
+      canny_smooth_y <<< grid, threads, 0, stream >>> (p, t);
+    }
+    canny_tile <<< grid, threads, 0, stream >>> (p);
+    canny_stitch <<< grid, CN_TX + CN_TY, 0, stream >>> (p);
+    canny_resolve <<< grid, threads, 0, stream >>> (p);
     canny_write <<< grid, threads, 0, stream >>> (p);
   }
   return cudaGetLastError ();
