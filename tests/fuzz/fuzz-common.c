@@ -24,6 +24,11 @@
  * in between, as a hostile upstream in CUDA memory would send them. */
 static GstCudaContext *cuda_context;
 static GstAllocator *cuda_allocator;   /* GStreamer's default CUDA one */
+/* Whether this input's frames are in CUDA memory: only in the formats the
+ * element takes there (its pad template's, by the running GStreamer; the
+ * others, which GStreamer 1.22's CUDA allocator would abort on, come in
+ * system memory, as any upstream would send them). */
+static gboolean in_cuda;
 
 /* CUDA memory of the context for a frame of info, in the allocator's
  * layout (which the memory's info holds). */
@@ -147,13 +152,14 @@ GstMemory *
 fuzz_memory_new (gsize size)
 {
 #ifdef HAVE_CUDA
-  if (cuda_context) {
+  if (in_cuda) {
     GstVideoInfo line;
     GstMemory *mem;
 
-    /* a row of size bytes, cut to size from the allocator's pitch */
-    gst_video_info_set_format (&line, GST_VIDEO_FORMAT_GRAY8, (guint) size,
-        1);
+    /* a row of at least size bytes (RGBA, which every CUDA allocator lays
+     * out), cut to size from the allocator's pitch */
+    gst_video_info_set_format (&line, GST_VIDEO_FORMAT_RGBA,
+        (guint) (size + 3) / 4, 1);
     mem = cuda_alloc (&line);
     gst_memory_resize (mem, 0, size);
     return mem;
@@ -187,7 +193,7 @@ fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
 #ifdef HAVE_CUDA
   /* a frame as a CUDA pool makes it: the allocator's pitched layout,
    * which its video meta describes */
-  if (cuda_context) {
+  if (in_cuda) {
     GstCudaMemory *cmem;
 
     mem = cuda_alloc (info);
@@ -360,9 +366,21 @@ fuzz_harness_new (FuzzInput * in, guint max_w, guint max_h, GstElement ** e,
   fuzz_video_info (in, info, max_w, max_h);
   caps = gst_video_info_to_caps (info);
 #ifdef HAVE_CUDA
-  if (cuda_context)
-    gst_caps_set_features (caps, 0,
+  in_cuda = FALSE;
+  if (cuda_context) {
+    GstCaps *cuda = gst_caps_copy (caps);
+    GstPad *sink = gst_element_get_static_pad (*e, "sink");
+    GstCaps *templ = gst_pad_get_pad_template_caps (sink);
+
+    gst_caps_set_features (cuda, 0,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+    in_cuda = gst_caps_can_intersect (cuda, templ);
+    if (in_cuda)
+      gst_caps_replace (&caps, cuda);
+    gst_caps_unref (cuda);
+    gst_caps_unref (templ);
+    gst_object_unref (sink);
+  }
 #endif
   gst_harness_set_caps (h, caps, gst_caps_ref (caps));
   return h;
