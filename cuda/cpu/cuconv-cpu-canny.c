@@ -169,14 +169,6 @@ band_layout (Scratch * sc, int w, int rows, uint8_t * base)
   return at;
 }
 
-/* The rows of count that band takes. */
-static void
-band_rows (int band, int n_bands, int count, int *from, int *to)
-{
-  *from = (int) ((long long) count * band / n_bands);
-  *to = (int) ((long long) count * (band + 1) / n_bands);
-}
-
 /* The smoothing's radius across the rows of p. */
 static int
 vertical_radius (const CuconvPlane * p, const CuconvFilter * f)
@@ -865,7 +857,7 @@ stage_global (const Unit * u, int n_bands)
   for (int b = 0; b < n_bands; b++) {
     int y0, y1;
 
-    band_rows (b, n_bands, u->h, &y0, &y1);
+    cpu_band_rows (b, n_bands, u->h, &y0, &y1);
     if (y1 <= y0)
       continue;
     push_edges (u->edge + (size_t) (y0 + 1) * u->pw + 1, u->w,
@@ -949,7 +941,7 @@ cpu_canny_frame_band (Band * shared, Band * b, int band, int n_bands,
     if (stages < N_STAGES && stage >= STAGE_VERTICAL)
       stage++;
     unit_init (&u, p, f, pass / stages, shared);
-    band_rows (band, n_bands, u.h, &y0, &y1);
+    cpu_band_rows (band, n_bands, u.h, &y0, &y1);
     band_layout (&sc, u.w, y1 - y0, (uint8_t *) b->mem);
     if (p->op[u.c] != CUCONV_COMP_FILTER && stage != STAGE_WRITE)
       return 0;

@@ -727,12 +727,11 @@ rec_planes (CuconvCpu * cpu, const CuconvPlane * planes, int i, float **xp,
   *yp = *xp + (size_t) planes[i].width * planes[i].n_comp * planes[i].height;
 }
 
-/* The share of count that band takes. */
-static void
-band_range (const CuconvCpu * cpu, int band, int count, int *from, int *to)
+void
+cpu_band_rows (int band, int n_bands, int count, int *from, int *to)
 {
-  *from = (int) ((long long) count * band / cpu->n_bands);
-  *to = (int) ((long long) count * (band + 1) / cpu->n_bands);
+  *from = (int) ((long long) count * band / n_bands);
+  *to = (int) ((long long) count * (band + 1) / n_bands);
 }
 
 int
@@ -757,7 +756,7 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
         || f->combine == CUCONV_COMBINE_NLMEANS) {
       /* the definition itself, on the band's rows, bit-exact with the
        * reference */
-      band_range (cpu, band, p->height, &from, &to);
+      cpu_band_rows (band, cpu->n_bands, p->height, &from, &to);
       if ((f->combine == CUCONV_COMBINE_BILATERAL ?
               cuconv_bilateral_rows (p, f, from, to) :
               cuconv_nlmeans_rows (p, f, from, to)) < 0)
@@ -769,10 +768,11 @@ cuconv_cpu_frame_band (CuconvCpu * cpu, const CuconvPlane * planes,
       float *xp, *yp;
 
       rec_planes (cpu, planes, i, &xp, &yp);
-      band_range (cpu, band, pass == 0 ? pl.n : p->height, &from, &to);
+      cpu_band_rows (band, cpu->n_bands, pass == 0 ? pl.n : p->height,
+          &from, &to);
       ret = cpu_rec_band (&pl, xp, yp, pass, from, to, b);
     } else {
-      band_range (cpu, band, p->height, &from, &to);
+      cpu_band_rows (band, cpu->n_bands, p->height, &from, &to);
       if (to <= from)
         continue;
       ret = f->n_terms == 0 ? band_matrix (&pl, b, from, to) : is_box (f) ?

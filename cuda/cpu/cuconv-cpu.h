@@ -52,6 +52,10 @@ typedef struct
  * without memory (b unchanged). */
 int cpu_band_memory (Band * b, size_t floats);
 
+/* The share [*from, *to) of count (rows, or columns) that band takes of
+ * n_bands. */
+void cpu_band_rows (int band, int n_bands, int count, int *from, int *to);
+
 /* n samples of a row (bytes, or 16-bit words when wide, each value the
  * depth bits above shift) as floats. */
 void cpu_row_to_float (const uint8_t * src, int wide, int shift,
