@@ -1472,8 +1472,8 @@ static const struct
  * case; sigmas from below 0.1 to the untruncated gaussian (not on the
  * many small rectangles, where the reference would filter the frame
  * hundreds of times). */
-static const double relative_sigmas[] = { 0.05, 2.0, 3.3, 7.5, 25.0 };
-static const double relative_blocks[] = { 1, 3, 8, 8, 33 };
+static const double relative_sigmas[] = { 0.05, 2.0, 3.3, 7.5, 25.0, 40.0 };
+static const double relative_blocks[] = { 1, 3, 8, 8, 33, 5 };
 
 static void
 relative_gaussian (CuconvFilter * f, double sigma, const CuconvBox * box,
@@ -1758,7 +1758,7 @@ regions_format (CuconvDeviceFrames * rf, int fi, int w, int h, int big,
             continue;
           for (j = 0; relative && j < n; j++)
             strength[j] = (mosaic ? relative_blocks :
-                relative_sigmas)[j % (n > 16 ? 4 : 5)];
+                relative_sigmas)[j % (n > 16 ? 4 : 6)];
           /* the definition: the reference with the input put back */
           for (j = 0; j < fmt->n_planes; j++) {
             const KeyPlane *kk = &kp[keys[j]];

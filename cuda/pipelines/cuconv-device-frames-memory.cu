@@ -96,6 +96,7 @@ cuconv_device_frames_free (CuconvDeviceFrames * rf)
   gpu_use_destroy (rf->use);
   cudaGetLastError ();
   free (rf->clipped);
+  free (rf->relative);
   free (rf);
 }
 

@@ -32,11 +32,6 @@
 
 namespace cuconv {
 
-/* Scratch rows start at multiples of this (the tuned kernels' interior
- * tiles want 16), and every scratch plane at a multiple of 256 bytes. */
-constexpr size_t SCRATCH_PITCH_ALIGN = 128;
-constexpr size_t SCRATCH_PLANE_ALIGN = 256;
-
 /* A length cut into n tiles of at most max: the first `extra` one longer
  * than the others, so that no tile is a sliver.  One tile, the common
  * case of many small rectangles, without a division. */
@@ -535,108 +530,6 @@ filter_soft (CuconvDeviceFrames * rf, const CuconvPlane * planes,
       e);
 }
 
-/* Region-relative filters (cuconv_regions_relative): the source into
- * dst; then each region, in the order of their strengths, filtered from
- * a crop of the planes around it (cuconv_regions_relative_crops) into the
- * scratch and written into dst inside its rectangle where it applies
- * (launch_write_region), one after the other on the stream.  The scratch
- * holds a whole frame, the largest crop there can be, and the soft
- * regions' weights. */
-static int
-filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
-    int n_planes, const CuconvRegions & reg, cudaStream_t stream,
-    CuconvStatus * st)
-{
-  const int soft = cuconv_regions_soft (&reg);
-  size_t crop_at[CUCONV_MAX_PLANES], weight_at[CUCONV_MAX_PLANES];
-  size_t bytes = 0;
-  CuconvFilter *f = (CuconvFilter *) malloc (sizeof (CuconvFilter));
-  int *order = (int *) malloc (sizeof (int) * reg.n_rects);
-  RegionParams rp;
-  int ret = 0;
-  cudaError_t e;
-
-  if (!f || !order || cuconv_regions_relative_order (&reg, order) != 0) {
-    free (f);
-    free (order);
-    return fail (st, "out of host memory for the regions",
-        cudaErrorMemoryAllocation);
-  }
-  for (int i = 0; i < n_planes; i++) {
-    crop_at[i] = bytes;
-    bytes += align_up (align_up ((size_t) planes[i].width *
-            pixel_bytes (planes[i]), SCRATCH_PITCH_ALIGN) *
-        planes[i].height, SCRATCH_PLANE_ALIGN);
-  }
-  for (int i = 0; i < n_planes && soft; i++) {
-    weight_at[i] = bytes;
-    bytes += align_up (sizeof (float) * planes[i].width * planes[i].height,
-        SCRATCH_PLANE_ALIGN);
-  }
-  e = gpu_use_follow (rf->use, stream);
-  if (e == cudaSuccess)
-    e = device_grow (rf, rf->scratch, bytes);
-  if (e == cudaSuccess)
-    e = launch_copy_planes (planes, n_planes, stream);
-  if (e == cudaSuccess && soft)
-    e = cudaMemsetAsync (rf->scratch.ptr + weight_at[0], 0,
-        bytes - weight_at[0], stream);
-
-  memset (&rp, 0, sizeof (rp));
-  rp.n = n_planes;
-  rp.shape = reg.shape;
-  rp.feather = reg.feather;
-  rp.soft = soft;
-  for (int k = 0; k < reg.n_rects && e == cudaSuccess && ret == 0; k++) {
-    const int r = order[k];
-    CuconvPlane crop[CUCONV_MAX_PLANES];
-    CuconvRect pr[CUCONV_MAX_PLANES], cr[CUCONV_MAX_PLANES];
-    int rows = 0;
-
-    cuconv_regions_relative_make (&reg, order, k, f);
-    if (!cuconv_regions_relative_crops (&reg.rects[r], planes, n_planes, f,
-            0, pr, cr))
-      continue;
-    rp.box = reg.boxes ? reg.boxes[r] : CuconvBox { 0, 0, 0, 0 };
-    for (int i = 0; i < n_planes; i++) {
-      const CuconvPlane & pl = planes[i];
-      const int bytes_per = cuconv_plane_sample_bytes (&pl);
-      const int depth = pl.depth > 8 ? pl.depth : 8;
-      const CuconvRect & c = cr[i];
-
-      crop[i] = pl;
-      crop[i].src = pl.src + (size_t) c.y * pl.src_stride +
-          (size_t) c.x * pixel_bytes (pl);
-      crop[i].dst = rf->scratch.ptr + crop_at[i];
-      crop[i].dst_stride = (ptrdiff_t) align_up ((size_t) c.w *
-          pixel_bytes (pl), SCRATCH_PITCH_ALIGN);
-      crop[i].width = c.w;
-      crop[i].height = c.h;
-      rp.plane[i] = { pl.src, pl.dst, crop[i].dst, (size_t) pl.src_stride,
-        (size_t) pl.dst_stride, (size_t) crop[i].dst_stride,
-        soft ? (float *) (rf->scratch.ptr + weight_at[i]) : nullptr,
-        pl.width, pr[i].x, pr[i].y, pr[i].w, pr[i].h, c.x, c.y, pl.n_comp,
-        bytes_per, bytes_per == 1 ? 0 : pl.shift, pl.sub_x > 1 ? pl.sub_x : 1,
-        pl.sub_y > 1 ? pl.sub_y : 1, (1u << depth) - 1 };
-      rp.first_row[i] = rows;
-      rows += pr[i].h;
-    }
-    rp.first_row[n_planes] = rows;
-    ret = filter_frame (crop, n_planes, f, CUCONV_PATH_AUTO, rf->wide,
-        stream, st);
-    if (ret == 0)
-      e = launch_write_region (rp, stream);
-  }
-  if (e == cudaSuccess && ret == 0)
-    e = work_end (rf, stream);
-  free (f);
-  free (order);
-  if (ret != 0)
-    return ret;
-  return e == cudaSuccess ? 0 : fail (st, "the GPU failed to filter regions",
-      e);
-}
-
 }                               /* namespace cuconv */
 
 using namespace cuconv;
@@ -660,8 +553,12 @@ cuconv_device_frames_filter (CuconvDeviceFrames * rf,
     reg.n_rects = 0;
   if (cuconv_regions_relative (&reg))
     return filter_relative (rf, planes, n_planes, reg, s, st);
-  if (cuconv_regions_soft (&reg) && reg.n_rects > 0)
-    return filter_soft (rf, planes, n_planes, *f, reg, s, st);
+  if (cuconv_regions_soft (&reg) && reg.n_rects > 0) {
+    const int ret = filter_soft_batched (rf, planes, n_planes, reg, *f, s, st);
+
+    return ret != RELATIVE_NOT_TAKEN ? ret : filter_soft (rf, planes,
+        n_planes, *f, reg, s, st);
+  }
   if (reg.mode == CUCONV_REGION_OUTSIDE)
     return filter_outside (rf, planes, n_planes, *f, reg, s, st);
   return filter_inside (rf, planes, n_planes, *f, reg, s, st);

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 
 #include <cuda_runtime.h>
 
@@ -24,6 +25,11 @@ align_up (size_t v, size_t a)
 {
   return (v + a - 1) / a * a;
 }
+
+/* Scratch rows start at multiples of this (the tuned kernels' interior
+ * tiles want 16), and every scratch plane at a multiple of 256 bytes. */
+constexpr size_t SCRATCH_PITCH_ALIGN = 128;
+constexpr size_t SCRATCH_PLANE_ALIGN = 256;
 
 /* Bytes of one pixel of pl. */
 static inline int
@@ -47,10 +53,10 @@ jobs_number_blocks (Job * jobs, int n, int rows)
   return blocks;
 }
 
-/* The job block b falls in: the last whose first block is at most b
- * (thread 0 looks it up, the block shares it). */
-template < typename Job > __device__ int
-block_job (const Job * jobs, int n, int b)
+/* The job block b falls in: the last of n whose first block, first (i),
+ * is at most b (thread 0 looks it up, the block shares it). */
+template < typename First > __device__ int
+block_find (int n, int b, First first)
 {
   __shared__ int found;
 
@@ -59,7 +65,7 @@ block_job (const Job * jobs, int n, int b)
 
     while (lo < hi) {
       const int mid = (lo + hi + 1) / 2;
-      if (jobs[mid].first_block <= b)
+      if (first (mid) <= b)
         lo = mid;
       else
         hi = mid - 1;
@@ -68,6 +74,13 @@ block_job (const Job * jobs, int n, int b)
   }
   __syncthreads ();
   return found;
+}
+
+template < typename Job > __device__ int
+block_job (const Job * jobs, int n, int b)
+{
+  return block_find (n, b,[jobs] (int i) {
+        return jobs[i].first_block;});
 }
 
 /* The plane of `row` among n planes whose rows are numbered one after
@@ -337,6 +350,65 @@ size_t direct_smem (DirectParams & p, const CuconvFilter & f, const bool *on,
 cudaError_t launch_direct (const DirectParams & p, int nt, int blocks,
     size_t smem, cudaStream_t stream);
 
+/* Region-relative filters, batched (cuconv-region-relative.cu) ---------- */
+
+struct RelativeWork;
+
+/* The widest reach of a job's taps, and the outputs of a row a block of
+ * the horizontal pass sums. */
+constexpr int RELATIVE_MAX_REACH = 256;
+constexpr int RELATIVE_TW = 128;
+/* RelativeJob.hbuf of a job without a filtered component */
+constexpr size_t RELATIVE_NO_ROWS = SIZE_MAX;
+
+/* One plane of one region: its rectangle on the plane, [x, x + w) x
+ * [y, y + h), and its filter's taps there (t4x horizontal then t4y
+ * vertical ones, each centred in its reach and 0-padded to a multiple of
+ * 4).  Its horizontal pass: `rows` rows (row v is the plane's row y - ry
+ * + v) of `pitch` floats for each filtered component, one after the
+ * other from hbuf. */
+struct RelativeJob
+{
+  int plane, region;            /* region: its place in the order */
+  int x, y, w, h;
+  int rx, ry, t4x, t4y;
+  int taps;
+  int rows, pitch;
+  size_t hbuf;
+};
+
+struct RelativeParams
+{
+  DirectPlane plane[CUCONV_MAX_PLANES];  /* as direct_plane_init () */
+  int sx[CUCONV_MAX_PLANES], sy[CUCONV_MAX_PLANES];
+  int n_planes, n_jobs;
+  const RelativeJob *jobs;
+  const int *h_first, *v_first; /* each job's first block in each launch */
+  const float *taps;
+  float *hbuf;
+  /* region k (its place in the order): its rectangle on plane i,
+   * rects[k * n_planes + i] (w 0: none), its box, and the regions whose
+   * rectangles meet it on a plane, rivals[rivals_first[k]] to
+   * rivals[rivals_first[k + 1] - 1] */
+  const CuconvRect *rects;
+  const CuconvBox *boxes;
+  const int *rivals_first, *rivals;
+  int border;
+  int soft;
+  int shape;                    /* CuconvShape */
+  double feather;
+};
+
+/* Numbers the blocks of jobs [0, n) of both launches into h_first[0..n]
+ * and v_first[0..n] (the totals last). */
+void relative_number_blocks (const RelativeJob * jobs, int n, int *h_first,
+    int *v_first);
+
+/* The two launches: every job's horizontal pass, then its vertical pass
+ * and the write where its region applies. */
+cudaError_t launch_relative (const RelativeParams & p, int h_blocks,
+    int v_blocks, cudaStream_t stream);
+
 }                               /* namespace cuconv */
 
 /* The memory (cuconv-device-frames-memory.cu) --------------------------- */
@@ -363,6 +435,7 @@ struct _CuconvDeviceFrames
   CuconvRect *clipped;          /* the rectangles on each plane */
   size_t clipped_cap;
   cuconv::Scratch wide;         /* the wide paths' intermediates */
+  cuconv::RelativeWork *relative;       /* the batched relative filters' */
 };
 
 namespace cuconv {
@@ -384,6 +457,23 @@ cudaError_t work_upload (CuconvDeviceFrames * rf, size_t bytes,
 
 /* The end of a frame that used rf's device buffers. */
 cudaError_t work_end (CuconvDeviceFrames * rf, cudaStream_t stream);
+
+/* Region-relative filters (cuconv-device-frames-relative.cu): the source
+ * into dst, then each region filtered by its own filter where it
+ * applies. */
+int filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
+    int n_planes, const CuconvRegions & reg, cudaStream_t stream,
+    CuconvStatus * st);
+
+/* Soft regions inside which f applies, in the same two launches as
+ * region-relative filters whose regions all have f (the largest weight
+ * at a sample is the one blended with, as filter_soft's): 0, an error
+ * (a cudaError_t), or RELATIVE_NOT_TAKEN when those launches do not take
+ * them (nothing enqueued). */
+constexpr int RELATIVE_NOT_TAKEN = -1;
+int filter_soft_batched (CuconvDeviceFrames * rf, const CuconvPlane * planes,
+    int n_planes, const CuconvRegions & reg, const CuconvFilter & f,
+    cudaStream_t stream, CuconvStatus * st);
 
 }                               /* namespace cuconv */
 
