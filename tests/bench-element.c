@@ -6,7 +6,8 @@
  * appsrc pushes a few pre-filled buffers again and again; frames/s is
  * counted at the sink after a warm-up.  Three kinds of upstream memory:
  * buffers from the pool cudaconvolve proposes in the ALLOCATION query
- * (pinned host memory from its allocator on the CUDA backend), plain
+ * (pinned host memory from its allocator on the CUDA backend; again with
+ * region=roi and 8 fixed rectangles), plain
  * pageable g_malloc memory, and GStreamer CUDA memory (caps
  * video/x-raw(memory:CUDAMemory), buffers from the GstCudaBufferPool the
  * element proposes): frames already on the GPU, as after nvh264dec, with
@@ -271,6 +272,25 @@ seeded_rects (CuconvRect * r, gint n, gint lo, gint hi, gint w, gint h)
     r[i].y = g_rand_int_range (rand, 0, h - r[i].h + 1);
   }
   g_rand_free (rand);
+}
+
+/* filter's properties with region=roi and n seeded rectangles of lo to
+ * hi luma pixels on a w x h frame as its regions (free with g_free) */
+static gchar *
+regions_props (const gchar * props, gint n, gint lo, gint hi, gint w, gint h)
+{
+  CuconvRect *r = g_new (CuconvRect, n);
+  GString *str = g_string_new (props);
+  gint i;
+
+  seeded_rects (r, n, lo, hi, w, h);
+  g_string_append (str, " region=roi regions=\"<");
+  for (i = 0; i < n; i++)
+    g_string_append_printf (str, "%s<%d,%d,%d,%d>", i ? "," : "", r[i].x,
+        r[i].y, r[i].w, r[i].h);
+  g_string_append (str, ">\"");
+  g_free (r);
+  return g_string_free (str, FALSE);
 }
 
 /* One call of the engine as the element makes it. */
@@ -811,13 +831,20 @@ main (int argc, char **argv)
     gdouble b = (gdouble) w * h * 3 / 2;
     gint n_frames = n_frames_arg > 0 ? n_frames_arg : (z == 0 ? 600 : 240);
 
-    for (v = 0; v < 2; v++) {
-      gboolean use_pool = v == 0;
+    /* the proposed pool, pageable memory, the proposed pool with 8
+     * regions of 64 to 256 pixels */
+    for (v = 0; v < 3; v++) {
+      gboolean use_pool = v != 1;
+      gchar *props = v == 2 ? regions_props (radius2.props, 8, 64, 256, w,
+          h) : NULL;
+      Filter with_regions = radius2;
       gdouble limit;
       Result res;
 
-      run_pipeline (GST_VIDEO_FORMAT_I420, w, h, &radius2,
-          use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, NULL, &res);
+      with_regions.props = props;
+      run_pipeline (GST_VIDEO_FORMAT_I420, w, h, v == 2 ? &with_regions :
+          &radius2, use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, NULL, &res);
+      g_free (props);
       /* the ceiling of the memory the buffers are really in: a proposed
        * pool that is not pinned is held to the pageable one */
       if (res.ran ? res.pinned : use_pool)
@@ -830,8 +857,9 @@ main (int argc, char **argv)
             w, h, res.note, limit);
       else
         g_print ("| %dx%d | %s: %s | %.1f | %.0f | %.0f | %.0f%% |\n", w, h,
-            use_pool ? "proposed pool" : "pageable", res.note, res.fps,
-            1e6 / res.fps, limit, 100.0 * res.fps / limit);
+            v == 2 ? "proposed pool, region=roi (8 regions of 64 to 256 "
+            "pixels)" : use_pool ? "proposed pool" : "pageable", res.note,
+            res.fps, 1e6 / res.fps, limit, 100.0 * res.fps / limit);
     }
   }
 

@@ -48,9 +48,9 @@
  * and 1920x1080, once through the strips, and steps along lines of 4099
  * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
- *   test-gpu [--quick | --race] [--regions | --wide | --untruncated]
- *            [--stream | --mma | --tiled] [--seed=N] [--threads=N]
- *            [--verbose]
+ *   test-gpu [--quick | --race] [--matrix | --regions | --wide |
+ *            --untruncated] [--stream | --mma | --tiled] [--seed=N]
+ *            [--threads=N] [--verbose]
  *
  * --stream and --mma force the streaming kernel (cuconv-stream.cu) or the
  * tensor-core blur (cuconv-mma.cu) wherever it takes a plane, whatever
@@ -351,6 +351,7 @@ typedef struct
   int regions_only;             /* --regions */
   int wide_only;                /* --wide */
   int untruncated_only;         /* --untruncated */
+  int matrix_only;              /* --matrix */
   const char *kernel_only;      /* --kernel=NICK: the matrix's settings of
                                  * that kernel only */
   int verbose;
@@ -2055,12 +2056,14 @@ run_wide (cudaStream_t stream)
 static void
 usage (const char *argv0)
 {
-  printf ("usage: %s [--quick | --race] [--regions | --wide | --untruncated] "
+  printf ("usage: %s [--quick | --race] [--matrix | --regions | --wide | "
+      "--untruncated] "
       "[--stream | --mma | --tiled] [--kernel=NICK] [--seed=N] [--threads=N] "
       "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
       "  --race       a handful of cases for compute-sanitizer racecheck\n"
+      "  --matrix     the general matrix only (and the contexts check)\n"
       "  --regions    the regions matrix only (with --quick or --race: its "
       "small runs)\n"
       "  --wide       the wide filters only (with --quick, --race: their "
@@ -2096,6 +2099,8 @@ parse_args (int argc, char **argv)
       opt.wide_only = 1;
     else if (strcmp (argv[i], "--untruncated") == 0)
       opt.untruncated_only = 1;
+    else if (strcmp (argv[i], "--matrix") == 0)
+      opt.matrix_only = 1;
     else if (strcmp (argv[i], "--stream") == 0)
       base_path = run_path = CUCONV_PATH_STREAM;
     else if (strcmp (argv[i], "--mma") == 0)
@@ -2628,7 +2633,7 @@ main (int argc, char **argv)
       break;
     }
   }
-  if (!aborted && !opt.wide_only && !opt.untruncated_only
+  if (!aborted && !opt.wide_only && !opt.untruncated_only && !opt.matrix_only
       && (!opt.race || opt.regions_only)) {
     const int r = run_regions (stream);
 
@@ -2636,13 +2641,13 @@ main (int argc, char **argv)
     failed |= r != 0;
   }
   if (!aborted && !opt.regions_only && !opt.untruncated_only
-      && (!opt.race || opt.wide_only)) {
+      && !opt.matrix_only && (!opt.race || opt.wide_only)) {
     const int r = run_wide (stream);
 
     aborted |= r < 0;
     failed |= r != 0;
   }
-  if (!aborted && !opt.regions_only && !opt.wide_only) {
+  if (!aborted && !opt.regions_only && !opt.wide_only && !opt.matrix_only) {
     const int r = run_untruncated (stats, stream);
 
     aborted |= r < 0;

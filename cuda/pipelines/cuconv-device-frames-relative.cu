@@ -28,34 +28,39 @@ constexpr int RELATIVE_MAX_REGIONS = 64;
  * weighs at most a quarter of a step of a sample of depth bits, in
  * double: g[k] = exp (-k^2 / (2 sigma^2)) / sum over every integer j of
  * exp (-j^2 / (2 sigma^2)), k = -reach..reach, into out (2 * reach + 1
- * floats).  Returns the reach, or -1 past RELATIVE_MAX_REACH. */
+ * floats).  exp (-k^2 / (2 sigma^2)) is the previous one times q^(2k-1),
+ * q = exp (-1 / (2 sigma^2)): one exp, not one a tap (a region's filter
+ * is made on the host every frame).  Returns the reach, or -1 past
+ * RELATIVE_MAX_REACH. */
 static int
 untruncated_taps (double sigma, int depth, float *out)
 {
   const int far = (int) ceil (12.0 * sigma) + 1;
   const double quarter = 0.25 / ((1 << depth) - 1);
-  double g[RELATIVE_MAX_REACH + 1], sum = 1.0, tail = 0.0;
-  int reach;
+  const double q = exp (-1.0 / (2.0 * sigma * sigma));
+  double g[RELATIVE_MAX_REACH + 1], sum = 1.0, inside = 1.0, gk = 1.0, r = q;
+  int reach = 0;
 
   if (!(sigma > 0.0) || far > 64 * RELATIVE_MAX_REACH)
     return -1;
-  for (int k = 1; k <= far; k++)
-    sum += 2.0 * exp (-(double) k * k / (2.0 * sigma * sigma));
-  /* the smallest reach whose two tails weigh at most a quarter step */
-  for (reach = far; reach > 0; reach--) {
-    const double next = tail + 2.0 * exp (-(double) reach * reach /
-        (2.0 * sigma * sigma)) / sum;
-
-    if (next > quarter)
-      break;
-    tail = next;
+  for (int k = 1; k <= far; k++, r *= q * q) {
+    gk *= r;
+    sum += 2.0 * gk;
   }
-  if (reach > RELATIVE_MAX_REACH)
-    return -1;
-  for (int k = 0; k <= reach; k++)
-    g[k] = exp (-(double) k * k / (2.0 * sigma * sigma)) / sum;
+  /* the smallest reach whose two tails weigh at most a quarter step (the
+   * same products, so at far nothing is left outside) */
+  g[0] = gk = 1.0;
+  r = q;
+  while ((sum - inside) / sum > quarter) {
+    if (++reach > RELATIVE_MAX_REACH)
+      return -1;
+    gk *= r;
+    r *= q * q;
+    g[reach] = gk;
+    inside += 2.0 * gk;
+  }
   for (int k = -reach; k <= reach; k++)
-    out[k + reach] = (float) g[k < 0 ? -k : k];
+    out[k + reach] = (float) (g[k < 0 ? -k : k] / sum);
   return reach;
 }
 
@@ -120,7 +125,9 @@ relative_region_jobs (RelativeWork & w, const CuconvPlane * planes,
     float *taps = w.taps + w.n_taps;
 
     w.rects[k * n_planes + i] = pr[i];
-    if (written_components (pl) == 0)
+    /* a plane of copies is written only where soft regions blend it:
+     * there its words come back without the bits below the sample */
+    if (written_components (pl) == 0 && !cuconv_regions_soft (&reg))
       continue;
     memset (&job, 0, sizeof (job));
     job.plane = i;
@@ -131,17 +138,24 @@ relative_region_jobs (RelativeWork & w, const CuconvPlane * planes,
     job.h = pr[i].h;
     job.hbuf = RELATIVE_NO_ROWS;
     if (has_filtered (pl)) {
+      const CuconvTaps *tx = cuconv_filter_taps_x (f, &pl);
+      const CuconvTaps *ty = cuconv_filter_taps_y (f, &pl);
       float kx[2 * RELATIVE_MAX_REACH + 1], ky[2 * RELATIVE_MAX_REACH + 1];
+      /* a round untruncated gaussian: its vertical taps are its
+       * horizontal ones */
+      const bool round = tx->untruncated && ty->untruncated &&
+          tx->sigma == ty->sigma;
 
-      job.rx = relative_taps (*cuconv_filter_taps_x (f, &pl), depth, kx);
-      job.ry = relative_taps (*cuconv_filter_taps_y (f, &pl), depth, ky);
+      job.rx = relative_taps (*tx, depth, kx);
+      job.ry = round ? job.rx : relative_taps (*ty, depth, ky);
       if (job.rx < 0 || job.ry < 0)
         return false;
       job.t4x = quad_up (2 * job.rx + 1);
       job.t4y = quad_up (2 * job.ry + 1);
       memset (taps, 0, sizeof (float) * (job.t4x + job.t4y));
       memcpy (taps, kx, sizeof (float) * (2 * job.rx + 1));
-      memcpy (taps + job.t4x, ky, sizeof (float) * (2 * job.ry + 1));
+      memcpy (taps + job.t4x, round ? kx : ky,
+          sizeof (float) * (2 * job.ry + 1));
       job.taps = w.n_taps;
       w.n_taps += job.t4x + job.t4y;
       job.rows = quad_up (job.h) + job.t4y;
