@@ -172,7 +172,8 @@ gst_cuda_video_filter_filter_device (GstCudaVideoFilter * self,
   if (!gst_cuda_video_filter_gpu_map_frame (&in_frame, &vfilter->in_info,
           inbuf, GST_MAP_READ)) {
     gst_cuda_video_filter_counts_dropped (&priv->counts, GST_ELEMENT (self),
-        &vfilter->in_info, FALSE, "it cannot be mapped in CUDA memory");
+        &vfilter->in_info, FALSE, "it cannot be mapped in CUDA memory, or "
+        "a plane of it is not within one CUDA memory");
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   }
   if (!gst_cuda_video_filter_gpu_map_frame (&out_frame, &vfilter->out_info,

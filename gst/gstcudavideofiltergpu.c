@@ -752,6 +752,21 @@ gboolean
 gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags)
 {
-  return gst_video_frame_map (frame, (GstVideoInfo *) info, buffer,
-      flags | GST_MAP_CUDA);
+  guint i, n;
+
+  if (!gst_video_frame_map (frame, (GstVideoInfo *) info, buffer,
+          flags | GST_MAP_CUDA))
+    return FALSE;
+  /* GStreamer maps a plane that spans several memories (or a buffer
+   * without a video meta held in several) as a merged copy in system
+   * memory, whatever the flags: only what lies in one CUDA memory is on
+   * the device */
+  n = frame->meta ? GST_VIDEO_FRAME_N_PLANES (frame) : 1;
+  for (i = 0; i < n; i++) {
+    if (!gst_is_cuda_memory (frame->map[i].memory)) {
+      gst_video_frame_unmap (frame);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }

@@ -135,7 +135,8 @@ gpointer gst_cuda_video_filter_gpu_frame_stream (GstCudaVideoFilterGpu * gpu,
 gboolean gst_cuda_video_filter_gpu_hand_over (GstCudaVideoFilterGpu * gpu,
     GstBuffer * inbuf, gpointer stream, GError ** error);
 
-/* gst_video_frame_map () with the planes in device memory. */
+/* gst_video_frame_map () with the planes in device memory; FALSE too
+ * where a plane is not within one CUDA memory. */
 gboolean gst_cuda_video_filter_gpu_map_frame (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buffer, GstMapFlags flags);
 

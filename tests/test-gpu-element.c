@@ -1138,6 +1138,71 @@ GST_START_TEST (test_flight_idle)
 
 GST_END_TEST;
 
+/* A frame in CUDA memory whose luma plane lies across two memories, as no
+ * CUDA pool makes one but upstream may: GStreamer maps such a plane as a
+ * merged copy in system memory, which the GPU cannot read.  The element
+ * drops the frame as invalid, and filters the next whole one as ever. */
+GST_START_TEST (test_cuda_memory_split_plane)
+{
+  GRand *rand = g_rand_new_with_seed (SEED + 27);
+  GstBuffer *a, *b, *split, *next;
+  GstMemory *head, *tail;
+  GstVideoMeta *vm;
+  GstStructure *stats = NULL;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint64 invalid = 0;
+  gsize size, cut;
+  Flight f;
+
+  flight_start (&f, FLIGHT_CUDA, TRUE);
+  a = flight_buffer (f.pool, FLIGHT_CUDA, rand, 0);
+  b = flight_buffer (f.pool, FLIGHT_CUDA, rand, 1);
+  vm = gst_buffer_get_video_meta (a);
+  fail_unless (vm != NULL && gst_buffer_n_memory (a) == 1);
+  memcpy (offset, vm->offset, sizeof (offset));
+  memcpy (stride, vm->stride, sizeof (stride));
+  size = gst_buffer_get_size (a);
+  /* a's bytes up to the luma plane's second row, then b's */
+  cut = offset[0] + stride[0] + 1;
+  head = gst_buffer_get_memory (a, 0);
+  tail = gst_buffer_get_memory (b, 0);
+  gst_buffer_remove_all_memory (a);
+  gst_buffer_remove_all_memory (b);
+  gst_memory_resize (head, 0, cut);
+  gst_memory_resize (tail, cut, size - cut);
+  split = gst_buffer_new ();
+  gst_buffer_append_memory (split, head);
+  gst_buffer_append_memory (split, tail);
+  gst_buffer_add_video_meta_full (split, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&f.info), GST_VIDEO_INFO_WIDTH (&f.info),
+      GST_VIDEO_INFO_HEIGHT (&f.info), GST_VIDEO_INFO_N_PLANES (&f.info),
+      offset, stride);
+  GST_BUFFER_PTS (split) = 0;
+  GST_BUFFER_DURATION (split) = FRAME_DURATION;
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+
+  push_ok (f.h, split);
+  gst_buffer_unref (split);
+  fail_unless_equals_int (gst_harness_buffers_received (f.h), 0);
+  g_object_get (f.e, "stats", &stats, NULL);
+  fail_unless (gst_structure_get_uint64 (stats, "dropped-invalid", &invalid));
+  gst_structure_free (stats);
+  fail_unless_equals_uint64 (invalid, 1);
+
+  next = flight_buffer (f.pool, FLIGHT_CUDA, rand, 2);
+  push_ok (f.h, next);
+  pull_and_check (f.h, &f.info, next, 2 * FRAME_DURATION, &f.s, FLIGHT_CUDA,
+      f.what);
+  gst_buffer_unref (next);
+  check_counts (f.e, 2, 1);
+  flight_stop (&f);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 #if GST_CHECK_VERSION (1, 24, 0)
 /* Upstream not live, frames in CUDA memory: each goes out as soon as its
  * work is enqueued, none held, its memory flagged for readers to wait on
@@ -1674,6 +1739,7 @@ cudaconvolve_gpu_suite (void)
   tcase_add_test (tc, test_flight_idle);
   tcase_add_test (tc, test_temporal_cuda);
   tcase_add_test (tc, test_temporal_regions_and_switch_cuda);
+  tcase_add_test (tc, test_cuda_memory_split_plane);
 #if GST_CHECK_VERSION (1, 24, 0)
   tcase_add_test (tc, test_cuda_memory_at_once);
   tcase_add_test (tc, test_waits_for_writer_stream);
