@@ -148,26 +148,6 @@ fuzz_video_info (FuzzInput * in, GstVideoInfo * info, guint max_w,
   GST_VIDEO_INFO_FPS_D (info) = 1;
 }
 
-GstMemory *
-fuzz_memory_new (gsize size)
-{
-#ifdef HAVE_CUDA
-  if (in_cuda) {
-    GstVideoInfo line;
-    GstMemory *mem;
-
-    /* a row of at least size bytes (RGBA, which every CUDA allocator lays
-     * out), cut to size from the allocator's pitch */
-    gst_video_info_set_format (&line, GST_VIDEO_FORMAT_RGBA,
-        (guint) (size + 3) / 4, 1);
-    mem = cuda_alloc (&line);
-    gst_memory_resize (mem, 0, size);
-    return mem;
-  }
-#endif
-  return gst_allocator_alloc (NULL, size, NULL);
-}
-
 /* Copies bytes from the input into mem, zeros once it is used up. */
 static void
 fuzz_fill (FuzzInput * in, GstMemory * mem)
@@ -175,13 +155,40 @@ fuzz_fill (FuzzInput * in, GstMemory * mem)
   GstMapInfo map;
   gsize n;
 
-  gst_memory_map (mem, &map, GST_MAP_WRITE);
+  if (!gst_memory_map (mem, &map, GST_MAP_WRITE))
+    return;
   n = MIN (in->size, map.size);
   memcpy (map.data, in->data, n);
   memset (map.data + n, 0, map.size - n);
   in->data += n;
   in->size -= n;
   gst_memory_unmap (mem, &map);
+}
+
+GstMemory *
+fuzz_memory_new (FuzzInput * in, gsize size)
+{
+  GstMemory *mem;
+
+#ifdef HAVE_CUDA
+  if (in_cuda) {
+    GstVideoInfo line;
+
+    /* a row of at least size bytes (RGBA, which every CUDA allocator lays
+     * out), filled whole and then cut to size: GStreamer 1.22's CUDA
+     * memory cannot be mapped on the host once cut (its download copies
+     * the whole row and fails) */
+    gst_video_info_set_format (&line, GST_VIDEO_FORMAT_RGBA,
+        (guint) (size + 3) / 4, 1);
+    mem = cuda_alloc (&line);
+    fuzz_fill (in, mem);
+    gst_memory_resize (mem, 0, size);
+    return mem;
+  }
+#endif
+  mem = gst_allocator_alloc (NULL, size, NULL);
+  fuzz_fill (in, mem);
+  return mem;
 }
 
 GstBuffer *
@@ -205,9 +212,10 @@ fuzz_frame (FuzzInput * in, const GstVideoInfo * info)
         cmem->info.stride);
   }
 #endif
-  if (!mem)
-    mem = fuzz_memory_new (info->size);
-  fuzz_fill (in, mem);
+  if (mem)
+    fuzz_fill (in, mem);
+  else
+    mem = fuzz_memory_new (in, info->size);
   gst_buffer_append_memory (buf, mem);
   return buf;
 }

@@ -44,10 +44,11 @@ gchar *fuzz_string (FuzzInput * in, guint max);
 void fuzz_video_info (FuzzInput * in, GstVideoInfo * info, guint max_w,
     guint max_h);
 
-/* A memory of size (> 0) bytes for the element's input: system memory, or with
+/* A memory of size (> 0) bytes for the element's input, filled from the
+ * input (zeros once it is used up): system memory, or with
  * CUCONV_FUZZ_MEMORY=cuda CUDA memory of the context the element was
  * given. */
-GstMemory *fuzz_memory_new (gsize size);
+GstMemory *fuzz_memory_new (FuzzInput * in, gsize size);
 /* A frame of info, its bytes from the input (then zeros): info's default
  * layout in system memory; in CUDA memory the allocator's, with a video
  * meta that says so. */

@@ -57,15 +57,9 @@ fuzz_memories (FuzzInput * in, gsize size)
   for (i = 0; i < n; i++) {
     gsize part = i + 1 == n ? left : fuzz_near (in, left / 2);
     GstMemory *mem;
-    GstMapInfo map;
-    gsize k;
 
     part = MIN (part, left);
-    mem = fuzz_memory_new (MAX (part, 1));
-    gst_memory_map (mem, &map, GST_MAP_WRITE);
-    for (k = 0; k < map.size; k++)
-      map.data[k] = fuzz_u8 (in);
-    gst_memory_unmap (mem, &map);
+    mem = fuzz_memory_new (in, MAX (part, 1));
     if (part == 0)
       gst_memory_resize (mem, 0, 0);
     gst_buffer_append_memory (buf, mem);
