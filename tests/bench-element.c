@@ -34,7 +34,9 @@
  * RUNS times, each run beside its own kernel-alone figure, and the
  * median overhead is printed with the runs' range.
  *
- *   bench-element [--frames=N] [--runs=N]
+ *   bench-element [--frames=N] [--runs=N] [--system-only]
+ *
+ * --system-only: the system-memory table alone.
  *
  * Exits 77 without a usable CUDA device.
  *
@@ -63,6 +65,7 @@
 #define RUNS_MAX 99
 
 static gint n_frames_arg, n_runs_arg;
+static gboolean system_only;
 
 /* What cudaconvolve computes in a row: its properties, and the same as
  * settings for the kernel alone; with n_rects > 0, region=roi with that
@@ -787,8 +790,11 @@ main (int argc, char **argv)
       n_frames_arg = atoi (argv[i] + 9);
     else if (g_str_has_prefix (argv[i], "--runs="))
       n_runs_arg = CLAMP (atoi (argv[i] + 7), 1, RUNS_MAX);
+    else if (g_str_equal (argv[i], "--system-only"))
+      system_only = TRUE;
     else {
-      g_print ("usage: %s [--frames=N] [--runs=N]\n", argv[0]);
+      g_print ("usage: %s [--frames=N] [--runs=N] [--system-only]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -863,6 +869,8 @@ main (int argc, char **argv)
     }
   }
 
+  if (system_only)
+    return 0;
   g_print ("\n### Frames already in CUDA memory\n\n");
   g_print ("appsrc (caps video/x-raw(memory:CUDAMemory), %d buffers from "
       "the GstCudaBufferPool cudaconvolve proposes, pushed again and again) "
