@@ -160,7 +160,7 @@ void
 gst_cuda_convolve_region_props_clear (GstCudaConvolveRegionProps * props)
 {
   g_clear_pointer (&props->types_str, g_free);
-  g_clear_pointer (&props->types, g_array_unref);
+  g_clear_pointer (&props->types, g_ptr_array_unref);
   g_clear_pointer (&props->fixed, g_array_unref);
 }
 
@@ -176,37 +176,34 @@ gst_cuda_convolve_region_props_copy (GstCudaConvolveRegionProps * dst,
   dst->shape = src->shape;
   dst->feather = src->feather;
   dst->scale = src->scale;
-  /* the string stays behind: frames need the quarks only */
-  dst->types = src->types ? g_array_ref (src->types) : NULL;
+  /* the string stays behind: frames need the names only */
+  dst->types = src->types ? g_ptr_array_ref (src->types) : NULL;
   dst->fixed = src->fixed ? g_array_ref (src->fixed) : NULL;
 }
 
-static GArray *
+/* The names of str, without interning them: a quark is never freed, and
+ * an application may set ever new names. */
+static GPtrArray *
 parse_types (const gchar * str)
 {
-  GArray *types;
+  GPtrArray *types;
   gchar **names;
   guint i;
 
   if (!str)
     return NULL;
-  types = g_array_new (FALSE, FALSE, sizeof (GQuark));
+  types = g_ptr_array_new_with_free_func (g_free);
   names = g_strsplit (str, ",", -1);
   for (i = 0; names[i]; i++) {
     const gchar *name = g_strstrip (names[i]);
-    GQuark q;
 
-    if (!*name)
-      continue;
-    /* a name no meta has yet may come later: a quark, never freed, like
-     * the roi_type GStreamer itself keeps */
-    q = g_quark_from_string (name);
-    g_array_append_val (types, q);
+    if (*name)
+      g_ptr_array_add (types, g_strdup (name));
   }
   g_strfreev (names);
 
   if (types->len == 0) {
-    g_array_unref (types);
+    g_ptr_array_unref (types);
     return NULL;
   }
   return types;
@@ -319,7 +316,7 @@ gst_cuda_convolve_region_props_set (GstCudaConvolveRegionProps * props,
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_TYPES:
       g_free (props->types_str);
       props->types_str = g_value_dup_string (value);
-      g_clear_pointer (&props->types, g_array_unref);
+      g_clear_pointer (&props->types, g_ptr_array_unref);
       props->types = parse_types (props->types_str);
       break;
     case GST_CUDA_CONVOLVE_REGION_PROP_ROI_MARGIN:
@@ -386,14 +383,15 @@ gst_cuda_convolve_region_props_get (const GstCudaConvolveRegionProps * props,
 }
 
 static gboolean
-type_wanted (const GArray * types, GQuark type)
+type_wanted (const GPtrArray * types, GQuark type)
 {
+  const gchar *name = g_quark_to_string (type);
   guint i;
 
   if (!types)
     return TRUE;
-  for (i = 0; i < types->len; i++)
-    if (g_array_index (types, GQuark, i) == type)
+  for (i = 0; name && i < types->len; i++)
+    if (strcmp (g_ptr_array_index (types, i), name) == 0)
       return TRUE;
   return FALSE;
 }

@@ -72,7 +72,7 @@ typedef struct
 {
   CuconvRegionMode mode;
   gchar *types_str;             /* roi-types as set; NULL = every type */
-  GArray *types;                /* of GQuark; NULL = every type */
+  GPtrArray *types;             /* the names; NULL = every type */
   guint margin;                 /* luma pixels, metas only */
   GArray *fixed;                /* of CuconvRect as given; NULL = none */
   gdouble min_confidence;       /* analytics detections weaker are ignored */

@@ -553,6 +553,39 @@ GST_START_TEST (test_roi_types)
 
 GST_END_TEST;
 
+/* roi-types keeps names, not quarks, which are never freed: names no
+ * meta has brought yet leave GLib's quark table as it was, however many an
+ * application sets, and a meta that brings one later is matched. */
+GST_START_TEST (test_roi_types_not_interned)
+{
+  const Box bird = { 5, 4, 12, 10 };
+  GRand *rand = g_rand_new_with_seed (103);
+  GstVideoInfo info;
+  GstBuffer *in;
+  GstElement *e;
+  GstHarness *h;
+  gchar name[64];
+  guint i;
+
+  frame_check_info_init (&info, "I420", 41, 27);
+  h = harness_new (&e, &info);
+  frame_check_set_args (e, "radius=3 region=roi");
+  for (i = 0; i < 100; i++) {
+    g_snprintf (name, sizeof (name), "cudaconvolve-test-type-%u", i);
+    g_object_set (e, "roi-types", name, NULL);
+    fail_unless (g_quark_try_string (name) == 0,
+        "roi-types=%s interned its name", name);
+  }
+  in = frame_check_buffer_random (&info, rand, FALSE);
+  add_roi (in, name, bird.x, bird.y, bird.w, bird.h);
+  push_and_check_or_through (h, e, &info, in, &bird, 1, name);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 #ifdef HAVE_GST_ANALYTICS
 /* Object detections of a GstAnalyticsRelationMeta (what GStreamer's own
  * inference elements attach) are regions beside the ROI metas: roi-types
@@ -1815,6 +1848,7 @@ regions_suite (void)
   tcase_add_test (tc, test_region_properties);
   tcase_add_test (tc, test_regions_match_composition);
   tcase_add_test (tc, test_roi_types);
+  tcase_add_test (tc, test_roi_types_not_interned);
 #ifdef HAVE_GST_ANALYTICS
   tcase_add_test (tc, test_analytics_detections);
   tcase_add_test (tc, test_roi_hold_tracking);
