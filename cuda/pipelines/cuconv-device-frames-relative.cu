@@ -106,18 +106,19 @@ rects_meet (const CuconvRect & a, const CuconvRect & b)
 static bool
 relative_region_jobs (RelativeWork & w, const CuconvPlane * planes,
     int n_planes, const CuconvRegions & reg, const int *order, int k,
-    CuconvFilter * f)
+    const CuconvFilter * f)
 {
   const int r = order[k];
-  CuconvRect pr[CUCONV_MAX_PLANES], cr[CUCONV_MAX_PLANES];
+  CuconvRect pr[CUCONV_MAX_PLANES];
 
   if (f->n_terms != 1 || f->combine != CUCONV_COMBINE_NONE)
     return false;
   memset (&w.rects[k * n_planes], 0, sizeof (CuconvRect) * n_planes);
   w.boxes[k] = reg.boxes ? reg.boxes[r] : CuconvBox { 0, 0, 0, 0 };
-  if (!cuconv_regions_relative_crops (&reg.rects[r], planes, n_planes, f, 0,
-          pr, cr))
-    return true;
+  /* (a rectangle clipped to the frame is on every plane, or on none) */
+  for (int i = 0; i < n_planes; i++)
+    if (!cuconv_rect_on_plane (&reg.rects[r], &planes[i], &pr[i]))
+      return true;
   for (int i = 0; i < n_planes; i++) {
     const CuconvPlane & pl = planes[i];
     const int depth = pl.depth > 8 ? pl.depth : 8;
@@ -170,12 +171,13 @@ relative_region_jobs (RelativeWork & w, const CuconvPlane * planes,
   return true;
 }
 
-/* The work list of every region, each with its own filter made into f
- * (or with f itself when fixed), or false when the batched launches do
- * not take them all. */
+/* The work list of every region, each with its own filter made into
+ * `made`, or all with `fixed` where it is not NULL; false when the
+ * batched launches do not take them all. */
 static bool
 relative_plan (RelativeWork & w, const CuconvPlane * planes, int n_planes,
-    const CuconvRegions & reg, const int *order, CuconvFilter * f, bool fixed)
+    const CuconvRegions & reg, const int *order, CuconvFilter * made,
+    const CuconvFilter * fixed)
 {
   int n = 0;
 
@@ -188,8 +190,9 @@ relative_plan (RelativeWork & w, const CuconvPlane * planes, int n_planes,
   w.hbuf = 0;
   for (int k = 0; k < reg.n_rects; k++) {
     if (!fixed)
-      cuconv_regions_relative_make (&reg, order, k, f);
-    if (!relative_region_jobs (w, planes, n_planes, reg, order, k, f))
+      cuconv_regions_relative_make (&reg, order, k, made);
+    if (!relative_region_jobs (w, planes, n_planes, reg, order, k,
+            fixed ? fixed : made))
       return false;
   }
   for (int k = 0; k < reg.n_rects; k++) {
@@ -375,6 +378,16 @@ relative_crops (CuconvDeviceFrames * rf, const CuconvPlane * planes,
       e);
 }
 
+/* rf's work list of the batched launches, made at its first use and kept
+ * from frame to frame; NULL when out of memory. */
+static RelativeWork *
+relative_work (CuconvDeviceFrames * rf)
+{
+  if (!rf->relative)
+    rf->relative = (RelativeWork *) malloc (sizeof (RelativeWork));
+  return rf->relative;
+}
+
 int
 filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
     int n_planes, const CuconvRegions & reg, cudaStream_t stream,
@@ -382,15 +395,13 @@ filter_relative (CuconvDeviceFrames * rf, const CuconvPlane * planes,
 {
   CuconvFilter *f = (CuconvFilter *) malloc (sizeof (CuconvFilter));
   int *order = (int *) malloc (sizeof (int) * reg.n_rects);
-  RelativeWork *w = rf->relative;
+  RelativeWork *w = relative_work (rf);
   int ret;
 
-  if (!w)
-    w = rf->relative = (RelativeWork *) malloc (sizeof (RelativeWork));
   if (!f || !order || !w || cuconv_regions_relative_order (&reg, order) != 0)
     ret = fail (st, "out of host memory for the regions",
         cudaErrorMemoryAllocation);
-  else if (relative_plan (*w, planes, n_planes, reg, order, f, false))
+  else if (relative_plan (*w, planes, n_planes, reg, order, f, NULL))
     ret = relative_batched (rf, planes, n_planes, reg, *w, *f, stream, st);
   else
     ret = relative_crops (rf, planes, n_planes, reg, order, f, stream, st);
@@ -404,23 +415,17 @@ filter_soft_batched (CuconvDeviceFrames * rf, const CuconvPlane * planes,
     int n_planes, const CuconvRegions & reg, const CuconvFilter & f,
     cudaStream_t stream, CuconvStatus * st)
 {
-  CuconvFilter *g = (CuconvFilter *) malloc (sizeof (CuconvFilter));
-  int *order = (int *) malloc (sizeof (int) * reg.n_rects);
-  RelativeWork *w = rf->relative;
-  int ret = RELATIVE_NOT_TAKEN;
+  int order[RELATIVE_MAX_REGIONS];
+  RelativeWork *w;
 
-  if (!w)
-    w = rf->relative = (RelativeWork *) malloc (sizeof (RelativeWork));
-  if (g && order && w && reg.mode == CUCONV_REGION_INSIDE) {
-    *g = f;
-    for (int k = 0; k < reg.n_rects; k++)
-      order[k] = k;
-    if (relative_plan (*w, planes, n_planes, reg, order, g, true))
-      ret = relative_batched (rf, planes, n_planes, reg, *w, f, stream, st);
-  }
-  free (g);
-  free (order);
-  return ret;
+  if (reg.mode != CUCONV_REGION_INSIDE || reg.n_rects > RELATIVE_MAX_REGIONS
+      || !(w = relative_work (rf)))
+    return RELATIVE_NOT_TAKEN;
+  for (int k = 0; k < reg.n_rects; k++)
+    order[k] = k;
+  if (!relative_plan (*w, planes, n_planes, reg, order, NULL, &f))
+    return RELATIVE_NOT_TAKEN;
+  return relative_batched (rf, planes, n_planes, reg, *w, f, stream, st);
 }
 
 }                               /* namespace cuconv */
