@@ -841,15 +841,16 @@ main (int argc, char **argv)
      * regions of 64 to 256 pixels */
     for (v = 0; v < 3; v++) {
       gboolean use_pool = v != 1;
-      gchar *props = v == 2 ? regions_props (radius2.props, 8, 64, 256, w,
-          h) : NULL;
-      Filter with_regions = radius2;
+      Filter filter = radius2;
+      gchar *props = NULL;
       gdouble limit;
       Result res;
 
-      with_regions.props = props;
-      run_pipeline (GST_VIDEO_FORMAT_I420, w, h, v == 2 ? &with_regions :
-          &radius2, use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, NULL, &res);
+      if (v == 2)
+        filter.props = props = regions_props (radius2.props, 8, 64, 256, w,
+            h);
+      run_pipeline (GST_VIDEO_FORMAT_I420, w, h, &filter,
+          use_pool ? MEM_POOL : MEM_PAGEABLE, n_frames, NULL, &res);
       g_free (props);
       /* the ceiling of the memory the buffers are really in: a proposed
        * pool that is not pinned is held to the pageable one */
