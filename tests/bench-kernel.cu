@@ -338,9 +338,11 @@ row_selected (const Row * row)
 }
 
 /* The wide filters' rows (docs/design.md, "Wide filters through global
- * memory"), at 3840x2160 (and 1920x1080 where big_only is 0): the box's
- * running sums, explicit gaussian radii through the global path, and the
- * dispatch's choice against the global path forced, for the crossover. */
+ * memory" and "Wide filters in register windows"), at 3840x2160 (and
+ * 1920x1080 where big_only is 0): the box's running sums, explicit
+ * gaussian radii through the global path, and the dispatch's choice
+ * against the global path and the register-window passes forced, for the
+ * crossover. */
 typedef struct
 {
   Row row;
@@ -355,34 +357,54 @@ static const WideRow wide_rows[] = {
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 17, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 17, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 17, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 24, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 24, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 24, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 0, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 0, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 32, 0, 8, 0, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian 16-bit", CUCONV_KERNEL_GAUSSIAN, 32, 0, 16, 1, 0.0},
       CUCONV_PATH_AUTO},
   {{"gaussian 16-bit, global path", CUCONV_KERNEL_GAUSSIAN, 32, 0, 16, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian 16-bit, window passes", CUCONV_KERNEL_GAUSSIAN, 32, 0, 16, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 40, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 40, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 40, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 48, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 48, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 48, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 56, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 56, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 56, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"gaussian", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 0, 0.0}, CUCONV_PATH_AUTO},
   {{"gaussian, global path", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 0, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"gaussian, window passes", CUCONV_KERNEL_GAUSSIAN, 64, 0, 8, 0, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"sobel", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"sobel, global path", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"sobel, window passes", CUCONV_KERNEL_SOBEL, 16, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   {{"sobel", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1, 0.0}, CUCONV_PATH_AUTO},
   {{"sobel, global path", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1, 0.0},
       CUCONV_PATH_GLOBAL},
+  {{"sobel, window passes", CUCONV_KERNEL_SOBEL, 48, 0, 8, 1, 0.0},
+      CUCONV_PATH_WINDOW},
   /* the untruncated gaussian (radius 0): the recursive path */
   {{"gaussian sigma=32", CUCONV_KERNEL_GAUSSIAN, 0, 0, 8, 1, 32.0},
       CUCONV_PATH_AUTO},

@@ -1905,10 +1905,11 @@ run_regions (cudaStream_t stream)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Wide filters (docs/design.md, "Wide filters through global memory"):
- * radii 65 to 1024 through the dispatch (the global path, the box's
- * running sums), and the global path forced at the fused paths' radii
- * (1 to 64), against the reference, with run_size's checks.  Every
+/* Wide filters (docs/design.md, "Wide filters through global memory"
+ * and "Wide filters in register windows"): radii 65 to 1024 through the
+ * dispatch (the global path, the box's running sums), and the global path
+ * and the register-window passes forced at the fused paths' radii (1 to
+ * 64), against the reference, with run_size's checks.  Every
  * border; planes far smaller than the kernel (1x1, 2x3, 3x2 at radius
  * 1024); mid planes (97x61), where the CPU reference's O(radius) cost a
  * sample stays moderate. */
@@ -2012,22 +2013,23 @@ wide_forced_settings (Setting * out)
   return n;
 }
 
-/* Both sets over the sizes; returns the failed cases, or -1 on a CUDA
- * error. */
+/* The three sets over the sizes; returns the failed cases, or -1 on a
+ * CUDA error. */
 static int
 run_wide (cudaStream_t stream)
 {
-  static Setting settings[2][MAX_WIDE_SETTINGS];
-  static const char *const set_label[2] = {
+  static Setting settings[3][MAX_WIDE_SETTINGS];
+  static const char *const set_label[3] = {
     "radii 65..1024 through the dispatch",
     "the global path forced at radii 1..64",
+    "the register-window passes forced at radii 1..64",
   };
   const Size *sizes = opt.race ? wide_race_sizes : opt.quick ?
       wide_quick_sizes : wide_sizes;
   const int n_sizes = opt.race ? 2 : opt.quick ? 3 :
       (int) (sizeof (wide_sizes) / sizeof (wide_sizes[0]));
-  const int n_set[2] = { wide_auto_settings (settings[0]),
-    wide_forced_settings (settings[1])
+  const int n_set[3] = { wide_auto_settings (settings[0]),
+    wide_forced_settings (settings[1]), wide_forced_settings (settings[2])
   };
   Stats stats[N_FORMATS];
   uint64_t cases = 0, failed = 0;
@@ -2039,8 +2041,9 @@ run_wide (cudaStream_t stream)
   n_run_formats = opt.race ? (int) (sizeof (wide_race_formats) /
       sizeof (wide_race_formats[0])) : (int) (sizeof (wide_formats) /
       sizeof (wide_formats[0]));
-  for (set = 0; set < 2 && ret == 0; set++) {
-    run_path = set == 0 ? base_path : CUCONV_PATH_GLOBAL;
+  for (set = 0; set < 3 && ret == 0; set++) {
+    run_path = set == 0 ? base_path : set == 1 ? CUCONV_PATH_GLOBAL :
+        CUCONV_PATH_WINDOW;
     printf ("wide: %s, %d settings, against the reference\n",
         set_label[set], n_set[set]);
     for (i = 0; i < n_sizes && ret == 0; i++) {

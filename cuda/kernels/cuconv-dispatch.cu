@@ -189,7 +189,8 @@ global_takes (const CuconvPlane & pl, const CuconvFilter & f)
 static bool
 dispatch_chooses (CuconvPath path)
 {
-  return path != CUCONV_PATH_GLOBAL && path != CUCONV_PATH_RECURSIVE;
+  return path != CUCONV_PATH_GLOBAL && path != CUCONV_PATH_RECURSIVE
+      && path != CUCONV_PATH_WINDOW;
 }
 
 /* Whether the forced tensor-core path takes rows [row_begin, row_end) of
@@ -265,7 +266,13 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (f.combine == CUCONV_COMBINE_CANNY)
     return row_begin == 0 && row_end == pl.height ?
         launch_canny (pl, f, sc, stream) : cudaErrorInvalidValue;
-  if (path == CUCONV_PATH_GLOBAL && global_takes (pl, f))
+  if (path == CUCONV_PATH_WINDOW && window_takes (pl, f)) {
+    e = launch_window (pl, f, row_begin, row_end, sc, stream);
+    if (e != cudaErrorNotSupported)
+      return e;
+  }
+  if ((path == CUCONV_PATH_GLOBAL || path == CUCONV_PATH_WINDOW)
+      && global_takes (pl, f))
     return launch_global (pl, f, row_begin, row_end, sc, stream);
   if (filter_is_wide (f) || (path == CUCONV_PATH_RECURSIVE && f.n_terms > 0)) {
     /* whole planes only: the strips give wide filters one strip */

@@ -363,10 +363,7 @@ send_taps (float *d, const CuconvTaps * const *x, int rx,
   return cudaSuccess;
 }
 
-/* The plane rows [*lo, *hi) the rows [row_begin, row_end) read through
- * the border with a vertical radius ry: the band and its apron clipped to
- * the plane, and whatever the rows above or below it map to. */
-static void
+void
 rows_read (CuconvBorder border, int height, int row_begin, int row_end,
     int ry, int *lo, int *hi)
 {

@@ -352,6 +352,26 @@ cudaError_t launch_global_taps (const CuconvPlane & pl,
     const CuconvFilter & f, int row_begin, int row_end, Scratch & sc,
     cudaStream_t stream);
 
+/* The plane rows [*lo, *hi) that rows [row_begin, row_end) of a plane of
+ * height rows read through border with a vertical radius ry: the band and
+ * its apron clipped to the plane, and whatever rows above or below it map
+ * to (cuconv-global.cu). */
+void rows_read (CuconvBorder border, int height, int row_begin, int row_end,
+    int ry, int *lo, int *hi);
+
+/* Whether the register-window passes (cuconv-window.cu) take f on plane
+ * pl: one component filtered, samples of 1 or 2 bytes, a blur or sharpen
+ * of one term or a magnitude or sum of two, explicit taps of radius up to
+ * CUCONV_TILE_MAX_RADIUS. */
+bool window_takes (const CuconvPlane & pl, const CuconvFilter & f);
+
+/* Rows [row_begin, row_end) of pl (device pointers) through the
+ * register-window passes, their float plane in sc.
+ * cudaErrorNotSupported where window_takes is false, or where the
+ * device's shared memory is too small for the vertical pass. */
+cudaError_t launch_window (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, Scratch & sc, cudaStream_t stream);
+
 /* The box (f.box, with the box's taps) of a whole plane of samples of up
  * to 10 bits by exact running sums through global memory, any radius up
  * to CUCONV_MAX_RADIUS, any components and ops (cuconv-box-sums.cu).

@@ -32,6 +32,9 @@ typedef enum
   CUCONV_PATH_MMA,              /* the tensor-core blur wherever it takes
                                  * the plane and filter; others as
                                  * TILED */
+  CUCONV_PATH_WINDOW,           /* the register-window passes wherever
+                                 * they take the plane and filter
+                                 * (window_takes); others as GLOBAL */
 } CuconvPath;
 
 /* cuconv_filter_device () with the path forced for every plane it
