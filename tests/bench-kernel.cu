@@ -1314,6 +1314,7 @@ typedef struct
   int w, h, n;
   uint8_t *src, *dst;
   CuconvFilter filter;
+  CuconvPath path;              /* AUTO: the direct kernel; or by sums */
 } NlMeansBench;
 
 static bool
@@ -1324,7 +1325,7 @@ launch_nlmeans_frame (void *ctx, int i, cudaStream_t stream)
   CuconvStatus st;
 
   frame_planes (p, frame_formats[1], b->w, b->h, b->src, b->dst, i % b->n);
-  if (cuconv_filter_device (p, 2, &b->filter, stream, &st) == 0)
+  if (cuconv_filter_device_path (p, 2, &b->filter, b->path, stream, &st) == 0)
     return true;
   fprintf (stderr, "bench-kernel: %s\n", st.message);
   return false;
@@ -1347,8 +1348,10 @@ bench_nlmeans (const cudaDeviceProp & prop, double copy_bw,
       "batches, CUDA events\n", reps);
   printf ("- %% copy: the frame read and written at the device copy ceiling "
       "(%.0f GB/s, this run) against the time\n\n", copy_bw / 1e9);
-  printf ("| size | search | patch | µs | %% copy |\n"
-      "|---|---:|---:|---:|---:|\n");
+  printf ("- kernel: the direct one (the dispatch's), or by sums "
+      "(CUCONV_PATH_NLMEANS_SUMS)\n\n");
+  printf ("| size | search | patch | kernel | µs | %% copy |\n"
+      "|---|---:|---:|---|---:|---:|\n");
   for (const auto & z : sizes) {
     NlMeansBench b;
     const size_t frame = (size_t) z[0] * z[1] * 3 / 2;
@@ -1360,11 +1363,14 @@ bench_nlmeans (const cudaDeviceProp & prop, double copy_bw,
     CHECK (cudaMalloc (&b.src, frame * b.n));
     CHECK (cudaMalloc (&b.dst, frame * b.n));
     temporal_frames (b.src, frame, b.n, &frame_formats[1], 3u);
-    for (const auto & s : settings) {
+    for (int k = 0; k < 2 * (int) (sizeof (settings) / sizeof (settings[0]));
+        k++) {
+      const auto & s = settings[k / 2];
       CuconvSettings cs;
       bool graph;
       float us;
 
+      b.path = k % 2 ? CUCONV_PATH_NLMEANS_SUMS : CUCONV_PATH_AUTO;
       memset (&cs, 0, sizeof (cs));
       cs.kernel = CUCONV_KERNEL_NLMEANS;
       cs.radius = s.radius;
@@ -1375,9 +1381,10 @@ bench_nlmeans (const cudaDeviceProp & prop, double copy_bw,
           &graph);
       if (us < 0)
         return 1;
-      printf ("| %dx%d | %ux%u | %ux%u | %.1f%s | %.1f%% |\n", b.w, b.h,
-          2 * s.radius + 1, 2 * s.radius + 1, 2 * s.patch + 1,
-          2 * s.patch + 1, us, graph ? "" : " (no graph)",
+      printf ("| %dx%d | %ux%u | %ux%u | %s | %.1f%s | %.1f%% |\n", b.w,
+          b.h, 2 * s.radius + 1, 2 * s.radius + 1, 2 * s.patch + 1,
+          2 * s.patch + 1, k % 2 ? "by sums" : "direct", us,
+          graph ? "" : " (no graph)",
           100.0 * 2.0 * frame / (us * 1e-6) / copy_bw);
     }
     CHECK (cudaFree (b.src));

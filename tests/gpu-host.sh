@@ -26,9 +26,10 @@
 #          properties change, in system and CUDA memory), build/tests/scaling
 #          (chained elements, parallel pipelines) and the latency step
 #   denoise
-#          the bilateral and the temporal denoise alone: test-gpu
-#          --kernel=bilateral, test-gpu-temporal, memcheck on their quick
-#          runs and racecheck on the bilateral's --race run
+#          the bilateral, non-local means by sums and the temporal denoise
+#          alone: test-gpu --kernel=bilateral, test-gpu --kernel=nlmeans
+#          --nlmeans-sums, test-gpu-temporal, memcheck on their quick runs
+#          and racecheck on the bilateral's and the sums' --race runs
 #   mma    the tensor-core blur forced wherever it takes a plane: test-gpu
 #          --mma, memcheck on its --quick run and racecheck on --race
 #   soak SECONDS
@@ -219,6 +220,19 @@ run_denoise () {
       step "racecheck test-gpu --race --kernel=bilateral" 300 \
         racecheck-bilateral.log "$cs" --tool racecheck --error-exitcode 1 \
         $RUN "$BUILD/tests/test-gpu" --race --kernel=bilateral
+    fi
+  fi
+  if need "$BUILD/tests/test-gpu"; then
+    step "test-gpu --kernel=nlmeans --nlmeans-sums" 420 \
+      test-gpu-nlmeans-sums.log \
+      $RUN "$BUILD/tests/test-gpu" --kernel=nlmeans --nlmeans-sums
+    if [ -n "$cs" ]; then
+      step "memcheck test-gpu --quick --kernel=nlmeans --nlmeans-sums" 300 \
+        memcheck-nlmeans-sums.log "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --quick --kernel=nlmeans --nlmeans-sums
+      step "racecheck test-gpu --race --kernel=nlmeans --nlmeans-sums" 300 \
+        racecheck-nlmeans-sums.log "$cs" --tool racecheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --race --kernel=nlmeans --nlmeans-sums
     fi
   fi
   if need "$BUILD/tests/test-gpu-temporal"; then
@@ -437,7 +451,8 @@ esac
   printf '%s\n' "${SUMMARY[@]}"
   for f in test-gpu.log test-gpu-stream.log test-gpu-mma.log \
       test-gpu-wide.log \
-      test-gpu-untruncated.log test-gpu-bilateral.log test-gpu-temporal.log \
+      test-gpu-untruncated.log test-gpu-bilateral.log \
+      test-gpu-nlmeans-sums.log test-gpu-temporal.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       test-hostile.log cycles.log cycles-cuda-memory.log cycles-control.log \
       cycles-hostile-cuda.log cycles-hostile-cpu.log soak.log; do

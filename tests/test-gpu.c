@@ -49,13 +49,15 @@
  * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
  *   test-gpu [--quick | --race] [--matrix | --regions | --wide |
- *            --untruncated] [--stream | --mma | --tiled] [--seed=N]
- *            [--threads=N] [--verbose]
+ *            --untruncated] [--stream | --mma | --tiled | --nlmeans-sums]
+ *            [--kernel=NICK] [--seed=N] [--threads=N] [--verbose]
  *
  * --stream and --mma force the streaming kernel (cuconv-stream.cu) or the
  * tensor-core blur (cuconv-mma.cu) wherever it takes a plane, whatever
  * its size; --tiled never takes either: the dispatch takes them for some
- * planes and radii only, which few cases are.
+ * planes and radii only, which few cases are.  --nlmeans-sums takes
+ * non-local means by sums (cuconv-nlmeans.cuh), which the dispatch does
+ * not take yet.
  *
  * Exits 77 (skip) when no CUDA device is usable, 0 when every case passes,
  * 1 otherwise.  The seed can also come from CUCONV_TEST_SEED.
@@ -2067,7 +2069,8 @@ usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--matrix | --regions | --wide | "
       "--untruncated] "
-      "[--stream | --mma | --tiled] [--kernel=NICK] [--seed=N] [--threads=N] "
+      "[--stream | --mma | --tiled | --nlmeans-sums] [--kernel=NICK] "
+      "[--seed=N] [--threads=N] "
       "[--verbose]\n"
       "  --quick      small sizes, fewer settings and formats, one poison\n"
       "               (for compute-sanitizer memcheck); the regions too\n"
@@ -2082,6 +2085,7 @@ usage (const char *argv0)
       "  --stream     the streaming kernel wherever it takes a plane\n"
       "  --mma        the tensor-core blur wherever it takes a plane\n"
       "  --tiled      never the streaming kernel or the tensor-core blur\n"
+      "  --nlmeans-sums  non-local means by sums (others as --tiled)\n"
       "  --kernel=NICK  the matrix's settings of one kernel type only, e.g.\n"
       "               --kernel=bilateral\n"
       "  --seed=N     input seed (default 0x%x, or $CUCONV_TEST_SEED)\n"
@@ -2116,6 +2120,8 @@ parse_args (int argc, char **argv)
       base_path = run_path = CUCONV_PATH_MMA;
     else if (strcmp (argv[i], "--tiled") == 0)
       base_path = run_path = CUCONV_PATH_TILED;
+    else if (strcmp (argv[i], "--nlmeans-sums") == 0)
+      base_path = run_path = CUCONV_PATH_NLMEANS_SUMS;
     else if (strcmp (argv[i], "--verbose") == 0 || strcmp (argv[i], "-v") == 0)
       opt.verbose = 1;
     else if (strncmp (argv[i], "--kernel=", 9) == 0)

@@ -259,7 +259,8 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (f.combine == CUCONV_COMBINE_BILATERAL)
     return launch_bilateral (pl, f, row_begin, row_end, stream);
   if (f.combine == CUCONV_COMBINE_NLMEANS)
-    return launch_nlmeans (pl, f, row_begin, row_end, stream);
+    return launch_nlmeans (pl, f, row_begin, row_end,
+        path == CUCONV_PATH_NLMEANS_SUMS, stream);
   if (f.combine == CUCONV_COMBINE_PIXELATE)
     return row_begin == 0 && row_end == pl.height ?
         launch_pixelate (pl, f, stream) : cudaErrorInvalidValue;

@@ -260,9 +260,9 @@ cudaError_t launch_bilateral (const CuconvPlane & pl, const CuconvFilter & f,
 /* Rows [row_begin, row_end) of plane pl (device pointers) filtered by the
  * non-local means f (f.combine CUCONV_COMBINE_NLMEANS), reading the whole
  * plane through the border; components copied or filled as pl.op says.
- * Any alignment. */
+ * Any alignment.  sums: the kernel by sums, else the direct one. */
 cudaError_t launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream);
+    int row_begin, int row_end, bool sums, cudaStream_t stream);
 
 /* Pixelate (cuconv-pixelate.cu) ------------------------------------------ */
 

@@ -3,7 +3,10 @@
  * the tile and its reach (search and patch radii) staged in shared memory
  * through the border, each thread an output: the patch distances exact
  * integers, the weights and the means float in the reference's order
- * (cuconv_nlmeans_rows, cuconv-nlmeans.c).
+ * (cuconv_nlmeans_rows, cuconv-nlmeans.c).  Two kernels: the direct one,
+ * each output's patch distances summed square by square, and the one by
+ * sums (its phases in cuconv-nlmeans.cuh), reached through
+ * CUCONV_PATH_NLMEANS_SUMS until measured.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -13,27 +16,21 @@
 
 #include "cuconv-kernels.cuh"
 #include "cuconv-tile.cuh"
+#include "cuconv-nlmeans.cuh"
 
 namespace cuconv {
 
-constexpr int NL_TILE = 16;
-
-struct NlMeansParams
+/* A component's copy or fill, for the outputs (x, y) of a block whose
+ * component is not filtered. */
+__device__ __forceinline__ void
+nl_other (const NlMeansParams & p, int c, int x, int y)
 {
-  const uint8_t *src;
-  uint8_t *dst;
-  size_t src_pitch, dst_pitch;
-  int width, height;            /* the whole plane, for the border */
-  int row_begin, row_end;
-  int nc, bytes, shift;
-  uint32_t mask;                /* 2^depth - 1 */
-  uint32_t fill;                /* a FILL sample as it is stored */
-  uint8_t op[CUCONV_MAX_COMP];
-  int border;
-  int sx, sy, px, py;           /* search and patch radii */
-  int ex, ey;                   /* their sums: the reach */
-  float k;                      /* 1 / (2 sr^2 n), n the patch's samples */
-};
+  uint8_t *d = p.dst + (size_t) y * p.dst_pitch;
+
+  store_word (d, x * p.nc + c, p.bytes, p.op[c] == CUCONV_COMP_COPY ?
+      load_word (p.src + (size_t) y * p.src_pitch, x * p.nc + c, p.bytes) :
+      p.fill);
+}
 
 /* D: the patch distances are exact in Acc, 32-bit up to 10-bit samples
  * (at most 289 squares of 1023), else 64-bit. */
@@ -42,34 +39,18 @@ __launch_bounds__ (NL_TILE * NL_TILE)
 nlmeans_kernel (const __grid_constant__ NlMeansParams p)
 {
   extern __shared__ int tile[];
-  const int c = blockIdx.z;
-  const int x0 = blockIdx.x * NL_TILE;
-  const int y0 = p.row_begin + blockIdx.y * NL_TILE;
-  const int tw = NL_TILE + 2 * p.ex, th = NL_TILE + 2 * p.ey;
-  const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
+  const int c = blockIdx.z, tw = nl_tile_w (p);
+  const int x = blockIdx.x * NL_TILE + threadIdx.x;
+  const int y = p.row_begin + blockIdx.y * NL_TILE + threadIdx.y;
   const bool out = x < p.width && y < p.row_end;
 
   if (p.op[c] != CUCONV_COMP_FILTER) {
-    if (out) {
-      uint8_t *d = p.dst + (size_t) y * p.dst_pitch;
-
-      store_word (d, x * p.nc + c, p.bytes, p.op[c] == CUCONV_COMP_COPY ?
-          load_word (p.src + (size_t) y * p.src_pitch, x * p.nc + c,
-              p.bytes) : p.fill);
-    }
+    if (out)
+      nl_other (p, c, x, y);
     return;
   }
-  for (int k = threadIdx.y * NL_TILE + threadIdx.x; k < tw * th;
-      k += NL_TILE * NL_TILE) {
-    const int xi = cuconv_border_index ((CuconvBorder) p.border,
-        x0 - p.ex + k % tw, p.width);
-    const int yi = cuconv_border_index ((CuconvBorder) p.border,
-        y0 - p.ey + k / tw, p.height);
-
-    tile[k] = xi < 0 || yi < 0 ? 0 : (int) (load_word (p.src +
-            (size_t) yi * p.src_pitch, xi * p.nc + c, p.bytes) >> p.shift &
-        p.mask);
-  }
+  nl_stage (p, blockIdx.x, blockIdx.y, c, threadIdx.y * NL_TILE
+      + threadIdx.x, tile);
   __syncthreads ();
   if (!out)
     return;
@@ -99,22 +80,55 @@ nlmeans_kernel (const __grid_constant__ NlMeansParams p)
       cuconv_round_sat (num / den, p.mask) << p.shift);
 }
 
-cudaError_t
-launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
-    int row_begin, int row_end, cudaStream_t stream)
+/* By sums: the phases of cuconv-nlmeans.cuh, offset by offset, two
+ * barriers an offset. */
+template < typename Acc > __global__ void
+__launch_bounds__ (NL_THREADS)
+nlmeans_sums (const __grid_constant__ NlMeansParams p)
+{
+  extern __shared__ float4 smem[];
+  Acc *e = (Acc *) smem;
+  Acc *h = e + nl_e_w (p) * nl_e_h (p);
+  int *tile = (int *) (h + NL_TILE * nl_e_h (p));
+  const int c = blockIdx.z, tid = threadIdx.y * NL_TILE + threadIdx.x;
+  const int x = blockIdx.x * NL_TILE + threadIdx.x;
+  const int y = p.row_begin + blockIdx.y * NL_TILE + threadIdx.y;
+  const bool out = x < p.width && y < p.row_end;
+  const int tw = nl_tile_w (p);
+  NlThread t;
+
+  if (p.op[c] != CUCONV_COMP_FILTER) {
+    if (out)
+      nl_other (p, c, x, y);
+    return;
+  }
+  nl_stage (p, blockIdx.x, blockIdx.y, c, tid, tile);
+  __syncthreads ();
+  nl_thread_init (p, tid, tile, t);
+  for (int j = -p.sy; j <= p.sy; j++)
+    for (int i = -p.sx; i <= p.sx; i++) {
+      nl_squares < Acc > (t, j * tw + i, tile, e);
+      __syncthreads ();
+      nl_rows < Acc > (p, t, e, h);
+      __syncthreads ();
+      if (out)
+        nl_weigh < Acc > (p, tid, t, j * tw + i, h, tile);
+    }
+  if (out)
+    store_word (p.dst + (size_t) y * p.dst_pitch, x * p.nc + c, p.bytes,
+        cuconv_round_sat (t.num / t.den, p.mask) << p.shift);
+}
+
+void
+nlmeans_params_init (NlMeansParams & p, const CuconvPlane & pl,
+    const CuconvFilter & f, int row_begin, int row_end)
 {
   const int bytes = cuconv_plane_sample_bytes (&pl);
   const int depth = pl.depth > 8 ? pl.depth : 8;
   const int sub_x = pl.sub_x > 1 ? pl.sub_x : 1;
   const int sub_y = pl.sub_y > 1 ? pl.sub_y : 1;
   const double sr = cuconv_bilateral_sigma_range (&f, depth);
-  NlMeansParams p;
-  size_t smem;
 
-  if (row_end <= row_begin || pl.width <= 0)
-    return cudaSuccess;
-  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
-    return cudaErrorInvalidValue;
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
   p.bytes = bytes;
@@ -130,17 +144,39 @@ launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
   p.sx = p.ex - p.px;
   p.sy = p.ey - p.py;
   p.k = (float) (1.0 / (2.0 * sr * sr * (2 * p.px + 1) * (2 * p.py + 1)));
-  /* at most (16 + 2 (16 + 8))^2 ints, 16 KiB: under the default limit */
-  smem = sizeof (int) * (NL_TILE + 2 * p.ex) * (NL_TILE + 2 * p.ey);
+}
+
+cudaError_t
+launch_nlmeans (const CuconvPlane & pl, const CuconvFilter & f,
+    int row_begin, int row_end, bool sums, cudaStream_t stream)
+{
+  const bool wide = (pl.depth > 8 ? pl.depth : 8) > 10;
+  NlMeansParams p;
+
+  if (row_end <= row_begin || pl.width <= 0)
+    return cudaSuccess;
+  if (pl.n_comp < 1 || pl.n_comp > CUCONV_MAX_COMP)
+    return cudaErrorInvalidValue;
+  nlmeans_params_init (p, pl, f, row_begin, row_end);
 
   const dim3 grid ((pl.width + NL_TILE - 1) / NL_TILE,
       (row_end - row_begin + NL_TILE - 1) / NL_TILE, pl.n_comp);
-  if (depth <= 10)
-    nlmeans_kernel < unsigned > <<< grid, dim3 (NL_TILE, NL_TILE), smem,
+  const dim3 block (NL_TILE, NL_TILE);
+  /* the direct kernel: at most (16 + 2 (16 + 8))^2 ints, 16 KiB; by sums
+   * 12 KiB more: under the default limit */
+  const size_t smem = sums ? (wide ? nl_smem < unsigned long long > (p) :
+      nl_smem < unsigned > (p)) :
+      sizeof (int) * nl_tile_w (p) * (NL_TILE + 2 * p.ey);
+
+  if (sums && wide)
+    nlmeans_sums < unsigned long long > <<< grid, block, smem, stream >>> (p);
+  else if (sums)
+    nlmeans_sums < unsigned > <<< grid, block, smem, stream >>> (p);
+  else if (wide)
+    nlmeans_kernel < unsigned long long > <<< grid, block, smem,
         stream >>> (p);
   else
-    nlmeans_kernel < unsigned long long > <<< grid, dim3 (NL_TILE, NL_TILE),
-        smem, stream >>> (p);
+    nlmeans_kernel < unsigned > <<< grid, block, smem, stream >>> (p);
   return cudaGetLastError ();
 }
 

@@ -35,6 +35,8 @@ typedef enum
   CUCONV_PATH_WINDOW,           /* the register-window passes wherever
                                  * they take the plane and filter
                                  * (window_takes); others as GLOBAL */
+  CUCONV_PATH_NLMEANS_SUMS,     /* non-local means by sums; others as
+                                 * TILED */
 } CuconvPath;
 
 /* cuconv_filter_device () with the path forced for every plane it
