@@ -11,6 +11,7 @@
 
 #include "cuconv-kernels.cuh"
 #include "cuconv-motion.h"
+#include "cuconv-motion.cuh"
 #include "cuconv-tile.cuh"
 
 namespace cuconv {
@@ -68,24 +69,46 @@ down_kernel (const uint8_t * a, const uint8_t * b, int w, int h,
     db[(size_t) y * dw + x] = cuconv_motion_down (b, w, h, w, x, y);
 }
 
-/* The vectors of one level, a thread a block; level 0's in fractions of
- * a sample. */
+/* The vectors of a level below the top, a thread a block, from the
+ * parent level's; level 0's in fractions of a sample. */
 __global__ void
 search_kernel (const CuconvMotionLevel lv, CuconvMotionVector * field,
-    const CuconvMotionVector * parent, int pbx, int top, int level0)
+    const CuconvMotionVector * parent, int pbx, int level0)
 {
   const int bx = blockIdx.x * blockDim.x + threadIdx.x;
   const int by = blockIdx.y * blockDim.y + threadIdx.y;
   const int nbx = cuconv_motion_blocks (lv.w);
-  CuconvMotionVector p = { 0, 0 }, v;
+  CuconvMotionVector v;
 
   if (bx >= nbx || by >= cuconv_motion_blocks (lv.h))
     return;
-  if (!top)
-    p = parent[(size_t) (by / 2) * pbx + bx / 2];
-  v = cuconv_motion_best (&lv, bx, by, top, p);
+  v = cuconv_motion_best (&lv, bx, by, 0,
+      parent[(size_t) (by / 2) * pbx + bx / 2]);
   field[(size_t) by * nbx + bx] = level0 ?
       cuconv_motion_best_subpel (&lv, bx, by, v) : v;
+}
+
+/* The top level's vectors, a warp a block (cuconv-motion.cuh). */
+__global__ void
+search_top_kernel (const CuconvMotionLevel lv, CuconvMotionVector * field)
+{
+  const int lane = threadIdx.x % 32;
+  const int b = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int nbx = cuconv_motion_blocks (lv.w);
+
+  if (b >= nbx * cuconv_motion_blocks (lv.h))
+    return;                     /* the whole warp */
+  MotionPick best = motion_top_lane (&lv, b % nbx, b / nbx, lane);
+
+  for (int o = 16; o > 0; o /= 2) {
+    const MotionPick other = {
+      __shfl_xor_sync (0xffffffffu, best.cost, o),
+      __shfl_xor_sync (0xffffffffu, best.candidate, o)
+    };
+    best = motion_pick (best, other);
+  }
+  if (lane == 0)
+    field[b] = motion_top_vector (best);
 }
 
 /* One plane: the input (src) blended into the new state (dst) with the
@@ -189,13 +212,21 @@ cuconv_temporal_compensated_device (const CuconvPlane * planes,
       const CuconvMotionLevel lv = { sc + l.a[i], sc + l.b[i], w, h, w };
       const int top = i == CUCONV_MOTION_LEVELS - 1;
 
+      CuconvMotionVector *field = (CuconvMotionVector *) (sc + l.field[i]);
+
+      if (top) {
+        const int n = cuconv_motion_blocks (w) * cuconv_motion_blocks (h);
+
+        /* a warp a block, 4 warps a thread block */
+        search_top_kernel <<< (n + 3) / 4, 128, 0, s >>> (lv, field);
+        continue;
+      }
       /* about 128 registers a thread: small blocks, several an SM */
       search_kernel <<< dim3 ((cuconv_motion_blocks (w) + 15) / 16,
           (cuconv_motion_blocks (h) + 3) / 4), dim3 (16, 4), 0, s >>> (lv,
-          (CuconvMotionVector *) (sc + l.field[i]),
-          top ? NULL : (const CuconvMotionVector *) (sc + l.field[i + 1]),
-          top ? 0 : cuconv_motion_blocks (cuconv_motion_level_size (g.width,
-                  i + 1)), top, i == 0);
+          field, (const CuconvMotionVector *) (sc + l.field[i + 1]),
+          cuconv_motion_blocks (cuconv_motion_level_size (g.width, i + 1)),
+          i == 0);
     }
   }
 
