@@ -11,6 +11,8 @@
 
 #include <vector>
 
+#include "xorshift.h"
+
 #include "cuconv-motion.cuh"
 
 using namespace cuconv;
@@ -20,10 +22,7 @@ static uint32_t rng = 0x13579bdu;
 static uint32_t
 rnd (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
+  return xorshift32 (&rng);
 }
 
 /* A level of w x h: b the picture, a it moved by (mx, my) with noise of

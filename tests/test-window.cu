@@ -21,6 +21,8 @@
 
 #include <vector>
 
+#include "xorshift.h"
+
 #include "cuconv.h"
 #include "cuconv-kernels.cuh"
 #include "cuconv-window.cuh"
@@ -32,10 +34,7 @@ static uint32_t rng = 0x5eed1234u;
 static uint32_t
 rnd (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
+  return xorshift32 (&rng);
 }
 
 /* The reference's combination (cuconv-reference.c) of an output's sums. */

@@ -105,15 +105,7 @@ window_params_init (WindowParams & p, const CuconvPlane & pl,
   const CuconvTaps *y[2] = { &f.y[sy], &f.y2[sy] };
   int lo, hi;
 
-  memset (&p, 0, sizeof (p));
-  p.src = pl.src;
-  p.dst = pl.dst;
-  p.src_pitch = (size_t) pl.src_stride;
-  p.dst_pitch = (size_t) pl.dst_stride;
-  p.width = pl.width;
-  p.height = pl.height;
-  p.row_begin = row_begin;
-  p.row_end = row_end;
+  band_params_init (p, pl, row_begin, row_end);
   p.border = f.border;
   p.bytes = cuconv_plane_sample_bytes (&pl);
   p.shift = pl.depth > 8 ? pl.shift : 0;
