@@ -46,6 +46,13 @@
 #          build/tests/cycles for CYCLES (default 10000; 0: none) start/stop cycles
 #          on each backend, resident memory as a user sees it, bounded over
 #          the last half (256 KiB)
+#   candidates
+#          the kernels written but not yet taken by the dispatch, and the
+#          top level's motion search a warp a block: test-gpu --window
+#          (the register-window passes) and --kernel=nlmeans
+#          --nlmeans-sums, memcheck on their --quick runs, racecheck on
+#          their --race runs, test-gpu-temporal and its memcheck, then
+#          bench-kernel --wide, --nlmeans and --temporal
 #   latency
 #          build/tests/latency: what the element adds to a live 30 frames/s
 #          pipeline on backend=cuda, from GStreamer's latency tracer, in
@@ -76,8 +83,8 @@ export GST_DEBUG=${GST_DEBUG:-cudaconvolve:2}
 RUN=${GST_RUN:-}
 
 case $MODE in
-  check|core|element|bench|all|load|soak|latency|wide|denoise|mma|hostile) ;;
-  *) echo "usage: $0 [check|core|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma|hostile]" >&2; exit 2 ;;
+  check|core|element|bench|all|load|soak|latency|wide|denoise|mma|hostile|candidates) ;;
+  *) echo "usage: $0 [check|core|element|bench|all|load|soak SECONDS|latency|wide|denoise|mma|hostile|candidates]" >&2; exit 2 ;;
 esac
 
 SUMMARY=()
@@ -204,6 +211,47 @@ run_wide () {
   fi
   if need "$BUILD/tests/bench-element"; then
     step "bench-element" 240 bench-element.md $RUN "$BUILD/tests/bench-element"
+  fi
+}
+
+# The kernels the dispatch does not take yet, and the top level's motion
+# search a warp a block: conformance, memcheck and racecheck, then their
+# benchmark rows beside the paths the dispatch takes.
+run_candidates () {
+  local cs=$(sanitizer) args name
+
+  if need "$BUILD/tests/test-gpu"; then
+    for args in --window "--kernel=nlmeans --nlmeans-sums"; do
+      name=${args#--}
+      name=${name%% *}
+      name=${name#kernel=}
+      # shellcheck disable=SC2086
+      step "test-gpu $args" 420 "test-gpu-$name.log" \
+        $RUN "$BUILD/tests/test-gpu" $args
+      [ -z "$cs" ] && continue
+      # shellcheck disable=SC2086
+      step "memcheck test-gpu --quick $args" 300 \
+        "memcheck-$name.log" "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --quick $args
+      # shellcheck disable=SC2086
+      step "racecheck test-gpu --race $args" 300 \
+        "racecheck-$name.log" "$cs" --tool racecheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu" --race $args
+    done
+  fi
+  if need "$BUILD/tests/test-gpu-temporal"; then
+    step "test-gpu-temporal" 300 test-gpu-temporal.log \
+      $RUN "$BUILD/tests/test-gpu-temporal"
+    [ -z "$cs" ] ||
+      step "memcheck test-gpu-temporal" 300 memcheck-temporal.log \
+        "$cs" --tool memcheck --error-exitcode 1 \
+        $RUN "$BUILD/tests/test-gpu-temporal"
+  fi
+  if need "$BUILD/tests/bench-kernel"; then
+    for args in wide nlmeans temporal; do
+      step "bench-kernel --$args" 300 "bench-kernel-$args.md" \
+        $RUN "$BUILD/tests/bench-kernel" --$args
+    done
   fi
 }
 
@@ -439,6 +487,7 @@ case $MODE in
   load) run_load ;;
   hostile) run_hostile ;;
   wide) run_wide ;;
+  candidates) run_candidates ;;
 esac
 
 {
@@ -452,7 +501,8 @@ esac
   for f in test-gpu.log test-gpu-stream.log test-gpu-mma.log \
       test-gpu-wide.log \
       test-gpu-untruncated.log test-gpu-bilateral.log \
-      test-gpu-nlmeans-sums.log test-gpu-temporal.log \
+      test-gpu-nlmeans-sums.log test-gpu-temporal.log test-gpu-window.log \
+      test-gpu-nlmeans.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       test-hostile.log cycles.log cycles-cuda-memory.log cycles-control.log \
       cycles-hostile-cuda.log cycles-hostile-cpu.log soak.log; do
@@ -467,12 +517,16 @@ esac
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log \
       memcheck-bilateral.log racecheck-bilateral.log memcheck-temporal.log \
+      memcheck-window.log racecheck-window.log memcheck-nlmeans.log \
+      racecheck-nlmeans.log memcheck-nlmeans-sums.log \
+      racecheck-nlmeans-sums.log \
       memcheck-hostile.log $(cd "$OUT" && ls replay-*.log 2>/dev/null); do
     [ -f "$OUT/$f" ] || continue
     echo
     echo "### $f: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$f" | tr '\n' ' ')"
   done
-  for f in bench-kernel.md bench-kernel-wide.md bench-element.md scaling.md \
+  for f in bench-kernel.md bench-kernel-wide.md bench-kernel-nlmeans.md \
+      bench-kernel-temporal.md bench-element.md scaling.md \
       latency.md; do
     [ -f "$OUT/$f" ] || continue
     echo

@@ -48,8 +48,8 @@
  * and 1920x1080, once through the strips, and steps along lines of 4099
  * samples at 8, 12 and 16 bits with sharpen amount 10 (run_untruncated).
  *
- *   test-gpu [--quick | --race] [--matrix | --regions | --wide |
- *            --untruncated] [--stream | --mma | --tiled | --nlmeans-sums]
+ *   test-gpu [--quick | --race] [--matrix | --regions | --wide | --window
+ *            | --untruncated] [--stream | --mma | --tiled | --nlmeans-sums]
  *            [--kernel=NICK] [--seed=N] [--threads=N] [--verbose]
  *
  * --stream and --mma force the streaming kernel (cuconv-stream.cu) or the
@@ -351,7 +351,8 @@ typedef struct
   int quick;                    /* --quick or --race */
   int race;
   int regions_only;             /* --regions */
-  int wide_only;                /* --wide */
+  int wide_only;                /* --wide (or --window) */
+  int window_only;              /* --window: the wide section's last set */
   int untruncated_only;         /* --untruncated */
   int matrix_only;              /* --matrix */
   const char *kernel_only;      /* --kernel=NICK: the matrix's settings of
@@ -2043,7 +2044,7 @@ run_wide (cudaStream_t stream)
   n_run_formats = opt.race ? (int) (sizeof (wide_race_formats) /
       sizeof (wide_race_formats[0])) : (int) (sizeof (wide_formats) /
       sizeof (wide_formats[0]));
-  for (set = 0; set < 3 && ret == 0; set++) {
+  for (set = opt.window_only ? 2 : 0; set < 3 && ret == 0; set++) {
     run_path = set == 0 ? base_path : set == 1 ? CUCONV_PATH_GLOBAL :
         CUCONV_PATH_WINDOW;
     printf ("wide: %s, %d settings, against the reference\n",
@@ -2068,6 +2069,7 @@ static void
 usage (const char *argv0)
 {
   printf ("usage: %s [--quick | --race] [--matrix | --regions | --wide | "
+      "--window | "
       "--untruncated] "
       "[--stream | --mma | --tiled | --nlmeans-sums] [--kernel=NICK] "
       "[--seed=N] [--threads=N] "
@@ -2080,6 +2082,8 @@ usage (const char *argv0)
       "small runs)\n"
       "  --wide       the wide filters only (with --quick, --race: their "
       "small runs)\n"
+      "  --window     of the wide filters, the register-window passes' "
+      "set only\n"
       "  --untruncated  the untruncated gaussian only (with --quick or "
       "--race: theirs)\n"
       "  --stream     the streaming kernel wherever it takes a plane\n"
@@ -2110,6 +2114,8 @@ parse_args (int argc, char **argv)
       opt.regions_only = 1;
     else if (strcmp (argv[i], "--wide") == 0)
       opt.wide_only = 1;
+    else if (strcmp (argv[i], "--window") == 0)
+      opt.wide_only = opt.window_only = 1;
     else if (strcmp (argv[i], "--untruncated") == 0)
       opt.untruncated_only = 1;
     else if (strcmp (argv[i], "--matrix") == 0)
