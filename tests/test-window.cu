@@ -6,10 +6,10 @@
  * start as NaN, so a sample read that no thread staged or wrote spoils
  * its output even where a zero tap multiplies it.
  *
- * Seeded random planes of odd sizes and pitches, 8 and 16 bits (10 bits
- * above a shift of 6 too), rows starting on odd addresses, every border,
- * radii 0 to 64, blur, sharpen, sobel and laplacian, whole planes and
- * bands.  Tolerance as test-gpu's: +-1 LSB on filtered samples; the rest
+ * Seeded random planes of one and two components, odd sizes and pitches,
+ * 8 and 16 bits (10 bits above a shift of 6 too), rows starting on odd
+ * addresses, every border, radii 0 to 64, blur, sharpen, sobel and
+ * laplacian, whole planes and bands.  Tolerance as test-gpu's: +-1 LSB on filtered samples; the rest
  * of the output (rows outside the band, bytes between rows) untouched.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -74,11 +74,11 @@ struct Store
 
 /* Both launches of launch_window, a block at a time: every thread's stage
  * phase, then (the barrier) every thread's compute phase. */
-template < int NT > static void
+template < int NT, int NC > static void
 run_passes (WindowParams & p)
 {
   std::vector < float >h (NT * p.h_term, NAN);
-  std::vector < float >in (WIN_H_ROWS * WIN_H_PITCH);
+  std::vector < float >in (NC * WIN_H_ROWS * WIN_H_PITCH);
   std::vector < float >tap (NT * WIN_MAX_TAPS);
   std::vector < float >vs (win_v_smem (NT, p.taps_y) / sizeof (float));
   const dim3 hg = win_h_grid (p), vg = win_v_grid (p);
@@ -89,9 +89,9 @@ run_passes (WindowParams & p)
       std::fill (in.begin (), in.end (), NAN);
       std::fill (tap.begin (), tap.end (), NAN);
       for (int t = 0; t < WIN_H_THREADS; t++)
-        win_h_stage < NT > (p, bx, by, t, in.data (), tap.data ());
+        win_h_stage < NT, NC > (p, bx, by, t, in.data (), tap.data ());
       for (int t = 0; t < WIN_H_THREADS; t++)
-        win_h_compute < NT > (p, bx, by, t, in.data (), tap.data ());
+        win_h_compute < NT, NC > (p, bx, by, t, in.data (), tap.data ());
     }
 
   float *vin = vs.data ();
@@ -121,12 +121,12 @@ typedef struct
 
 /* One case; returns 1 if it failed. */
 static int
-run_case (const Filter & fl, const Depth & dp, int w, int h, CuconvBorder b,
-    bool band)
+run_case (const Filter & fl, const Depth & dp, int nc, int w, int h,
+    CuconvBorder b, bool band)
 {
   const int bytes = dp.depth > 8 ? 2 : 1;
   const int odd = (int) (rnd () % 2);  /* rows start on odd addresses */
-  const ptrdiff_t stride = (ptrdiff_t) w * bytes + (rnd () % 5) * bytes
+  const ptrdiff_t stride = (ptrdiff_t) w * nc * bytes + (rnd () % 5) * bytes
       + odd;
   const size_t size = (size_t) stride * h + 8;
   std::vector < uint8_t > src (size), got (size), want (size);
@@ -150,11 +150,12 @@ run_case (const Filter & fl, const Depth & dp, int w, int h, CuconvBorder b,
   memset (&pl, 0, sizeof (pl));
   pl.width = w;
   pl.height = h;
-  pl.n_comp = 1;
+  pl.n_comp = nc;
   pl.sub_x = pl.sub_y = 1;
   pl.depth = dp.depth;
   pl.shift = dp.shift;
-  pl.op[0] = CUCONV_COMP_FILTER;
+  for (int c = 0; c < nc; c++)
+    pl.op[c] = CUCONV_COMP_FILTER;
   pl.src = src.data () + odd;
   pl.src_stride = pl.dst_stride = stride;
 
@@ -168,15 +169,19 @@ run_case (const Filter & fl, const Depth & dp, int w, int h, CuconvBorder b,
 
   pl.dst = got.data () + odd;
   window_params_init (p, pl, *f, rb, re);
-  if (f->n_terms == 1)
-    run_passes < 1 > (p);
+  if (f->n_terms == 1 && nc == 1)
+    run_passes < 1, 1 > (p);
+  else if (f->n_terms == 1)
+    run_passes < 1, 2 > (p);
+  else if (nc == 1)
+    run_passes < 2, 1 > (p);
   else
-    run_passes < 2 > (p);
+    run_passes < 2, 2 > (p);
   pl.dst = want.data () + odd;
   cuconv_reference_plane_filter (&pl, f);
 
   for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
+    for (int x = 0; x < w * nc; x++) {
       const size_t at = odd + (size_t) y * stride + (size_t) x * bytes;
       const int g = bytes == 1 ? got[at] : got[at] | got[at + 1] << 8;
       const int r = bytes == 1 ? want[at] : want[at] | want[at + 1] << 8;
@@ -187,22 +192,23 @@ run_case (const Filter & fl, const Depth & dp, int w, int h, CuconvBorder b,
           && got[at + 1] != (uint8_t) (0xa5 ^ (at + 1)));
 
       if (bad && fails++ == 0)
-        printf ("  first difference at (%d, %d): %d, reference %d%s\n", x,
-            y, g, r, in_band ? "" : " (outside the band)");
+        printf ("  first difference at sample %d of row %d: %d, reference "
+            "%d%s\n", x, y, g, r, in_band ? "" : " (outside the band)");
       off_by_one += in_band && d == 1;
     }
   /* the bytes between rows and after the last, untouched */
   for (int y = 0; y < h; y++)
-    for (size_t i = (size_t) w * bytes; i < (size_t) stride; i++) {
+    for (size_t i = (size_t) w * nc * bytes; i < (size_t) stride; i++) {
       const size_t at = odd + (size_t) y * stride + i;
       if (at < size && got[at] != (uint8_t) (0xa5 ^ at))
         fails++;
     }
 
   if (fails)
-    printf ("FAIL %s r=%d depth %d shift %d %dx%d border %d%s: %d samples "
-        "off by more than 1 or written outside\n", fl.name, fl.radius,
-        dp.depth, dp.shift, w, h, b, band ? " band" : "", fails);
+    printf ("FAIL %s r=%d depth %d shift %d, %d components, %dx%d border "
+        "%d%s: %d samples off by more than 1 or written outside\n", fl.name,
+        fl.radius, dp.depth, dp.shift, nc, w, h, b, band ? " band" : "",
+        fails);
   delete f;
   return fails != 0;
 }
@@ -237,8 +243,8 @@ main (void)
           if (z[0] * z[1] > 20000 && (b + fl.radius) % 2)
             continue;
           cases++;
-          failed += run_case (fl, dp, z[0], z[1], (CuconvBorder) b,
-              cases % 3 == 0);
+          failed += run_case (fl, dp, 1 + cases % 2, z[0], z[1],
+              (CuconvBorder) b, cases % 3 == 0);
         }
   printf ("window passes on the CPU: %d cases, %d failed\n", cases, failed);
   return failed != 0;

@@ -360,9 +360,9 @@ void rows_read (CuconvBorder border, int height, int row_begin, int row_end,
     int ry, int *lo, int *hi);
 
 /* Whether the register-window passes (cuconv-window.cu) take f on plane
- * pl: one component filtered, samples of 1 or 2 bytes, a blur or sharpen
- * of one term or a magnitude or sum of two, explicit taps of radius up to
- * CUCONV_TILE_MAX_RADIUS. */
+ * pl: one or two components, each filtered, samples of 1 or 2 bytes, a
+ * blur or sharpen of one term or a magnitude or sum of two, explicit taps
+ * of radius up to CUCONV_TILE_MAX_RADIUS. */
 bool window_takes (const CuconvPlane & pl, const CuconvFilter & f);
 
 /* Rows [row_begin, row_end) of pl (device pointers) through the

@@ -10,17 +10,17 @@
 
 namespace cuconv {
 
-template < int NT > static __global__ void
+template < int NT, int NC > static __global__ void
 __launch_bounds__ (WIN_H_THREADS)
 window_hpass (const __grid_constant__ WindowParams p)
 {
-  __shared__ float in[WIN_H_ROWS * WIN_H_PITCH];
+  __shared__ float in[NC * WIN_H_ROWS * WIN_H_PITCH];
   __shared__ float4 tap[NT * WIN_MAX_TAPS / 4];
 
-  win_h_stage < NT > (p, blockIdx.x, blockIdx.y, threadIdx.x, in,
+  win_h_stage < NT, NC > (p, blockIdx.x, blockIdx.y, threadIdx.x, in,
       (float *) tap);
   __syncthreads ();
-  win_h_compute < NT > (p, blockIdx.x, blockIdx.y, threadIdx.x, in,
+  win_h_compute < NT, NC > (p, blockIdx.x, blockIdx.y, threadIdx.x, in,
       (const float *) tap);
 }
 
@@ -68,8 +68,9 @@ window_takes (const CuconvPlane & pl, const CuconvFilter & f)
   const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
   const int bytes = cuconv_plane_sample_bytes (&pl);
 
-  if (pl.n_comp != 1 || pl.op[0] != CUCONV_COMP_FILTER
-      || (bytes != 1 && bytes != 2) || pl.width < 1 || pl.height < 1)
+  if (pl.n_comp < 1 || pl.n_comp > WIN_MAX_COMP || !all_ops (pl,
+          CUCONV_COMP_FILTER) || (bytes != 1 && bytes != 2) || pl.width < 1
+      || pl.height < 1)
     return false;
   switch (f.combine) {
     case CUCONV_COMBINE_NONE:
@@ -106,6 +107,8 @@ window_params_init (WindowParams & p, const CuconvPlane & pl,
   int lo, hi;
 
   band_params_init (p, pl, row_begin, row_end);
+  p.nc = pl.n_comp;
+  p.ws = pl.width * pl.n_comp;
   p.border = f.border;
   p.bytes = cuconv_plane_sample_bytes (&pl);
   p.shift = pl.depth > 8 ? pl.shift : 0;
@@ -126,7 +129,7 @@ window_params_init (WindowParams & p, const CuconvPlane & pl,
       &lo, &hi);
   p.h_lo = lo;
   p.h_rows = hi - lo;
-  p.h_pitch = ((size_t) pl.width + 31) / 32 * 32;       /* 128-byte rows */
+  p.h_pitch = ((size_t) p.ws + 31) / 32 * 32; /* 128-byte rows */
   p.h_term = (size_t) p.h_rows * p.h_pitch;
 }
 
@@ -164,10 +167,14 @@ launch_window (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   const void *vk = nt == 1 ? (const void *) window_vpass < 1 >
       : (const void *) window_vpass < 2 >;
 
-  if (nt == 1)
-    window_hpass < 1 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
+  if (nt == 1 && p.nc == 1)
+    window_hpass < 1, 1 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
+  else if (nt == 1)
+    window_hpass < 1, 2 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
+  else if (p.nc == 1)
+    window_hpass < 2, 1 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
   else
-    window_hpass < 2 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
+    window_hpass < 2, 2 > <<< hgrid, WIN_H_THREADS, 0, stream >>> (p);
   e = cudaGetLastError ();
   if (e != cudaSuccess)
     return e;

@@ -1,6 +1,7 @@
 /* gst-cudaconvolve: the register-window passes (docs/design.md, "Wide
  * filters in register windows"): one separable term or two, of radius up
- * to CUCONV_TILE_MAX_RADIUS, on planes of one component, in two passes
+ * to CUCONV_TILE_MAX_RADIUS, on planes of one component or two
+ * interleaved (NV12's chroma), in two passes
  * through a float plane as on the global path (cuconv-global.cu), with
  * tap loops that do nothing but load a sample and multiply-add.
  *
@@ -51,16 +52,18 @@ constexpr int WIN_MAX_RADIUS = 64;      /* CUCONV_TILE_MAX_RADIUS */
 constexpr int WIN_MAX_TAPS = (2 * WIN_MAX_RADIUS + 1 + WIN_OUT - 1)
     / WIN_OUT * WIN_OUT;        /* 136 */
 
-/* Horizontal pass: a warp a row, its lanes WIN_OUT pixels each, so a
- * block takes WIN_H_TILE pixels of WIN_H_ROWS rows.  A row's staged
- * samples take one word of padding after every WIN_OUT, so that lane l's
- * window, which starts at sample WIN_OUT l, starts in bank 9 l mod 32:
- * the 32 lanes' loads fall in 32 banks. */
+/* Horizontal pass: a warp a row, its lanes WIN_OUT pixels each (every
+ * component), so a block takes WIN_H_TILE pixels of WIN_H_ROWS rows.  A
+ * row's staged samples, a row a component, take one word of padding
+ * after every WIN_OUT, so that lane l's window, which starts at sample
+ * WIN_OUT l, starts in bank 9 l mod 32: the 32 lanes' loads fall in 32
+ * banks. */
 constexpr int WIN_H_ROWS = 8;
 constexpr int WIN_H_THREADS = 32 * WIN_H_ROWS;
 constexpr int WIN_H_TILE = 32 * WIN_OUT;
 constexpr int WIN_H_SPAN = WIN_H_TILE + WIN_MAX_TAPS;   /* samples staged */
 constexpr int WIN_H_PITCH = WIN_H_SPAN + WIN_H_SPAN / WIN_OUT;
+constexpr int WIN_MAX_COMP = 2;
 
 /* Vertical pass: a lane a column, a warp WIN_OUT rows of it, so a block
  * of win_v_warps (nt) warps takes win_v_tile (nt) rows of 32 columns; it stages
@@ -102,14 +105,16 @@ win_pad (int j)
 }
 
 /* One plane's passes.  The float plane h holds, for each term, the
- * horizontal pass of the plane rows [h_lo, h_lo + h_rows), h_pitch floats
- * a row (a multiple of WIN_OUT). */
+ * horizontal pass of the plane rows [h_lo, h_lo + h_rows), its samples
+ * interleaved as the plane's, h_pitch floats a row (a multiple of 32). */
 struct WindowParams
 {
   const uint8_t *src;
   uint8_t *dst;
   size_t src_pitch, dst_pitch;  /* bytes */
   int width, height;            /* of the whole plane, for the border */
+  int nc;                       /* interleaved components: 1 or 2 */
+  int ws;                       /* samples a row: width * nc */
   int row_begin, row_end;       /* the band written */
   int border;
   int bytes;                    /* of a sample: 1 or 2 */
@@ -149,7 +154,7 @@ win_v_grid (const WindowParams & p)
 {
   const int vt = win_v_tile (p.nt);
 
-  return dim3 ((p.width + WIN_V_COLS - 1) / WIN_V_COLS,
+  return dim3 ((p.ws + WIN_V_COLS - 1) / WIN_V_COLS,
       (p.row_end - p.row_begin + vt - 1) / vt);
 }
 
@@ -160,7 +165,7 @@ win_value (const WindowParams & p, uint32_t raw)
   return (float) ((raw >> p.shift) & p.mask);
 }
 
-/* Sample xi of row `row`, any alignment. */
+/* Sample xi (a component of a pixel) of row `row`, any alignment. */
 __host__ __device__ __forceinline__ float
 win_sample (const WindowParams & p, const uint8_t * row, int xi)
 {
@@ -174,19 +179,19 @@ win_sample (const WindowParams & p, const uint8_t * row, int xi)
 
 /* Stages, for thread tid of block (bx, by): its share of the taps (NT
  * terms, tap[m * WIN_MAX_TAPS + t]), and its warp's row of the tile: the
- * samples x0 - rx + j, j < WIN_H_TILE + taps_x, through the border
- * (zero outside for the zero border), as floats at in[warp *
- * WIN_H_PITCH + win_pad (j)].  Rows inside the plane are read a 32-bit
- * word a lane where the words lie inside the row. */
-template < int NT > __host__ __device__ __forceinline__ void
+ * samples of the pixels x0 - rx + j, j < WIN_H_TILE + taps_x, through
+ * the border (zero outside for the zero border), as floats, component c
+ * at in[(c WIN_H_ROWS + warp) WIN_H_PITCH + win_pad (j)].  Rows inside
+ * the plane are read a 32-bit word a lane where the words lie inside the
+ * row. */
+template < int NT, int NC > __host__ __device__ __forceinline__ void
 win_h_stage (const WindowParams & p, int bx, int by, int tid, float *in,
     float *tap)
 {
   const int lane = tid % 32, warp = tid / 32;
   const int hr = by * WIN_H_ROWS + warp;
-  const int a = bx * WIN_H_TILE - p.rx;   /* the first sample staged */
-  const int span = WIN_H_TILE + p.taps_x;
-  float *out = in + warp * WIN_H_PITCH;
+  const int a = bx * WIN_H_TILE - p.rx;   /* the first pixel staged */
+  const int n = (WIN_H_TILE + p.taps_x) * NC;   /* samples staged */
 
   for (int e = tid; e < NT * p.taps_x; e += WIN_H_THREADS) {
     const int m = e / p.taps_x, t = e - m * p.taps_x;
@@ -196,13 +201,17 @@ win_h_stage (const WindowParams & p, int bx, int by, int tid, float *in,
     return;
 
   const uint8_t *row = p.src + (size_t) (p.h_lo + hr) * p.src_pitch;
+  auto put = [&](int k, float v) {
+    /* sample k of those staged: pixel k / NC, component k % NC */
+    in[(k % NC * WIN_H_ROWS + warp) * WIN_H_PITCH + win_pad (k / NC)] = v;
+  };
   const int per_word = 4 / p.bytes;
-  /* the words that hold samples a .. a + span - 1 */
-  const uintptr_t first = (uintptr_t) (row + (ptrdiff_t) a * p.bytes);
-  const int skip = (int) (first % 4) / p.bytes; /* samples before a */
-  const int words = (skip + span + per_word - 1) / per_word;
+  /* the words that hold samples a NC .. a NC + n - 1 */
+  const uintptr_t first = (uintptr_t) (row + (ptrdiff_t) a * NC * p.bytes);
+  const int skip = (int) (first % 4) / p.bytes; /* samples before them */
+  const int words = (skip + n + per_word - 1) / per_word;
 
-  if (a - skip >= 0 && a - skip + words * per_word <= p.width
+  if (a * NC - skip >= 0 && a * NC - skip + words * per_word <= p.ws
       && (first % 4) % p.bytes == 0) {
     const uint32_t *w = (const uint32_t *) (first - first % 4);
 
@@ -210,19 +219,19 @@ win_h_stage (const WindowParams & p, int bx, int by, int tid, float *in,
       const uint32_t v = WIN_LDG (w + q);
 
       for (int i = 0; i < per_word; i++) {
-        const int j = q * per_word + i - skip;
-        if (j >= 0 && j < span)
-          out[win_pad (j)] = win_value (p, v >> (8 * p.bytes * i));
+        const int k = q * per_word + i - skip;
+        if (k >= 0 && k < n)
+          put (k, win_value (p, v >> (8 * p.bytes * i)));
       }
     }
     return;
   }
-  for (int j = lane; j < span; j += 32) {
-    const int x = a + j;
+  for (int k = lane; k < n; k += 32) {
+    const int x = a + k / NC;
     const int xi = x >= 0 && x < p.width ? x :
         cuconv_border_index ((CuconvBorder) p.border, x, p.width);
 
-    out[win_pad (j)] = xi < 0 ? 0.0f : win_sample (p, row, xi);
+    put (k, xi < 0 ? 0.0f : win_sample (p, row, xi * NC + k % NC));
   }
 }
 
@@ -266,53 +275,62 @@ WIN_UNROLL
 }
 
 /* Computes, for thread tid of block (bx, by), the WIN_OUT pixels x0 + 8
- * lane + o of its warp's row into h. */
-template < int NT > __host__ __device__ __forceinline__ void
+ * lane + o of its warp's row into h, every component. */
+template < int NT, int NC > __host__ __device__ __forceinline__ void
 win_h_compute (const WindowParams & p, int bx, int by, int tid,
     const float *in, const float *tap)
 {
   const int lane = tid % 32, warp = tid / 32;
   const int hr = by * WIN_H_ROWS + warp;
   const int x = bx * WIN_H_TILE + lane * WIN_OUT;
-  float acc[NT][WIN_OUT], w[WIN_OUT];
+  float acc[NC][NT][WIN_OUT];
 
   if (hr >= p.h_rows || x >= p.width)
     return;
-  /* the window of lane l starts at staged sample 8 l: padded, 9 l */
-  const float *s = in + warp * WIN_H_PITCH + win_pad (lane * WIN_OUT);
+WIN_UNROLL
+  for (int c = 0; c < NC; c++) {
+    /* the window of lane l starts at staged sample 8 l: padded, 9 l */
+    const float *s = in + (c * WIN_H_ROWS + warp) * WIN_H_PITCH
+        + win_pad (lane * WIN_OUT);
+    float w[WIN_OUT];
 
 WIN_UNROLL
-  for (int m = 0; m < NT; m++)
+    for (int o = 0; o < WIN_OUT; o++) {
+      w[o] = s[o];
 WIN_UNROLL
-    for (int o = 0; o < WIN_OUT; o++)
-      acc[m][o] = 0.0f;
-WIN_UNROLL
-  for (int o = 0; o < WIN_OUT; o++)
-    w[o] = s[o];
-  for (int g = 0; g < p.taps_x / WIN_OUT; g++) {
-    s += WIN_OUT + 1;           /* the next group's samples, padded */
-    win_group < NT > (tap + g * WIN_OUT, WIN_MAX_TAPS, acc, w,[&](int u) {
-          return s[u];
-        });
+      for (int m = 0; m < NT; m++)
+        acc[c][m][o] = 0.0f;
+    }
+    for (int g = 0; g < p.taps_x / WIN_OUT; g++) {
+      s += WIN_OUT + 1;         /* the next group's samples, padded */
+      win_group < NT > (tap + g * WIN_OUT, WIN_MAX_TAPS, acc[c], w,
+          [&](int u) {
+            return s[u];
+          });
+    }
   }
 
   for (int m = 0; m < NT; m++) {
-    float *h = p.h + m * p.h_term + (size_t) hr * p.h_pitch + x;
+    float *h = p.h + m * p.h_term + (size_t) hr * p.h_pitch + x * NC;
     if (x + WIN_OUT <= p.width) {
 #ifdef __CUDA_ARCH__
       /* 32-byte aligned: h_pitch and x are multiples of WIN_OUT */
       float4 *h4 = (float4 *) h;
 WIN_UNROLL
-      for (int i = 0; i < WIN_OUT / 4; i++)
-        h4[i] = make_float4 (acc[m][4 * i], acc[m][4 * i + 1],
-            acc[m][4 * i + 2], acc[m][4 * i + 3]);
+      for (int i = 0; i < WIN_OUT * NC / 4; i++) {
+        const int e = 4 * i;    /* samples e .. e + 3 of the thread's */
+        h4[i] = make_float4 (acc[e % NC][m][e / NC],
+            acc[(e + 1) % NC][m][(e + 1) / NC],
+            acc[(e + 2) % NC][m][(e + 2) / NC],
+            acc[(e + 3) % NC][m][(e + 3) / NC]);
+      }
 #else
-      for (int o = 0; o < WIN_OUT; o++)
-        h[o] = acc[m][o];
+      for (int e = 0; e < WIN_OUT * NC; e++)
+        h[e] = acc[e % NC][m][e / NC];
 #endif
     } else {
-      for (int o = 0; o < WIN_OUT && x + o < p.width; o++)
-        h[o] = acc[m][o];
+      for (int e = 0; e < WIN_OUT * NC && x + e / NC < p.width; e++)
+        h[e] = acc[e % NC][m][e / NC];
     }
   }
 }
@@ -321,9 +339,9 @@ WIN_UNROLL
 
 /* Stages, for thread tid of block (bx, by) of NT terms: its share of the
  * taps (at tap[m * taps_y + t]) and of the rows y0 - ry + j, j < tile +
- * taps_y, of the block's 32 columns, row j of term m at in[(m (tile +
- * taps_y) + j) 32 + lane]; rows outside h (only the outputs past the
- * band read them) and columns past the plane read 0. */
+ * taps_y, of the block's 32 columns of samples, row j of term m at
+ * in[(m (tile + taps_y) + j) 32 + lane]; rows outside h (only the outputs
+ * past the band read them) and samples past the row read 0. */
 template < int NT > __host__ __device__ __forceinline__ void
 win_v_stage (const WindowParams & p, int bx, int by, int tid, float *in,
     float *tap)
@@ -343,7 +361,7 @@ win_v_stage (const WindowParams & p, int bx, int by, int tid, float *in,
     const int y = v >= 0 && v < p.height ? v :
         cuconv_border_index ((CuconvBorder) p.border, v, p.height);
     const int hr = y - p.h_lo;
-    const bool inside = y >= 0 && hr >= 0 && hr < p.h_rows && s < p.width;
+    const bool inside = y >= 0 && hr >= 0 && hr < p.h_rows && s < p.ws;
 
 WIN_UNROLL
     for (int m = 0; m < NT; m++)
@@ -366,7 +384,7 @@ win_v_compute (const WindowParams & p, int bx, int by, int tid,
   const int span = TILE + p.taps_y;
   float acc[NT][1][WIN_OUT], w[NT][WIN_OUT];
 
-  if (s >= p.width || y >= p.row_end)
+  if (s >= p.ws || y >= p.row_end)
     return;
 WIN_UNROLL
   for (int m = 0; m < NT; m++) {
