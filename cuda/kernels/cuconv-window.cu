@@ -70,7 +70,8 @@ window_takes (const CuconvPlane & pl, const CuconvFilter & f)
 
   if (pl.n_comp < 1 || pl.n_comp > WIN_MAX_COMP || !all_ops (pl,
           CUCONV_COMP_FILTER) || (bytes != 1 && bytes != 2) || pl.width < 1
-      || pl.height < 1)
+      || pl.height < 1 || sx < 0 || sx >= CUCONV_MAX_SUBSAMPLE || sy < 0
+      || sy >= CUCONV_MAX_SUBSAMPLE)
     return false;
   switch (f.combine) {
     case CUCONV_COMBINE_NONE:
