@@ -16,8 +16,10 @@ cd "$(dirname "$(readlink -f "$0")")/.."
 build=${1:?usage: tests/gpu-pack.sh BUILD DIR}
 out=${2:?usage: tests/gpu-pack.sh BUILD DIR}
 
-[ -d "$build/gst" ] && [ -d "$build/tests" ] ||
-  { echo "gpu-pack: $build is not a build folder of this repository" >&2; exit 1; }
+if [ ! -d "$build/gst" ] || [ ! -d "$build/tests" ]; then
+  echo "gpu-pack: $build is not a build folder of this repository" >&2
+  exit 1
+fi
 mkdir -p "$out"
 # the plugin, and the programs of tests/ and tests/fuzz/ (not meson's
 # object folders)
