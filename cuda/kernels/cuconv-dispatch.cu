@@ -267,7 +267,7 @@ launch_plane (const CuconvPlane & pl, const CuconvFilter & f, int row_begin,
   if (f.combine == CUCONV_COMBINE_CANNY)
     return row_begin == 0 && row_end == pl.height ?
         launch_canny (pl, f, sc, stream) : cudaErrorInvalidValue;
-  if (path == CUCONV_PATH_WINDOW && window_takes (pl, f)) {
+  if (path == CUCONV_PATH_WINDOW) {
     e = launch_window (pl, f, row_begin, row_end, sc, stream);
     if (e != cudaErrorNotSupported)
       return e;

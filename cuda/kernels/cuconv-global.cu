@@ -427,16 +427,10 @@ launch_global_taps (const CuconvPlane & pl, const CuconvFilter & f,
   size_t n_taps, bytes_all;
   void *scratch;
   cudaError_t e;
-  int lo, hi;
 
   terms_params_init (p, pl, f, row_begin, row_end);
   p.bytes = bytes;
-  rows_read ((CuconvBorder) p.border, pl.height, row_begin, row_end, p.ry,
-      &lo, &hi);
-  p.h_lo = lo;
-  p.h_rows = hi - lo;
-  p.h_pitch = ((size_t) p.ws + 31) / 32 * 32;   /* 128-byte rows */
-  p.h_term = (size_t) p.h_rows * p.h_pitch;
+  h_plane_init (p, pl.height, row_begin, row_end);
 
   /* one allocation: the taps, then the terms' planes */
   n_taps = ((size_t) nt * (2 * p.rx + 1 + 2 * p.ry + 1) + 63) / 64 * 64;

@@ -359,6 +359,24 @@ cudaError_t launch_global_taps (const CuconvPlane & pl,
 void rows_read (CuconvBorder border, int height, int row_begin, int row_end,
     int ry, int *lo, int *hi);
 
+/* The float plane of the two-pass paths (the global passes, the
+ * register-window passes) for rows [row_begin, row_end) of a plane of
+ * height rows: p.h_lo, p.h_rows (rows_read with p.border and p.ry),
+ * p.h_pitch (p.ws floats rounded up to 128-byte rows) and p.h_term (one
+ * term's plane, in floats). */
+template < typename P > static inline void
+h_plane_init (P & p, int height, int row_begin, int row_end)
+{
+  int lo, hi;
+
+  rows_read ((CuconvBorder) p.border, height, row_begin, row_end, p.ry, &lo,
+      &hi);
+  p.h_lo = lo;
+  p.h_rows = hi - lo;
+  p.h_pitch = ((size_t) p.ws + 31) / 32 * 32;
+  p.h_term = (size_t) p.h_rows * p.h_pitch;
+}
+
 /* Whether the register-window passes (cuconv-window.cu) take f on plane
  * pl: one or two components, each filtered, samples of 1 or 2 bytes, a
  * blur or sharpen of one term or a magnitude or sum of two, explicit taps

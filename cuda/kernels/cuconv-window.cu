@@ -105,7 +105,6 @@ window_params_init (WindowParams & p, const CuconvPlane & pl,
   const int sx = pl.sub_x - 1, sy = pl.sub_y - 1;
   const CuconvTaps *x[2] = { &f.x[sx], &f.x2[sx] };
   const CuconvTaps *y[2] = { &f.y[sy], &f.y2[sy] };
-  int lo, hi;
 
   band_params_init (p, pl, row_begin, row_end);
   p.nc = pl.n_comp;
@@ -126,12 +125,7 @@ window_params_init (WindowParams & p, const CuconvPlane & pl,
   window_taps (p.kx, x, nt, p.rx, p.taps_x);
   window_taps (p.ky, y, nt, p.ry, p.taps_y);
 
-  rows_read ((CuconvBorder) p.border, pl.height, row_begin, row_end, p.ry,
-      &lo, &hi);
-  p.h_lo = lo;
-  p.h_rows = hi - lo;
-  p.h_pitch = ((size_t) p.ws + 31) / 32 * 32; /* 128-byte rows */
-  p.h_term = (size_t) p.h_rows * p.h_pitch;
+  h_plane_init (p, pl.height, row_begin, row_end);
 }
 
 cudaError_t
