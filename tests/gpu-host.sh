@@ -189,21 +189,48 @@ run_element () {
   fi
 }
 
-run_wide () {
-  local cs=$(sanitizer) part
+# test-gpu ARGS... in full, then compute-sanitizer memcheck on its --quick
+# run and racecheck on its --race run (where compute-sanitizer is there):
+# test-gpu-NAME.log, memcheck-NAME.log, racecheck-NAME.log.
+checked_test_gpu () {
+  local name=$1 cs
+  shift
+  cs=$(sanitizer)
 
+  # shellcheck disable=SC2086
+  step "test-gpu $*" 420 "test-gpu-$name.log" \
+    $RUN "$BUILD/tests/test-gpu" "$@"
+  [ -n "$cs" ] || return 0
+  # shellcheck disable=SC2086
+  step "memcheck test-gpu --quick $*" 300 "memcheck-$name.log" \
+    "$cs" --tool memcheck --error-exitcode 1 \
+    $RUN "$BUILD/tests/test-gpu" --quick "$@"
+  # shellcheck disable=SC2086
+  step "racecheck test-gpu --race $*" 300 "racecheck-$name.log" \
+    "$cs" --tool racecheck --error-exitcode 1 \
+    $RUN "$BUILD/tests/test-gpu" --race "$@"
+}
+
+# test-gpu-temporal, then compute-sanitizer memcheck on it.
+checked_temporal () {
+  local cs
+  cs=$(sanitizer)
+
+  need "$BUILD/tests/test-gpu-temporal" || return 0
+  # shellcheck disable=SC2086
+  step "test-gpu-temporal" 300 test-gpu-temporal.log \
+    $RUN "$BUILD/tests/test-gpu-temporal"
+  [ -z "$cs" ] ||
+    # shellcheck disable=SC2086
+    step "memcheck test-gpu-temporal" 300 memcheck-temporal.log \
+      "$cs" --tool memcheck --error-exitcode 1 \
+      $RUN "$BUILD/tests/test-gpu-temporal"
+}
+
+run_wide () {
   if need "$BUILD/tests/test-gpu"; then
-    for part in wide untruncated; do
-      step "test-gpu --$part" 420 "test-gpu-$part.log" \
-        $RUN "$BUILD/tests/test-gpu" --$part
-      [ -z "$cs" ] && continue
-      step "memcheck test-gpu --quick --$part" 300 "memcheck-$part.log" \
-        "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --quick --$part
-      step "racecheck test-gpu --race --$part" 300 "racecheck-$part.log" \
-        "$cs" --tool racecheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --race --$part
-    done
+    checked_test_gpu wide --wide
+    checked_test_gpu untruncated --untruncated
   fi
   if need "$BUILD/tests/bench-kernel"; then
     step "bench-kernel --wide" 240 bench-kernel-wide.md \
@@ -218,37 +245,16 @@ run_wide () {
 # search a warp a block: conformance, memcheck and racecheck, then their
 # benchmark rows beside the paths the dispatch takes.
 run_candidates () {
-  local cs=$(sanitizer) args name
+  local args
 
   if need "$BUILD/tests/test-gpu"; then
-    for args in --window "--kernel=nlmeans --nlmeans-sums"; do
-      name=${args#--}
-      name=${name%% *}
-      name=${name#kernel=}
-      # shellcheck disable=SC2086
-      step "test-gpu $args" 420 "test-gpu-$name.log" \
-        $RUN "$BUILD/tests/test-gpu" $args
-      [ -z "$cs" ] && continue
-      # shellcheck disable=SC2086
-      step "memcheck test-gpu --quick $args" 300 \
-        "memcheck-$name.log" "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --quick $args
-      # shellcheck disable=SC2086
-      step "racecheck test-gpu --race $args" 300 \
-        "racecheck-$name.log" "$cs" --tool racecheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --race $args
-    done
+    checked_test_gpu window --window
+    checked_test_gpu nlmeans-sums --kernel=nlmeans --nlmeans-sums
   fi
-  if need "$BUILD/tests/test-gpu-temporal"; then
-    step "test-gpu-temporal" 300 test-gpu-temporal.log \
-      $RUN "$BUILD/tests/test-gpu-temporal"
-    [ -z "$cs" ] ||
-      step "memcheck test-gpu-temporal" 300 memcheck-temporal.log \
-        "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu-temporal"
-  fi
+  checked_temporal
   if need "$BUILD/tests/bench-kernel"; then
     for args in wide nlmeans temporal; do
+      # shellcheck disable=SC2086
       step "bench-kernel --$args" 300 "bench-kernel-$args.md" \
         $RUN "$BUILD/tests/bench-kernel" --$args
     done
@@ -256,41 +262,11 @@ run_candidates () {
 }
 
 run_denoise () {
-  local cs=$(sanitizer)
-
   if need "$BUILD/tests/test-gpu"; then
-    step "test-gpu --kernel=bilateral" 420 test-gpu-bilateral.log \
-      $RUN "$BUILD/tests/test-gpu" --kernel=bilateral
-    if [ -n "$cs" ]; then
-      step "memcheck test-gpu --quick --kernel=bilateral" 300 \
-        memcheck-bilateral.log "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --quick --kernel=bilateral
-      step "racecheck test-gpu --race --kernel=bilateral" 300 \
-        racecheck-bilateral.log "$cs" --tool racecheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --race --kernel=bilateral
-    fi
+    checked_test_gpu bilateral --kernel=bilateral
+    checked_test_gpu nlmeans-sums --kernel=nlmeans --nlmeans-sums
   fi
-  if need "$BUILD/tests/test-gpu"; then
-    step "test-gpu --kernel=nlmeans --nlmeans-sums" 420 \
-      test-gpu-nlmeans-sums.log \
-      $RUN "$BUILD/tests/test-gpu" --kernel=nlmeans --nlmeans-sums
-    if [ -n "$cs" ]; then
-      step "memcheck test-gpu --quick --kernel=nlmeans --nlmeans-sums" 300 \
-        memcheck-nlmeans-sums.log "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --quick --kernel=nlmeans --nlmeans-sums
-      step "racecheck test-gpu --race --kernel=nlmeans --nlmeans-sums" 300 \
-        racecheck-nlmeans-sums.log "$cs" --tool racecheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu" --race --kernel=nlmeans --nlmeans-sums
-    fi
-  fi
-  if need "$BUILD/tests/test-gpu-temporal"; then
-    step "test-gpu-temporal" 300 test-gpu-temporal.log \
-      $RUN "$BUILD/tests/test-gpu-temporal"
-    [ -z "$cs" ] ||
-      step "memcheck test-gpu-temporal" 300 memcheck-temporal.log \
-        "$cs" --tool memcheck --error-exitcode 1 \
-        $RUN "$BUILD/tests/test-gpu-temporal"
-  fi
+  checked_temporal
 }
 
 run_mma () {
@@ -502,7 +478,6 @@ esac
       test-gpu-wide.log \
       test-gpu-untruncated.log test-gpu-bilateral.log \
       test-gpu-nlmeans-sums.log test-gpu-temporal.log test-gpu-window.log \
-      test-gpu-nlmeans.log \
       test-gpu-element.log test-gpu-pipeline.log test-robustness.log \
       test-hostile.log cycles.log cycles-cuda-memory.log cycles-control.log \
       cycles-hostile-cuda.log cycles-hostile-cpu.log soak.log; do
@@ -517,8 +492,7 @@ esac
       memcheck-robustness.log memcheck-wide.log racecheck-wide.log \
       memcheck-untruncated.log racecheck-untruncated.log \
       memcheck-bilateral.log racecheck-bilateral.log memcheck-temporal.log \
-      memcheck-window.log racecheck-window.log memcheck-nlmeans.log \
-      racecheck-nlmeans.log memcheck-nlmeans-sums.log \
+      memcheck-window.log racecheck-window.log memcheck-nlmeans-sums.log \
       racecheck-nlmeans-sums.log \
       memcheck-hostile.log $(cd "$OUT" && ls replay-*.log 2>/dev/null); do
     [ -f "$OUT/$f" ] || continue
